@@ -1,0 +1,245 @@
+/**
+ * CLI commands as functions returning plain JSON-able objects (SPEC §9): run, inspect, ablate.
+ * `main.ts` parses arguments and prints; tests call these directly and through the binary.
+ */
+import { ContactSlip } from '../collision/contacts';
+import { crbaTree, makeCompositeScratch, makeRneaScratch, rneaTree } from '../dynamics';
+import {
+  forwardKinematics,
+  forwardVelocity,
+  makeKinematicsData,
+  velocityPublicToInternal,
+} from '../kinematics';
+import { JOINT_TYPE_NAMES, type SapModel } from '../model';
+import { OneStepAblator, Simulation, TrajectoryAblator } from '../pipeline';
+import { makeState } from '../state';
+import type { AblateOutput, InspectOutput, RunOutput } from './schema';
+import type { LoadedSceneFile } from '../io/load_file';
+
+export interface RunArgs {
+  steps: number;
+  dt?: number;
+  /** solver option overrides (preset, line search and --set), applied over the scene's */
+  set?: Record<string, unknown>;
+  /** record joint_q / joint_qd every K steps */
+  trace?: number;
+}
+
+const round = (x: number): number => (Number.isFinite(x) ? x : (x as number));
+
+/** simulates a loaded scene and reports the final state */
+export function runCommand(scene: LoadedSceneFile, args: RunArgs): RunOutput {
+  const dt = args.dt ?? scene.dt;
+  const solver = { ...scene.solver, ...(args.set ?? {}) };
+  const sim = new Simulation(scene.model, { dt, solver, max_rigid_contact: scene.max_rigid_contact });
+  const m = scene.model;
+  const trace: NonNullable<RunOutput['trace']> = [];
+  let status: RunOutput['stats']['status'] = 'converged';
+  let itSum = 0,
+    itMax = 0,
+    lsSum = 0,
+    contactsMax = 0,
+    truncated = 0;
+  const rank = { converged: 0, max_iterations: 1, line_search_failed: 2, invalid_input: 3 } as const;
+  const t0 = performance.now();
+  const record = () =>
+    trace.push({
+      time: sim.state.time,
+      joint_q: perWorld(sim.state.joint_q, m.world_coord_start),
+      joint_qd: perWorld(sim.state.joint_qd, m.world_dof_start),
+    });
+  if (args.trace) record();
+  for (let s = 0; s < args.steps; s++) {
+    const r = sim.step();
+    if (rank[r.status] > rank[status]) status = r.status;
+    itSum += r.iterations_mean;
+    itMax = Math.max(itMax, r.iterations_max);
+    lsSum += r.line_search_iterations / m.num_worlds;
+    for (const w of r.worlds) contactsMax = Math.max(contactsMax, w.contacts);
+    truncated = Math.max(truncated, r.truncated_contact_count);
+    if (args.trace && (s + 1) % args.trace === 0) record();
+  }
+  const wall = performance.now() - t0;
+  const st = sim.state;
+  const c = sim.contacts;
+  const label = (b: number) => (b < 0 ? 'world' : m.body_label[b]);
+  const worlds: RunOutput['worlds'] = [];
+  for (let w = 0; w < m.num_worlds; w++) {
+    const bodies = [];
+    for (let b = m.world_joint_start[w]; b < m.world_joint_start[w + 1]; b++) {
+      bodies.push({
+        name: m.body_label[b],
+        position: vec(st.body_q, b * 7),
+        quaternion: [
+          st.body_q[b * 7 + 3],
+          st.body_q[b * 7 + 4],
+          st.body_q[b * 7 + 5],
+          st.body_q[b * 7 + 6],
+        ] as [number, number, number, number],
+        linear_velocity: vec(st.body_qd, b * 6),
+        angular_velocity: vec(st.body_qd, b * 6 + 3),
+      });
+    }
+    const contacts = [];
+    for (let i = 0; i < c.count[w]; i++) {
+      const slot = w * c.capacity + i;
+      const state = c.slip_state[slot];
+      contacts.push({
+        body_a: label(c.body0[slot]),
+        body_b: label(c.body1[slot]),
+        position: vec(c.position, slot * 3),
+        normal: vec(c.normal, slot * 3),
+        force: vec(c.force, slot * 3),
+        phi0: c.phi0[slot],
+        state: (state === ContactSlip.STICK ? 'stick' : state === ContactSlip.SLIP ? 'slip' : 'open') as
+          'stick' | 'slip' | 'open',
+      });
+    }
+    worlds.push({
+      bodies,
+      joint_q: Array.from(st.joint_q.subarray(m.world_coord_start[w], m.world_coord_start[w + 1])),
+      joint_qd: Array.from(st.joint_qd.subarray(m.world_dof_start[w], m.world_dof_start[w + 1])),
+      contacts,
+    });
+  }
+  const n = Math.max(1, args.steps);
+  return {
+    scene: scene.name,
+    steps: args.steps,
+    dt,
+    time: st.time,
+    options: { ...sim.solver.options } as Record<string, string | number | boolean>,
+    worlds,
+    stats: {
+      status,
+      iterations_mean: itSum / n,
+      iterations_max: itMax,
+      line_search_iterations_mean: lsSum / n,
+      contacts_max: contactsMax,
+      truncated_contacts: truncated,
+      wall_ms: wall,
+    },
+    ...(args.trace ? { trace } : {}),
+  };
+}
+
+function vec(a: Float64Array, o: number): [number, number, number] {
+  return [round(a[o]), round(a[o + 1]), round(a[o + 2])];
+}
+
+function perWorld(a: Float64Array, starts: Int32Array): number[][] {
+  const out: number[][] = [];
+  for (let w = 0; w + 1 < starts.length; w++) out.push(Array.from(a.subarray(starts[w], starts[w + 1])));
+  return out;
+}
+
+/**
+ * Model summary and, at (q, qd) (public convention; defaults: the initial state), the mass matrix
+ * M(q) including armature and without dt·D, and bias forces (gravity + Coriolis/centrifugal) with
+ * M·q̈ + bias = τ, both in the solver's internal velocity order ("sap": free joints angular first,
+ * linear velocity of the body origin). World 0 only.
+ */
+export function inspectCommand(
+  name: string,
+  m: SapModel,
+  q?: readonly number[],
+  qd?: readonly number[],
+): InspectOutput {
+  const nq = m.world_coord_start[1],
+    nv = m.world_dof_start[1];
+  const qa = Float64Array.from(m.joint_q0);
+  const qda = Float64Array.from(m.joint_qd0);
+  if (q) {
+    if (q.length !== nq) throw new Error(`--q: expected ${nq} values, got ${q.length}`);
+    qa.set(q);
+  }
+  if (qd) {
+    if (qd.length !== nv) throw new Error(`--qd: expected ${nv} values, got ${qd.length}`);
+    qda.set(qd);
+  }
+  const kin = makeKinematicsData(m);
+  forwardKinematics(m, qa, kin);
+  const v = new Float64Array(m.joint_dof_count);
+  velocityPublicToInternal(m, kin, qda, v);
+  forwardVelocity(m, v, kin);
+  const M = Array.from({ length: nv }, () => new Array<number>(nv).fill(0));
+  const bias = new Array<number>(nv).fill(0);
+  const comp = makeCompositeScratch(m);
+  const rs = makeRneaScratch(m);
+  const tau = new Float64Array(m.joint_dof_count);
+  for (let t = m.world_tree_start[0]; t < m.world_tree_start[1]; t++) {
+    const v0 = m.tree_dof_start[t],
+      n = m.tree_dof_start[t + 1] - v0;
+    if (n === 0) continue;
+    const block = new Float64Array(n * n);
+    crbaTree(m, kin, t, comp, block);
+    for (let i = 0; i < n; i++) for (let k = 0; k < n; k++) M[v0 + i][v0 + k] = block[i * n + k];
+    rneaTree(m, kin, t, { qdd: null, velocity: true, gravity: true, body_f: null }, rs, tau);
+    for (let i = 0; i < n; i++) bias[v0 + i] = tau[v0 + i];
+  }
+  const nb = m.world_joint_start[1];
+  const lim = (x: number) => (Number.isFinite(x) ? x : null);
+  return {
+    model: name,
+    nq,
+    nv,
+    velocity_convention: 'sap',
+    q: Array.from(qa.subarray(0, nq)),
+    qd: Array.from(qda.subarray(0, nv)),
+    bodies: Array.from({ length: nb }, (_, b) => ({
+      name: m.body_label[b],
+      mass: m.body_mass[b],
+      com: vec(m.body_com, b * 3),
+      inertia: [0, 1, 2].map((r) => [0, 1, 2].map((k) => m.body_inertia[b * 9 + r * 3 + k])),
+    })),
+    joints: Array.from({ length: nb }, (_, j) => ({
+      name: m.joint_label[j],
+      type: JOINT_TYPE_NAMES[m.joint_type[j]],
+      parent: m.joint_parent[j] < 0 ? 'world' : m.body_label[m.joint_parent[j]],
+      child: m.body_label[j],
+      q_start: m.joint_q_start[j],
+      qd_start: m.joint_qd_start[j],
+      axis: vec(m.joint_axis, j * 3),
+      lower: lim(m.joint_limit_lower[m.joint_qd_start[j]] ?? -Infinity),
+      upper: lim(m.joint_limit_upper[m.joint_qd_start[j]] ?? Infinity),
+    })),
+    mass_matrix: M,
+    bias_forces: bias,
+  };
+}
+
+/** the SPEC §3.8 series: one-step deltas along the approx64 trajectory, and shadow-trajectory divergence */
+export function ablateCommand(scene: LoadedSceneFile, steps: number, dt?: number): AblateOutput {
+  const h = dt ?? scene.dt;
+  const base = scene.solver;
+  const sim = new Simulation(scene.model, {
+    dt: h,
+    solver: { ...base, contact_preset_variant: 'approx64' },
+    max_rigid_contact: scene.max_rigid_contact,
+  });
+  const ablator = new OneStepAblator(scene.model, base);
+  const traj = new TrajectoryAblator(scene.model, h, base, makeStateAt(sim));
+  const one_step: AblateOutput['one_step'] = [];
+  const trajectory: AblateOutput['trajectory'] = [];
+  for (let s = 0; s < steps; s++) {
+    sim.collision.collide(sim.state, sim.contacts);
+    const d = ablator.run(sim.state, sim.control, sim.contacts, h);
+    one_step.push({
+      time: sim.state.time,
+      delta_precision: d.delta_precision.norm,
+      delta_model: d.delta_model.norm,
+    });
+    sim.step();
+    trajectory.push(traj.step());
+  }
+  return { scene: scene.name, steps, dt: h, one_step, trajectory };
+}
+
+function makeStateAt(sim: Simulation) {
+  const s = makeState(sim.model);
+  s.joint_q.set(sim.state.joint_q);
+  s.joint_qd.set(sim.state.joint_qd);
+  s.body_q.set(sim.state.body_q);
+  s.body_qd.set(sim.state.body_qd);
+  return s;
+}

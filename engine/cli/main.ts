@@ -1,0 +1,170 @@
+/**
+ * `npm run sim -- <command>`: the headless CLI (SPEC §9).
+ *
+ *   run SCENE [--steps N] [--dt S] [--num-worlds N] [--preset P] [--line-search L]
+ *             [--set key=value]... [--trace K] [--json]
+ *   inspect MODEL [--q v,v,...] [--qd v,v,...] [--json]
+ *   ablate SCENE --steps N [--dt S] [--json]
+ *   schema run|inspect|ablate      print the JSON Schema of a command's --json output
+ *   bench [SCENE...] [--steps N] [--repeats R] [--json]   CPU steps/s per preset × line search
+ */
+import { parseArgs } from 'node:util';
+import { loadModelFile } from '../io/load_file';
+import { benchMarkdown, runBench, writeBenchResults } from './bench';
+import { ablateCommand, inspectCommand, runCommand } from './commands';
+import { formatAblate, formatInspect, formatRun } from './format';
+import { AblateOutputSchema, InspectOutputSchema, RunOutputSchema } from './schema';
+import { zodToJsonSchema } from './json_schema';
+
+const USAGE = `usage: npm run sim -- <command> [options]
+  run SCENE [--steps N] [--dt S] [--num-worlds N] [--preset P] [--line-search L] [--set key=value]... [--trace K] [--json]
+  inspect MODEL [--q v,v,...] [--qd v,v,...] [--json]
+  ablate SCENE --steps N [--dt S] [--json]
+  schema run|inspect|ablate
+  bench [SCENE...] [--steps N] [--repeats R] [--json]`;
+
+function parseSet(items: string[] | undefined): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const item of items ?? []) {
+    const eq = item.indexOf('=');
+    if (eq <= 0) throw new Error(`--set expects key=value; got '${item}'`);
+    out[item.slice(0, eq).trim()] = item.slice(eq + 1).trim();
+  }
+  return out;
+}
+
+function parseList(s: string | undefined, flag: string): number[] | undefined {
+  if (s === undefined) return undefined;
+  const v = s.split(',').map((x) => Number(x.trim()));
+  if (v.some((x) => !Number.isFinite(x)))
+    throw new Error(`${flag}: expected comma-separated numbers; got '${s}'`);
+  return v;
+}
+
+function positiveInt(s: string | undefined, flag: string, dflt: number): number {
+  if (s === undefined) return dflt;
+  const n = Number(s);
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${flag}: expected a non-negative integer; got '${s}'`);
+  return n;
+}
+
+function positiveNumber(s: string | undefined, flag: string): number | undefined {
+  if (s === undefined) return undefined;
+  const n = Number(s);
+  if (!(n > 0) || !Number.isFinite(n)) throw new Error(`${flag}: expected a positive number; got '${s}'`);
+  return n;
+}
+
+export async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      steps: { type: 'string' },
+      dt: { type: 'string' },
+      'num-worlds': { type: 'string' },
+      preset: { type: 'string' },
+      'line-search': { type: 'string' },
+      set: { type: 'string', multiple: true },
+      trace: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      q: { type: 'string' },
+      qd: { type: 'string' },
+      'asset-root': { type: 'string' },
+      repeats: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  const [command, target] = positionals;
+  if (values.help || !command) {
+    console.log(USAGE);
+    return command ? 0 : 2;
+  }
+  const print = (obj: unknown, text: () => string) =>
+    console.log(
+      values.json
+        ? JSON.stringify(obj, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v))
+        : text(),
+    );
+  switch (command) {
+    case 'run': {
+      if (!target) throw new Error('run: missing SCENE');
+      const numWorlds =
+        values['num-worlds'] !== undefined ? positiveInt(values['num-worlds'], '--num-worlds', 1) : undefined;
+      const scene = await loadModelFile(target, { num_worlds: numWorlds, asset_root: values['asset-root'] });
+      const set: Record<string, unknown> = {};
+      if (values.preset) set.contact_preset_variant = values.preset;
+      if (values['line-search']) set.line_search_variant = values['line-search'];
+      Object.assign(set, parseSet(values.set));
+      const trace = values.trace !== undefined ? positiveInt(values.trace, '--trace', 1) : undefined;
+      const out = runCommand(scene, {
+        steps: positiveInt(values.steps, '--steps', 100),
+        dt: positiveNumber(values.dt, '--dt'),
+        set,
+        trace: trace || undefined,
+      });
+      print(out, () => formatRun(out));
+      return out.stats.status === 'invalid_input' ? 1 : 0;
+    }
+    case 'inspect': {
+      if (!target) throw new Error('inspect: missing MODEL');
+      const scene = await loadModelFile(target, { num_worlds: 1, asset_root: values['asset-root'] });
+      const out = inspectCommand(
+        scene.name,
+        scene.model,
+        parseList(values.q, '--q'),
+        parseList(values.qd, '--qd'),
+      );
+      print(out, () => formatInspect(out));
+      return 0;
+    }
+    case 'ablate': {
+      if (!target) throw new Error('ablate: missing SCENE');
+      const scene = await loadModelFile(target, { asset_root: values['asset-root'] });
+      const out = ablateCommand(
+        scene,
+        positiveInt(values.steps, '--steps', 100),
+        positiveNumber(values.dt, '--dt'),
+      );
+      print(out, () => formatAblate(out));
+      return 0;
+    }
+    case 'bench': {
+      const scenes = positionals.slice(1);
+      const rows = await runBench({
+        scenes: scenes.length ? scenes : ['scenes/box_stack.yaml', 'scenes/arm7.yaml'],
+        presets: ['approx32', 'approx64', 'drake'],
+        line_searches: ['monotone_decay', 'armijo_decay', 'exact_root'],
+        steps: positiveInt(values.steps, '--steps', 200),
+        repeats: positiveInt(values.repeats, '--repeats', 5),
+        warmup: 100,
+      });
+      const files = writeBenchResults(rows);
+      print({ rows, files }, () => `${benchMarkdown(rows)}\n\nwritten: ${files.json}, ${files.md}`);
+      return 0;
+    }
+    case 'schema': {
+      const schemas = { run: RunOutputSchema, inspect: InspectOutputSchema, ablate: AblateOutputSchema };
+      const s = schemas[target as keyof typeof schemas];
+      if (!s) throw new Error(`schema: expected one of run, inspect, ablate; got '${target}'`);
+      console.log(JSON.stringify(zodToJsonSchema(s), null, 2));
+      return 0;
+    }
+    default:
+      console.error(`unknown command '${command}'\n${USAGE}`);
+      return 2;
+  }
+}
+
+const isEntry =
+  process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/').split('/').pop() ?? '');
+if (isEntry) {
+  main(process.argv.slice(2)).then(
+    (code) => process.exit(code),
+    (err: unknown) => {
+      const e = err as Error;
+      console.error(`error: ${e.name && e.name !== 'Error' ? `${e.name}: ` : ''}${e.message}`);
+      process.exit(1);
+    },
+  );
+}

@@ -1,0 +1,131 @@
+/**
+ * Mass matrix by the composite-rigid-body algorithm in world Plücker coordinates.
+ *
+ * A body's spatial inertia about the world origin is carried by 10 numbers: mass m, first moment
+ * h = m·c and the 3×3 rotational inertia about the origin I₀ = I_c + m([c]×[c]×ᵀ). Applied to a
+ * twist (ω; v₀): I·V = (I₀ω + h × v₀; m·v₀ − h × ω). Composites are plain sums.
+ * M[i][j] = S_iᵀ · (Iᶜ_{body(j)} · S_j) for DOF i on the path from body(j) to its root.
+ */
+import { publicDofIndex, type KinematicsData } from '../kinematics';
+import type { SapModel } from '../model';
+
+/** (body_count × 13) composite inertia scratch: m, h(3), I₀(9) */
+export function makeCompositeScratch(m: SapModel): Float64Array {
+  return new Float64Array(m.body_count * 13);
+}
+
+/** writes the 10-parameter spatial inertia about the origin of body b into out[o..o+13) */
+export function bodySpatialInertia(
+  m: SapModel,
+  d: KinematicsData,
+  b: number,
+  out: Float64Array,
+  o: number,
+): void {
+  const mass = m.body_mass[b];
+  const cx = d.body_com_w[b * 3],
+    cy = d.body_com_w[b * 3 + 1],
+    cz = d.body_com_w[b * 3 + 2];
+  out[o] = mass;
+  out[o + 1] = mass * cx;
+  out[o + 2] = mass * cy;
+  out[o + 3] = mass * cz;
+  const I = d.body_I_w,
+    r = b * 9;
+  const cc = cx * cx + cy * cy + cz * cz;
+  // I₀ = I_c + m(|c|²·1 − c·cᵀ)
+  out[o + 4] = I[r] + mass * (cc - cx * cx);
+  out[o + 5] = I[r + 1] - mass * cx * cy;
+  out[o + 6] = I[r + 2] - mass * cx * cz;
+  out[o + 7] = I[r + 3] - mass * cy * cx;
+  out[o + 8] = I[r + 4] + mass * (cc - cy * cy);
+  out[o + 9] = I[r + 5] - mass * cy * cz;
+  out[o + 10] = I[r + 6] - mass * cz * cx;
+  out[o + 11] = I[r + 7] - mass * cz * cy;
+  out[o + 12] = I[r + 8] + mass * (cc - cz * cz);
+}
+
+/** out = I·V for a 13-number spatial inertia at io and a twist at vo */
+export function inertiaTimesTwist(
+  I: Float64Array,
+  io: number,
+  V: Float64Array,
+  vo: number,
+  out: Float64Array,
+  oo: number,
+): void {
+  const mass = I[io],
+    hx = I[io + 1],
+    hy = I[io + 2],
+    hz = I[io + 3];
+  const wx = V[vo],
+    wy = V[vo + 1],
+    wz = V[vo + 2];
+  const vx = V[vo + 3],
+    vy = V[vo + 4],
+    vz = V[vo + 5];
+  out[oo] = I[io + 4] * wx + I[io + 5] * wy + I[io + 6] * wz + (hy * vz - hz * vy);
+  out[oo + 1] = I[io + 7] * wx + I[io + 8] * wy + I[io + 9] * wz + (hz * vx - hx * vz);
+  out[oo + 2] = I[io + 10] * wx + I[io + 11] * wy + I[io + 12] * wz + (hx * vy - hy * vx);
+  out[oo + 3] = mass * vx - (hy * wz - hz * wy);
+  out[oo + 4] = mass * vy - (hz * wx - hx * wz);
+  out[oo + 5] = mass * vz - (hx * wy - hy * wx);
+}
+
+const F = new Float64Array(6);
+
+/**
+ * Mass matrix of tree t (nv_t × nv_t, row-major, internal DOF order), including joint armature,
+ * written into out starting at 0. Requires forwardKinematics for the tree.
+ */
+export function crbaTree(
+  m: SapModel,
+  d: KinematicsData,
+  t: number,
+  composite: Float64Array,
+  out: Float64Array,
+): void {
+  const j0 = m.tree_joint_start[t],
+    j1 = m.tree_joint_start[t + 1];
+  const v0 = m.tree_dof_start[t];
+  const nv = m.tree_dof_start[t + 1] - v0;
+  for (let k = 0; k < nv * nv; k++) out[k] = 0;
+  for (let b = j0; b < j1; b++) bodySpatialInertia(m, d, b, composite, b * 13);
+  // accumulate composites leaves-first (children have larger indices than parents)
+  for (let b = j1 - 1; b >= j0; b--) {
+    const p = m.joint_parent[b];
+    if (p >= j0) for (let k = 0; k < 13; k++) composite[p * 13 + k] += composite[b * 13 + k];
+  }
+  const S = d.dof_S;
+  for (let b = j0; b < j1; b++) {
+    for (let i = m.joint_qd_start[b]; i < m.joint_qd_start[b + 1]; i++) {
+      inertiaTimesTwist(composite, b * 13, S, i * 6, F, 0);
+      // walk from this joint to the root, including the joint itself
+      for (let a = b; a >= 0; a = m.joint_parent[a]) {
+        for (let k = m.joint_qd_start[a]; k < m.joint_qd_start[a + 1]; k++) {
+          if (a === b && k > i) continue;
+          const s = k * 6;
+          const val =
+            S[s] * F[0] +
+            S[s + 1] * F[1] +
+            S[s + 2] * F[2] +
+            S[s + 3] * F[3] +
+            S[s + 4] * F[4] +
+            S[s + 5] * F[5];
+          const r = i - v0,
+            c = k - v0;
+          out[r * nv + c] = val;
+          out[c * nv + r] = val;
+        }
+      }
+    }
+  }
+  // armature on the diagonal
+  for (let b = j0; b < j1; b++) {
+    const s = m.joint_qd_start[b];
+    for (let k = s; k < m.joint_qd_start[b + 1]; k++) {
+      const r = k - v0;
+      out[r * nv + r] += m.joint_armature[publicDofIndex(m, b, k - s)];
+    }
+  }
+}

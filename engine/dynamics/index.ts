@@ -1,0 +1,2 @@
+export * from './crba';
+export * from './rnea';

@@ -1,0 +1,136 @@
+/**
+ * Inverse dynamics by the recursive Newton–Euler algorithm in world Plücker coordinates:
+ * τ = M(q)·q̈ + C(q, q̇)·q̇ + g(q) − Jᵀf_ext, per tree, internal DOF order.
+ *
+ * Forward pass: V_b = V_p + S·q̇, A_b = A_p + S·q̈ + Ṡ·q̇ with A_root = (0; −g) (gravity as a fictitious
+ * upward acceleration). Body force f_b = I·A_b + V_b ×* (I·V_b) − f_ext,b. Backward pass accumulates
+ * children into parents and projects τ = Sᵀf.
+ */
+import type { KinematicsData } from '../kinematics';
+import type { SapModel } from '../model';
+import { bodySpatialInertia, inertiaTimesTwist } from './crba';
+
+/** scratch for rnea: per-body accelerations, forces and inertias */
+export interface RneaScratch {
+  A: Float64Array;
+  f: Float64Array;
+  I: Float64Array;
+}
+
+export function makeRneaScratch(m: SapModel): RneaScratch {
+  return {
+    A: new Float64Array(m.body_count * 6),
+    f: new Float64Array(m.body_count * 6),
+    I: new Float64Array(13),
+  };
+}
+
+const h = new Float64Array(6);
+const IA = new Float64Array(6);
+
+export interface RneaInputs {
+  /** internal accelerations (joint_dof_count) or null for zero */
+  qdd: Float64Array | null;
+  /** include the velocity-product terms (needs forwardVelocity); false ⇒ q̇ = 0 */
+  velocity: boolean;
+  /** include gravity */
+  gravity: boolean;
+  /** (body_count × 6) public external wrenches [f; τ_C] (world), or null */
+  body_f: Float64Array | null;
+}
+
+/**
+ * Generalized forces for tree t written into tau (internal DOF order, global DOF indices).
+ * Requires forwardKinematics (and forwardVelocity when `velocity`).
+ */
+export function rneaTree(
+  m: SapModel,
+  d: KinematicsData,
+  t: number,
+  inp: RneaInputs,
+  s: RneaScratch,
+  tau: Float64Array,
+): void {
+  const j0 = m.tree_joint_start[t],
+    j1 = m.tree_joint_start[t + 1];
+  const { A, f } = s;
+  const S = d.dof_S,
+    V = d.body_V,
+    c = d.body_c;
+  const gx = inp.gravity ? m.gravity[0] : 0,
+    gy = inp.gravity ? m.gravity[1] : 0,
+    gz = inp.gravity ? m.gravity[2] : 0;
+  for (let b = j0; b < j1; b++) {
+    const o = b * 6,
+      p = m.joint_parent[b];
+    // A_b = A_p + S q̈ + c
+    if (p >= 0) for (let k = 0; k < 6; k++) A[o + k] = A[p * 6 + k];
+    else {
+      A[o] = 0;
+      A[o + 1] = 0;
+      A[o + 2] = 0;
+      A[o + 3] = -gx;
+      A[o + 4] = -gy;
+      A[o + 5] = -gz;
+    }
+    if (inp.qdd) {
+      for (let i = m.joint_qd_start[b]; i < m.joint_qd_start[b + 1]; i++) {
+        const a = inp.qdd[i];
+        for (let k = 0; k < 6; k++) A[o + k] += S[i * 6 + k] * a;
+      }
+    }
+    if (inp.velocity) for (let k = 0; k < 6; k++) A[o + k] += c[o + k];
+    // f_b = I A + V ×* (I V) − f_ext
+    bodySpatialInertia(m, d, b, s.I, 0);
+    inertiaTimesTwist(s.I, 0, A, o, IA, 0);
+    for (let k = 0; k < 6; k++) f[o + k] = IA[k];
+    if (inp.velocity) {
+      inertiaTimesTwist(s.I, 0, V, o, h, 0);
+      const wx = V[o],
+        wy = V[o + 1],
+        wz = V[o + 2];
+      const ux = V[o + 3],
+        uy = V[o + 4],
+        uz = V[o + 5];
+      // (w, u) ×* (n, l) = (w × n + u × l, w × l)
+      f[o] += wy * h[2] - wz * h[1] + (uy * h[5] - uz * h[4]);
+      f[o + 1] += wz * h[0] - wx * h[2] + (uz * h[3] - ux * h[5]);
+      f[o + 2] += wx * h[1] - wy * h[0] + (ux * h[4] - uy * h[3]);
+      f[o + 3] += wy * h[5] - wz * h[4];
+      f[o + 4] += wz * h[3] - wx * h[5];
+      f[o + 5] += wx * h[4] - wy * h[3];
+    }
+    if (inp.body_f) {
+      // public wrench (f; τ_C) → spatial (τ_C + c × f; f)
+      const e = inp.body_f;
+      const fx = e[o],
+        fy = e[o + 1],
+        fz = e[o + 2];
+      const cx = d.body_com_w[b * 3],
+        cy = d.body_com_w[b * 3 + 1],
+        cz = d.body_com_w[b * 3 + 2];
+      f[o] -= e[o + 3] + (cy * fz - cz * fy);
+      f[o + 1] -= e[o + 4] + (cz * fx - cx * fz);
+      f[o + 2] -= e[o + 5] + (cx * fy - cy * fx);
+      f[o + 3] -= fx;
+      f[o + 4] -= fy;
+      f[o + 5] -= fz;
+    }
+  }
+  // backward pass
+  for (let b = j1 - 1; b >= j0; b--) {
+    const o = b * 6;
+    for (let i = m.joint_qd_start[b]; i < m.joint_qd_start[b + 1]; i++) {
+      const si = i * 6;
+      tau[i] =
+        S[si] * f[o] +
+        S[si + 1] * f[o + 1] +
+        S[si + 2] * f[o + 2] +
+        S[si + 3] * f[o + 3] +
+        S[si + 4] * f[o + 4] +
+        S[si + 5] * f[o + 5];
+    }
+    const p = m.joint_parent[b];
+    if (p >= j0) for (let k = 0; k < 6; k++) f[p * 6 + k] += f[o + k];
+  }
+}

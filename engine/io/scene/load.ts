@@ -1,0 +1,779 @@
+/**
+ * Scene loader (SPEC §5.1; `reference/sap_warp/docs/concepts_loader.rst`). Load order:
+ *   1. num_worlds / replicate spacing   2. builder defaults   3. assets   4. inline bodies and shapes
+ *   5. joints and articulations   6. initial_joint_q   7. post_build   8. replicate   9. ground
+ * Every failure is a typed {@link SceneError} with the key path (and line/column when the document came
+ * from {@link parseSceneText}).
+ */
+import { quatFromAxisAngle } from '../../math';
+import {
+  JOINT_QD_SIZE,
+  JointType,
+  ModelBuilder,
+  ModelError,
+  ShapeType,
+  type JointDofConfig,
+  type SapModel,
+  type ShapeConfig,
+  type ShapeDesc,
+  type ShapeTypeName,
+} from '../../model';
+import { Authoring, LoadContext, sceneError, resolveSelection, TargetMode } from './authoring';
+import { SceneError, type KeySegment } from './errors';
+import {
+  SHAPE_CFG_ALIASES,
+  TARGET_MODES,
+  shapeCfgFields,
+  type ArrayName,
+  type AssetSpec,
+  type PostBuildOp,
+  type SceneDoc,
+  type ShapeSpec,
+} from './schema';
+import { attachLocation, parseSceneText } from './source';
+import { assertValidScene } from './validate';
+
+export { parseSceneText } from './source';
+
+export interface LoadSceneOptions {
+  /** unknown keys and unsupported features are errors (default true); otherwise listed as warnings */
+  strict?: boolean;
+  /** overrides simulation.num_worlds / replicate.num_worlds */
+  num_worlds?: number;
+  /** overrides simulation.dt */
+  dt?: number;
+}
+
+export interface LoadedArticulation {
+  id: string;
+  label: string;
+  /** model joint indices (world 0) */
+  joints: number[];
+}
+
+export interface LoadedScene {
+  name: string;
+  dt: number;
+  num_worlds: number;
+  /** per-world contact capacity */
+  max_rigid_contact: number;
+  /** `simulation.solver`, validated and normalized (aliases resolved), not expanded */
+  solver: Record<string, unknown>;
+  model: SapModel;
+  /** the builder after finalize (authored world) */
+  builder: ModelBuilder;
+  warnings: string[];
+  /** recognized features that were not built (lenient mode), as `path: reason` */
+  unsupported: string[];
+  /** scene body id → model body index in world 0 (world w adds w × bodies per world) */
+  body_ids: Record<string, number>;
+  /** scene joint id → model joint index in world 0 */
+  joint_ids: Record<string, number>;
+  articulations: LoadedArticulation[];
+  /** (joint_dof_count) target mode per model DOF: 0 none, 1 position, 2 velocity, 3 position_velocity, 4 effort */
+  joint_target_mode: Int32Array;
+  /** (joint_dof_count) actuator mode per model DOF */
+  joint_actuator_mode: Int32Array;
+  /** the scene's `control` block, passed through (replay is not the loader's job) */
+  control?: { source: string; loop?: boolean };
+}
+
+/** most worlds a scene may request */
+export const MAX_WORLDS = 65536;
+/** most bodies over all worlds */
+export const MAX_TOTAL_BODIES = 4_000_000;
+const DEFAULT_DT = 0.005;
+const DEFAULT_MAX_RIGID_CONTACT = 256;
+
+type Transform = [number, number, number, number, number, number, number];
+type Vec3 = [number, number, number];
+type AxisSpec = NonNullable<SceneDoc['joints']>[number]['axis'];
+type TransformSpec = NonNullable<SceneDoc['bodies']>[number]['transform'];
+type ShapeCfgRaw = Record<string, unknown>;
+
+const SHAPE_CFG_KEYS = Object.keys(shapeCfgFields);
+const UNSUPPORTED_CFG = ['restitution', 'mu_torsional', 'mu_rolling', 'kh'];
+
+// ------------------------------------------------------------------------------------------- helpers
+
+function resolveAxis(spec: NonNullable<AxisSpec>, path: readonly KeySegment[]): Vec3 {
+  if (Array.isArray(spec)) {
+    const n = Math.hypot(spec[0], spec[1], spec[2]);
+    if (!(n > 0) || !Number.isFinite(n))
+      throw sceneError(path, `axis must be a finite non-zero vector; got [${spec.join(', ')}]`);
+    return [spec[0], spec[1], spec[2]];
+  }
+  const out: Vec3 = [0, 0, 0];
+  if (typeof spec === 'number') {
+    out[spec] = 1;
+    return out;
+  }
+  const t = spec.trim().toLowerCase();
+  const sign = t.startsWith('-') ? -1 : 1;
+  out['xyz'.indexOf(t[t.length - 1])] = sign;
+  return out;
+}
+
+function resolvePose(spec: TransformSpec, path: readonly KeySegment[]): Transform {
+  const t: Transform = [0, 0, 0, 0, 0, 0, 1];
+  if (spec === undefined || spec === 'identity') return t;
+  if (spec.p) [t[0], t[1], t[2]] = spec.p;
+  const q = spec.q;
+  if (q === undefined || q === 'identity') return t;
+  if (Array.isArray(q)) {
+    const n = Math.hypot(q[0], q[1], q[2], q[3]);
+    if (!(n > 1e-12) || !Number.isFinite(n))
+      throw sceneError([...path, 'q'], `quaternion must be finite and non-zero`);
+    for (let k = 0; k < 4; k++) t[3 + k] = q[k] / n;
+    return t;
+  }
+  const ax = resolveAxis(q.axis_angle.axis, [...path, 'q', 'axis_angle', 'axis']);
+  if (!Number.isFinite(q.axis_angle.angle))
+    throw sceneError([...path, 'q', 'axis_angle', 'angle'], `angle must be finite`);
+  quatFromAxisAngle(ax[0], ax[1], ax[2], q.axis_angle.angle, t, 3);
+  return t;
+}
+
+function pickTransform(
+  o: { transform?: TransformSpec; xform?: TransformSpec },
+  path: readonly KeySegment[],
+): Transform {
+  if (o.transform !== undefined && o.xform !== undefined) {
+    throw sceneError([...path, 'xform'], `give transform or xform, not both`);
+  }
+  return o.transform !== undefined
+    ? resolvePose(o.transform, [...path, 'transform'])
+    : resolvePose(o.xform, [...path, 'xform']);
+}
+
+function wrapModel<T>(path: readonly KeySegment[], fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof ModelError) {
+      const reason = e.message.startsWith(`${e.path}: `) ? e.message.slice(e.path.length + 2) : e.message;
+      const dot = e.path.indexOf('.');
+      const suffix = dot >= 0 ? e.path.slice(dot + 1).split('.') : [];
+      throw sceneError([...path, ...suffix], reason);
+    }
+    throw e;
+  }
+}
+
+function describeSource(a: AssetSpec): string {
+  const s = a.source;
+  if (typeof s === 'string') return s.trimStart().startsWith('<') ? 'inline XML' : s;
+  if ('path' in s) return s.path;
+  if ('xml' in s) return 'inline XML';
+  return `git ${s.git.repo}${s.git.rev ? `@${s.git.rev.slice(0, 12)}` : ''}:${s.git.path}`;
+}
+
+// ------------------------------------------------------------------------------------------- loader
+
+class SceneLoader {
+  readonly ctx: LoadContext;
+  readonly builder = new ModelBuilder();
+  readonly auth: Authoring;
+  /** inline-joint defaults the builder does not hold */
+  defaultAxis: Vec3 = [1, 0, 0];
+  defaultActuatorMode = 0;
+  assetsSkipped = false;
+  articulations: { id: string; label: string; joints: number[] }[] = [];
+
+  constructor(
+    readonly doc: SceneDoc,
+    strict: boolean,
+  ) {
+    this.ctx = new LoadContext(strict);
+    this.auth = new Authoring(this.builder, this.ctx);
+  }
+
+  /** canonical shape config from a block that may use aliases (and may hold non-cfg keys) */
+  shapeCfg(raw: ShapeCfgRaw | undefined, path: readonly KeySegment[]): Partial<ShapeConfig> {
+    const out: Record<string, unknown> = {};
+    const from: Record<string, string> = {};
+    if (!raw) return {};
+    for (const key of SHAPE_CFG_KEYS) {
+      const v = raw[key];
+      if (v === undefined) continue;
+      if (UNSUPPORTED_CFG.includes(key)) {
+        this.ctx.unsupportedFeature([...path, key], `shape '${key}' is not stored by the model builder`);
+        continue;
+      }
+      if (key === 'is_hydroelastic') {
+        if (v === true) this.ctx.unsupportedFeature([...path, key], `hydroelastic contact is not supported`);
+        continue;
+      }
+      const canon = SHAPE_CFG_ALIASES[key] ?? key;
+      if (from[canon] !== undefined && out[canon] !== v) {
+        throw sceneError(
+          [...path, key],
+          `'${key}' and '${from[canon]}' both set '${canon}' with different values`,
+        );
+      }
+      if (canon === 'collision_group' && !Number.isInteger(v))
+        throw sceneError([...path, key], `must be an integer`);
+      out[canon] = v;
+      from[canon] = key;
+    }
+    return out as Partial<ShapeConfig>;
+  }
+
+  shapeDesc(
+    s: ShapeSpec,
+    body: number,
+    base: Partial<ShapeConfig>,
+    path: readonly KeySegment[],
+  ): ShapeDesc | undefined {
+    let type: ShapeTypeName;
+    let size: number[];
+    switch (s.type) {
+      case 'box':
+        [type, size] = ['box', [s.hx, s.hy, s.hz]];
+        break;
+      case 'sphere':
+        [type, size] = ['sphere', [s.radius]];
+        break;
+      case 'capsule':
+      case 'cylinder':
+      case 'cone':
+        [type, size] = [s.type, [s.radius, s.half_height]];
+        break;
+      case 'ellipsoid':
+        [type, size] = ['ellipsoid', [s.a, s.b, s.c]];
+        break;
+      case 'mesh':
+        this.ctx.unsupportedFeature([...path, 'type'], `inline mesh shapes land with the mesh importers`);
+        return undefined;
+    }
+    const cfg = {
+      ...base,
+      ...this.shapeCfg(s as unknown as ShapeCfgRaw, path),
+      ...this.shapeCfg(s.cfg, [...path, 'cfg']),
+    };
+    return {
+      body,
+      type,
+      size,
+      X_bs: pickTransform(s, path),
+      label: s.label,
+      color: s.color ? [s.color[0], s.color[1], s.color[2]] : undefined,
+      cfg,
+    };
+  }
+
+  // 1 ------------------------------------------------------------------------------------------
+  worlds(opts: LoadSceneOptions): { num_worlds: number; spacing: Vec3 } {
+    const sim = this.doc.simulation?.num_worlds;
+    const rep = this.doc.replicate?.num_worlds;
+    if (sim !== undefined && rep !== undefined && sim !== rep) {
+      this.ctx.warn('replicate.num_worlds', `differs from simulation.num_worlds (${sim}); using ${rep}`);
+    }
+    const n = opts.num_worlds ?? rep ?? sim ?? 1;
+    if (!(Number.isInteger(n) && n >= 1 && n <= MAX_WORLDS)) {
+      throw sceneError(
+        opts.num_worlds !== undefined ? ['num_worlds'] : ['simulation', 'num_worlds'],
+        `num_worlds must be an integer in [1, ${MAX_WORLDS}]; got ${n}`,
+      );
+    }
+    const sp = this.doc.replicate?.spacing ?? [0, 0, 0];
+    if (sp.some((v) => !Number.isFinite(v)))
+      throw sceneError(['replicate', 'spacing'], `spacing must be finite`);
+    return { num_worlds: n, spacing: [sp[0], sp[1], sp[2]] };
+  }
+
+  // 2 ------------------------------------------------------------------------------------------
+  builderDefaults(): void {
+    const b = this.builder;
+    const spec = this.doc.builder;
+    b.name = this.doc.name ?? 'scene';
+    if (!spec) return;
+    if (spec.gravity !== undefined) {
+      b.gravity = typeof spec.gravity === 'number' ? [0, 0, spec.gravity] : [...spec.gravity];
+    }
+    if (spec.rigid_gap !== undefined) b.rigid_gap = spec.rigid_gap;
+    if (spec.default_body_armature !== undefined) b.default_body_armature = spec.default_body_armature;
+    if (spec.register_mujoco_custom_attributes) {
+      this.ctx.warn('builder.register_mujoco_custom_attributes', 'accepted for compatibility; no effect');
+    }
+    const shape = spec.defaults?.shape;
+    if (shape)
+      b.default_shape = { ...b.default_shape, ...this.shapeCfg(shape, ['builder', 'defaults', 'shape']) };
+    const joint = spec.defaults?.joint;
+    if (joint) {
+      const { axis, actuator_mode, ...dof } = joint;
+      if (axis !== undefined) this.defaultAxis = resolveAxis(axis, ['builder', 'defaults', 'joint', 'axis']);
+      if (actuator_mode !== undefined) this.defaultActuatorMode = actuator_mode;
+      for (const [k, v] of Object.entries(dof))
+        if (v !== undefined) (b.default_joint as unknown as Record<string, number>)[k] = v;
+    }
+  }
+
+  // 3 ------------------------------------------------------------------------------------------
+  assets(): void {
+    (this.doc.assets ?? []).forEach((a, i) => {
+      this.assetsSkipped = true;
+      this.ctx.unsupportedFeature(
+        ['assets', i],
+        `${a.type} asset '${a.id}' (${describeSource(a)}): asset import lands with the importers issue`,
+      );
+    });
+  }
+
+  // 4 ------------------------------------------------------------------------------------------
+  bodies(): void {
+    const b = this.builder;
+    (this.doc.bodies ?? []).forEach((body, i) => {
+      const path: KeySegment[] = ['bodies', i];
+      if (this.auth.bodyIds.has(body.id)) throw sceneError([...path, 'id'], `duplicate body id '${body.id}'`);
+      const base = {
+        ...this.shapeCfg(body as unknown as ShapeCfgRaw, path),
+        ...this.shapeCfg(body.shape, [...path, 'shape']),
+        ...this.shapeCfg(body.physics, [...path, 'physics']),
+        ...this.shapeCfg(body.material, [...path, 'material']),
+      };
+      if (body.inertia && body.mass === undefined) {
+        this.ctx.warn([...path, 'inertia'], 'inertia is used together with mass; ignored without mass');
+      }
+      const index = wrapModel(path, () =>
+        b.addBody({
+          label: body.label ?? body.id,
+          X_wb: pickTransform(body, path),
+          mass: body.mass,
+          inertia: body.inertia,
+          com: body.com,
+          armature: body.armature,
+        }),
+      );
+      this.auth.bodyIds.set(body.id, index);
+      this.auth.bodyShapeCfg[index] = base;
+      (body.shapes ?? []).forEach((s, k) => {
+        const sp: KeySegment[] = [...path, 'shapes', k];
+        const desc = this.shapeDesc(s, index, base, sp);
+        if (desc) wrapModel(sp, () => b.addShape(desc));
+      });
+    });
+  }
+
+  // 5 ------------------------------------------------------------------------------------------
+  joints(): void {
+    const b = this.builder;
+    (this.doc.joints ?? []).forEach((j, i) => {
+      const path: KeySegment[] = ['joints', i];
+      if (this.auth.jointIds.has(j.id)) throw sceneError([...path, 'id'], `duplicate joint id '${j.id}'`);
+      const parent = this.auth.findBody(j.parent ?? 'world', [...path, 'parent'], true);
+      const child = this.auth.findBody(j.child, [...path, 'child'], false);
+      const axis = j.axis !== undefined ? resolveAxis(j.axis, [...path, 'axis']) : this.defaultAxis;
+      const dof: Partial<JointDofConfig> = {
+        target_pos: j.target_pos,
+        target_vel: j.target_vel,
+        target_ke: j.target_ke,
+        target_kd: j.target_kd,
+        limit_lower: j.limit_lower,
+        limit_upper: j.limit_upper,
+        limit_ke: j.limit_ke,
+        limit_kd: j.limit_kd,
+        armature: j.armature,
+        effort_limit: j.effort_limit,
+        velocity_limit: j.velocity_limit,
+        friction: j.friction,
+        damping: j.damping,
+      };
+      const index = wrapModel(path, () =>
+        b.addJoint({
+          type: j.type,
+          parent,
+          child,
+          X_p: resolvePose(j.parent_xform, [...path, 'parent_xform']),
+          X_c: resolvePose(j.child_xform, [...path, 'child_xform']),
+          axis,
+          label: j.label ?? j.id,
+          collision_filter_parent: j.collision_filter_parent,
+          ...dof,
+        }),
+      );
+      this.auth.jointIds.set(j.id, index);
+      this.auth.registerJoint(index, j.actuator_mode ?? this.defaultActuatorMode);
+    });
+
+    // articulations: named groups of joints; the model derives its trees from connectivity
+    const owner = new Map<number, string>();
+    const jointOfChild = new Map<number, number>();
+    b.joints.forEach((j, k) => jointOfChild.set(j.child, k));
+    const rootOf = (k: number) => {
+      let cur = k;
+      for (let guard = 0; b.joints[cur].parent >= 0 && guard <= b.joints.length; guard++) {
+        const up = jointOfChild.get(b.joints[cur].parent);
+        if (up === undefined) break;
+        cur = up;
+      }
+      return cur;
+    };
+    const ids = new Set<string>();
+    (this.doc.articulations ?? []).forEach((a, i) => {
+      const path: KeySegment[] = ['articulations', i];
+      if (ids.has(a.id)) throw sceneError([...path, 'id'], `duplicate articulation id '${a.id}'`);
+      ids.add(a.id);
+      const joints = a.joints.map((ref, k) => {
+        const j = this.auth.findJoint(ref, [...path, 'joints', k]);
+        const prev = owner.get(j);
+        if (prev !== undefined) {
+          throw sceneError(
+            [...path, 'joints', k],
+            `joint '${ref}' already belongs to articulation '${prev}'`,
+          );
+        }
+        owner.set(j, a.id);
+        return j;
+      });
+      const roots = new Set(joints.map(rootOf));
+      if (roots.size > 1) {
+        this.ctx.warn(
+          path,
+          `articulation '${a.id}' spans ${roots.size} kinematic trees; each tree is solved as its own clique`,
+        );
+      }
+      this.articulations.push({ id: a.id, label: a.label ?? a.id, joints });
+    });
+  }
+
+  // 6 ------------------------------------------------------------------------------------------
+  initialJointQ(): void {
+    (this.doc.initial_joint_q ?? []).forEach((e, k) => {
+      const path: KeySegment[] = ['initial_joint_q', k];
+      this.guardAssetContent(path, () => {
+        const idx = this.auth.coordIndex(e, path);
+        this.auth.write('joint_q', [idx], [e.value], [...path, 'value']);
+      });
+    });
+  }
+
+  /** in a lenient load whose assets were skipped, an edit that cannot resolve is listed, not fatal */
+  private guardAssetContent(path: readonly KeySegment[], fn: () => void): void {
+    if (!this.assetsSkipped) return fn();
+    try {
+      fn();
+    } catch (e) {
+      if (!(e instanceof SceneError)) throw e;
+      this.ctx.unsupportedFeature(path, `skipped (the assets were not imported): ${e.message}`);
+    }
+  }
+
+  // 7 ------------------------------------------------------------------------------------------
+  postBuild(): void {
+    (this.doc.post_build ?? []).forEach((op, k) => {
+      const path: KeySegment[] = ['post_build', k];
+      if (this.assetsSkipped) {
+        this.ctx.unsupportedFeature(
+          path,
+          `op '${op.op}' skipped: post_build edits refer to asset content, which was not imported`,
+        );
+        return;
+      }
+      this.applyOp(op, path);
+    });
+  }
+
+  applyOp(op: PostBuildOp, path: KeySegment[]): void {
+    const a = this.auth;
+    const b = this.builder;
+    switch (op.op) {
+      case 'add_shape': {
+        const body = a.findBody(op.body ?? 'world', [...path, 'body'], true);
+        const desc = this.shapeDesc(op.shape, body, body >= 0 ? (a.bodyShapeCfg[body] ?? {}) : {}, [
+          ...path,
+          'shape',
+        ]);
+        if (desc) wrapModel([...path, 'shape'], () => b.addShape(desc));
+        return;
+      }
+      case 'set_array': {
+        const len = a.arrayLength(op.array);
+        const idx = resolveSelection(op, len, path);
+        let values: number[];
+        if (op.value !== undefined) values = idx.map(() => op.value!);
+        else if (op.values !== undefined) values = op.values;
+        else values = this.gather(op.from_array!, idx, [...path, 'from_array']);
+        a.write(op.array, idx, values, path);
+        return;
+      }
+      case 'copy_array': {
+        const dst = resolveSelection(op, a.arrayLength(op.dst), path);
+        const src =
+          op.src_index !== undefined || op.src_range !== undefined
+            ? resolveSelection({ index: op.src_index, range: op.src_range }, a.arrayLength(op.src), path)
+            : dst;
+        if (src.length !== dst.length) {
+          throw sceneError(path, `source selection has ${src.length} entries, destination ${dst.length}`);
+        }
+        a.write(op.dst, dst, this.gather(op.src, src, [...path, 'src']), path);
+        return;
+      }
+      case 'scale_sphere_shapes': {
+        let n = 0;
+        for (const s of b.shapes) {
+          if (s.type === ShapeType.SPHERE) {
+            s.size[0] *= op.factor;
+            n++;
+          }
+        }
+        if (n === 0) this.ctx.warn(path, 'no sphere shapes to scale');
+        return;
+      }
+      case 'approximate_meshes': {
+        const meshes = b.shapes.filter(
+          (s) => s.type === ShapeType.MESH || s.type === ShapeType.CONVEX_MESH,
+        ).length;
+        if (meshes === 0) this.ctx.warn(path, 'no mesh shapes; nothing to approximate');
+        else
+          this.ctx.unsupportedFeature(
+            path,
+            `mesh approximation (${op.method ?? 'bounding_box'}) lands with the mesh importers`,
+          );
+        return;
+      }
+      case 'set_attr': {
+        const v = op.value;
+        if (op.name === 'gravity') {
+          b.gravity = typeof v === 'number' ? [0, 0, v] : [v[0], v[1], v[2]];
+          return;
+        }
+        if (typeof v !== 'number' || !(v >= 0))
+          throw sceneError([...path, 'value'], `${op.name} must be a number ≥ 0`);
+        if (op.name === 'rigid_gap') b.rigid_gap = v;
+        else b.default_body_armature = v;
+        this.ctx.warn(
+          path,
+          `${op.name} applies to ${op.name === 'rigid_gap' ? 'shapes' : 'bodies'} added after this op`,
+        );
+        return;
+      }
+      case 'set_joint_targets': {
+        const dofs = a.selectDofs(op, path);
+        if (op.mode !== undefined) {
+          const m = typeof op.mode === 'number' ? op.mode : TARGET_MODES.indexOf(op.mode);
+          a.write(
+            'joint_target_mode',
+            dofs,
+            dofs.map(() => m),
+            [...path, 'mode'],
+          );
+        }
+        if (op.ke !== undefined)
+          a.writeDof(
+            'target_ke',
+            dofs,
+            dofs.map(() => op.ke!),
+            [...path, 'ke'],
+          );
+        if (op.kd !== undefined)
+          a.writeDof(
+            'target_kd',
+            dofs,
+            dofs.map(() => op.kd!),
+            [...path, 'kd'],
+          );
+        if (op.mode === undefined && op.ke === undefined && op.kd === undefined)
+          this.ctx.warn(path, 'nothing to set (mode, ke, kd)');
+        return;
+      }
+      case 'set_joint_q': {
+        const idx = a.coordIndex(op, path);
+        a.write('joint_q', [idx], [op.value], [...path, 'value']);
+        return;
+      }
+      case 'copy_joint_q_to_joint_targets': {
+        const dofs = a.selectDofs(op, path).filter((d) => {
+          const t = b.joints[a.jointOfDof(d)].type;
+          return t === JointType.REVOLUTE || t === JointType.PRISMATIC;
+        });
+        const values = dofs.map((d) => b.joints[a.jointOfDof(d)].q[0]);
+        a.writeDof('target_pos', dofs, values, path);
+        return;
+      }
+      case 'set_joint_armature': {
+        const dofs = a.selectDofs(op, path);
+        a.writeDof(
+          'armature',
+          dofs,
+          dofs.map(() => op.value),
+          [...path, 'value'],
+        );
+        return;
+      }
+    }
+  }
+
+  private gather(name: ArrayName, idx: readonly number[], path: readonly KeySegment[]): number[] {
+    const src = this.auth.read(name, path);
+    return idx.map((i) => {
+      if (i >= src.length) {
+        throw sceneError(path, `source array '${name}' has ${src.length} entries; entry ${i} does not exist`);
+      }
+      return src[i];
+    });
+  }
+
+  // 9 ------------------------------------------------------------------------------------------
+  ground(): void {
+    const g = this.doc.ground;
+    if (g === false) return;
+    const spec = typeof g === 'object' ? g : {};
+    if (spec.enabled === false) return;
+    const cfg = this.shapeCfg(spec.cfg, ['ground', 'cfg']);
+    wrapModel(['ground'], () => this.builder.addGround(cfg, spec.label ?? 'ground'));
+  }
+}
+
+/** model joint index (within a world) of each builder joint, reproducing finalize's ordering */
+function modelOrder(b: ModelBuilder, m: SapModel): number[] | undefined {
+  const childrenOf = new Map<number, number[]>();
+  b.joints.forEach((j, k) => {
+    if (!childrenOf.has(j.parent)) childrenOf.set(j.parent, []);
+    childrenOf.get(j.parent)!.push(k);
+  });
+  const order: number[] = [];
+  for (const root of childrenOf.get(-1) ?? []) {
+    const queue = [root];
+    while (queue.length) {
+      const j = queue.shift()!;
+      order.push(j);
+      for (const c of childrenOf.get(b.joints[j].child) ?? []) queue.push(c);
+    }
+  }
+  if (order.length !== b.joints.length) return undefined;
+  // verify against the model (labels, types, parents)
+  const modelIndex = new Array<number>(order.length);
+  order.forEach((j, k) => (modelIndex[j] = k));
+  const bodyModel = new Array<number>(b.bodies.length);
+  b.joints.forEach((j, k) => (bodyModel[j.child] = modelIndex[k]));
+  for (let k = 0; k < order.length; k++) {
+    const j = b.joints[order[k]];
+    const parent = j.parent < 0 ? -1 : bodyModel[j.parent];
+    if (m.joint_label[k] !== j.label || m.joint_type[k] !== j.type || m.joint_parent[k] !== parent)
+      return undefined;
+  }
+  return modelIndex;
+}
+
+function loadInner(doc: unknown, opts: LoadSceneOptions): LoadedScene {
+  const strict = opts.strict ?? true;
+  const { data, warnings } = assertValidScene(doc, { strict });
+  const L = new SceneLoader(data, strict);
+  L.ctx.warnings.push(...warnings);
+
+  if (opts.dt !== undefined && !(opts.dt > 0 && Number.isFinite(opts.dt)))
+    throw sceneError(['dt'], `dt must be a finite number > 0; got ${opts.dt}`);
+  const dt = opts.dt ?? data.simulation?.dt ?? DEFAULT_DT;
+  const solver: Record<string, unknown> = data.simulation?.solver ?? {};
+  const simCap = data.simulation?.max_rigid_contact;
+  const solverCap = solver.max_rigid_contact as number | undefined;
+  if (simCap !== undefined && solverCap !== undefined && simCap !== solverCap) {
+    L.ctx.warn(
+      'simulation.solver.max_rigid_contact',
+      `differs from simulation.max_rigid_contact (${simCap}); using ${simCap}`,
+    );
+  }
+  const max_rigid_contact = simCap ?? solverCap ?? DEFAULT_MAX_RIGID_CONTACT;
+
+  const { num_worlds, spacing } = L.worlds(opts); // 1
+  L.builderDefaults(); // 2
+  L.assets(); // 3
+  L.bodies(); // 4
+  L.joints(); // 5
+  L.initialJointQ(); // 6
+  L.postBuild(); // 7
+  L.builder.num_worlds = num_worlds; // 8
+  L.builder.spacing = spacing;
+  L.ground(); // 9
+
+  const b = L.builder;
+  if (b.bodies.length * num_worlds > MAX_TOTAL_BODIES) {
+    throw sceneError(
+      ['simulation', 'num_worlds'],
+      `${b.bodies.length} bodies × ${num_worlds} worlds exceeds ${MAX_TOTAL_BODIES} bodies`,
+    );
+  }
+  L.auth.resolveTargetModes();
+  L.auth.normalizeJointQuaternions();
+  const jointsBefore = b.joints.length;
+  let model: SapModel;
+  try {
+    model = b.finalize();
+  } catch (e) {
+    if (e instanceof ModelError) throw sceneError([], `model: ${e.message}`);
+    throw e;
+  }
+  for (let j = jointsBefore; j < b.joints.length; j++) {
+    L.auth.registerJoint(j, L.defaultActuatorMode);
+    L.ctx.warn('joints', `body '${b.bodies[b.joints[j].child].label}' had no joint; a free joint was added`);
+  }
+  L.auth.resolveTargetModes(jointsBefore);
+  if (model.joint_dof_count === 0 && model.body_count > 0) {
+    L.ctx.warn('joints', 'the scene has no joint DOF; the SAP solver needs at least one');
+  }
+
+  let order = modelOrder(b, model);
+  if (!order) {
+    L.ctx.warn('', 'could not map authored joints to model joints; ids refer to authoring order');
+    order = b.joints.map((_, k) => k);
+  }
+  const body_ids: Record<string, number> = {};
+  for (const [id, body] of L.auth.bodyIds) {
+    const j = b.joints.findIndex((r) => r.child === body);
+    body_ids[id] = j >= 0 ? order[j] : body;
+  }
+  const joint_ids: Record<string, number> = {};
+  for (const [id, j] of L.auth.jointIds) joint_ids[id] = order[j];
+
+  const joint_target_mode = new Int32Array(model.joint_dof_count);
+  const joint_actuator_mode = new Int32Array(model.joint_dof_count);
+  const nb = b.joints.length;
+  for (let w = 0; w < model.num_worlds; w++) {
+    b.joints.forEach((rec, j) => {
+      const J = w * nb + order![j];
+      const start = model.joint_qd_start[J];
+      for (let d = 0; d < JOINT_QD_SIZE[rec.type]; d++) {
+        joint_target_mode[start + d] = L.auth.targetMode[j]?.[d] ?? TargetMode.NONE;
+        joint_actuator_mode[start + d] = L.auth.actuatorMode[j]?.[d] ?? 0;
+      }
+    });
+  }
+
+  return {
+    name: data.name ?? 'scene',
+    dt,
+    num_worlds,
+    max_rigid_contact,
+    solver,
+    model,
+    builder: b,
+    warnings: L.ctx.warnings,
+    unsupported: L.ctx.unsupported,
+    body_ids,
+    joint_ids,
+    articulations: L.articulations.map((a) => ({ ...a, joints: a.joints.map((j) => order![j]) })),
+    joint_target_mode,
+    joint_actuator_mode,
+    control: data.control,
+  };
+}
+
+/**
+ * Builds a scene document (from {@link parseSceneText}, or any plain object) into a {@link SapModel}.
+ * Throws only {@link SceneError}s (with line/column when the document came from scene text).
+ */
+export function loadScene(doc: unknown, opts: LoadSceneOptions = {}): LoadedScene {
+  try {
+    return loadInner(doc, opts);
+  } catch (e) {
+    if (e instanceof SceneError) throw attachLocation(e, doc);
+    if (e instanceof ModelError) throw attachLocation(sceneError([], `model: ${e.message}`), doc);
+    throw new SceneError('', `internal loader error: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/** {@link parseSceneText} + {@link loadScene} */
+export function loadSceneText(text: string, fileName?: string, opts: LoadSceneOptions = {}): LoadedScene {
+  return loadScene(parseSceneText(text, fileName), opts);
+}

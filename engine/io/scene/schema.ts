@@ -1,0 +1,690 @@
+/**
+ * The scene schema (SAP Warp `schema_version: 1`, SPEC §5.1 and `reference/sap_warp/docs/concepts_loader.rst`):
+ * ONE zod schema for every section. Objects are strict (unknown keys are reported with their key path;
+ * the loader turns them into errors in strict mode and warnings in lenient mode). Numeric fields take
+ * numbers or expressions (`pi * 0.5`), evaluated while parsing, so the parsed output holds numbers.
+ * `simulation.solver` is validated and normalized by the solver-options module (SPEC §3.6).
+ *
+ * {@link sceneJsonSchema} derives a JSON Schema (draft-07) from this zod schema for editors.
+ */
+import { z } from 'zod';
+import { OptionsError, SOLVER_OPTION_KEYS, allowedValues, normalizeSolverOptions } from '../../sap/options';
+import { ExprError } from './errors';
+import { evalExpr } from './expr';
+
+export const SCHEMA_VERSION = 1;
+
+// ---------------------------------------------------------------------------------------------
+// JSON-schema hints: stored on the zod definition so that `.describe()` / `.optional()` keep them
+
+/** a JSON Schema fragment */
+export type JsonSchema = { [key: string]: unknown };
+
+const HINT = 'x_json_schema';
+
+/** attaches the JSON Schema used for `schema` by {@link toJsonSchema} (instead of deriving one) */
+function hint<T extends z.ZodTypeAny>(schema: T, json: JsonSchema): T {
+  (schema._def as unknown as Record<string, unknown>)[HINT] = json;
+  return schema;
+}
+
+/** a strict object whose unknown-key message lists the allowed keys */
+function obj<T extends z.ZodRawShape>(shape: T) {
+  return z.object(shape).strict(`allowed keys: ${Object.keys(shape).join(', ')}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// scalars
+
+const exprString = z.string().transform((s, ctx) => {
+  try {
+    return evalExpr(s);
+  } catch (e) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      message: e instanceof ExprError ? e.reason : String(e),
+      params: { scene_code: 'expression' },
+    });
+    return z.NEVER;
+  }
+});
+
+const NUM_JSON: JsonSchema = {
+  anyOf: [{ type: 'number' }, { type: 'string', description: 'expression: numbers, pi, inf, + - * /, ( )' }],
+};
+
+/** a number or a numeric expression (`pi * 0.5`) */
+export const num = hint(z.union([z.number(), exprString]), NUM_JSON);
+
+function numWith(check: (n: z.ZodNumber) => z.ZodNumber, json: JsonSchema = {}) {
+  return hint(num.pipe(check(z.number())), {
+    anyOf: [{ type: 'number', ...json }, (NUM_JSON.anyOf as JsonSchema[])[1]],
+  });
+}
+/** ≥ 0 */
+export const nonneg = numWith((n) => n.nonnegative(), { minimum: 0 });
+/** > 0 */
+export const positive = numWith((n) => n.positive(), { exclusiveMinimum: 0 });
+/** an integer (numbers or expressions) */
+export const int = numWith((n) => n.int(), { type: 'integer' });
+const intMin = (min: number) => numWith((n) => n.int().min(min), { type: 'integer', minimum: min });
+
+export const vec3 = z.tuple([num, num, num]);
+export const quat4 = z.tuple([num, num, num, num]);
+const color = z
+  .union([z.tuple([num, num, num]), z.tuple([num, num, num, num])])
+  .describe('linear RGB(A) in [0, 1]');
+const id = z.string().min(1);
+
+/** an axis: [x, y, z], a token x / y / z with optional sign (+x, -z), or an integer 0 / 1 / 2 */
+export const axisSpec = z.union([
+  vec3,
+  z.string().regex(/^\s*[+-]?[xyzXYZ]\s*$/, "axis token must be 'x', 'y' or 'z' with an optional sign"),
+  z.number().int().min(0).max(2),
+]);
+
+/** quaternion: identity | [x, y, z, w] | {axis_angle: {axis, angle}} */
+export const quatSpec = z.union([
+  z.literal('identity'),
+  quat4,
+  obj({ axis_angle: obj({ axis: axisSpec, angle: num }) }),
+]);
+
+/** a transform: identity | {p, q} */
+export const transformSpec = z
+  .union([z.literal('identity'), obj({ p: vec3.optional(), q: quatSpec.optional() })])
+  .describe("pose: 'identity' or {p: [x, y, z], q: identity | [x, y, z, w] | {axis_angle: {axis, angle}}}");
+
+// ---------------------------------------------------------------------------------------------
+// shape configuration and its aliases
+
+/** alias → canonical shape-config field (loader doc "Shape Defaults") */
+export const SHAPE_CFG_ALIASES: Readonly<Record<string, string>> = {
+  contact_margin: 'margin',
+  shape_margin: 'margin',
+  shape_gap: 'gap',
+  shape_mu: 'mu',
+  shape_ke: 'ke',
+  shape_tau: 'tau',
+  relaxation_time: 'tau',
+};
+
+export const shapeCfgFields = {
+  density: nonneg.describe('[kg/m³] used to compute body mass and inertia'),
+  ke: nonneg.describe('contact stiffness [N/m]'),
+  shape_ke: nonneg,
+  tau: nonneg.describe('dissipation time scale [s]'),
+  shape_tau: nonneg,
+  relaxation_time: nonneg,
+  mu: nonneg.describe('Coulomb friction'),
+  shape_mu: nonneg,
+  margin: num.describe('surface offset entering the signed gap [m]'),
+  contact_margin: num,
+  shape_margin: num,
+  gap: nonneg.describe('contact candidate band [m]; default builder.rigid_gap'),
+  shape_gap: nonneg,
+  collision_group: int.describe('0 none, +n same group only, -n all but itself'),
+  has_shape_collision: z.boolean(),
+  has_particle_collision: z.boolean(),
+  is_hydroelastic: z.boolean(),
+  is_visible: z.boolean(),
+  is_site: z.boolean(),
+  restitution: nonneg,
+  mu_torsional: nonneg,
+  mu_rolling: nonneg,
+  kh: nonneg,
+};
+const optionalShape = <T extends z.ZodRawShape>(shape: T) =>
+  Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, v.optional()])) as {
+    [K in keyof T]: z.ZodOptional<T[K]>;
+  };
+export const shapeCfgSpec = obj(optionalShape(shapeCfgFields));
+export type ShapeCfgInput = z.output<typeof shapeCfgSpec>;
+
+// ---------------------------------------------------------------------------------------------
+// shapes
+
+const shapeCommon = {
+  label: z.string().optional(),
+  transform: transformSpec.optional(),
+  xform: transformSpec.optional(),
+  color: color.optional(),
+  cfg: shapeCfgSpec.optional(),
+  ...optionalShape(shapeCfgFields),
+};
+export const SHAPE_SPEC_TYPES = [
+  'box',
+  'sphere',
+  'capsule',
+  'cylinder',
+  'cone',
+  'ellipsoid',
+  'mesh',
+] as const;
+export const shapeSpec = z.discriminatedUnion('type', [
+  obj({ type: z.literal('box'), hx: positive, hy: positive, hz: positive, ...shapeCommon }),
+  obj({ type: z.literal('sphere'), radius: positive, ...shapeCommon }),
+  obj({ type: z.literal('capsule'), radius: positive, half_height: nonneg, ...shapeCommon }),
+  obj({ type: z.literal('cylinder'), radius: positive, half_height: positive, ...shapeCommon }),
+  obj({ type: z.literal('cone'), radius: positive, half_height: positive, ...shapeCommon }),
+  obj({ type: z.literal('ellipsoid'), a: positive, b: positive, c: positive, ...shapeCommon }),
+  obj({
+    type: z.literal('mesh'),
+    source: z.string().optional().describe('mesh file (STL / OBJ)'),
+    vertices: z.array(vec3).optional(),
+    indices: z.array(intMin(0)).optional().describe('flat triangle vertex indices'),
+    scale: z.union([num, vec3]).optional(),
+    is_convex: z.boolean().optional(),
+    ...shapeCommon,
+  }),
+]);
+export type ShapeSpec = z.output<typeof shapeSpec>;
+
+// ---------------------------------------------------------------------------------------------
+// bodies, joints, articulations
+
+export const bodySpec = obj({
+  id: id.describe('stable identifier used by joints and post-build references'),
+  label: z.string().optional().describe('runtime label (default: id)'),
+  transform: transformSpec.optional(),
+  xform: transformSpec.optional(),
+  mass: nonneg.optional().describe('[kg]; rescales the shape-derived mass distribution'),
+  inertia: z
+    .union([vec3, z.array(num).length(9)])
+    .optional()
+    .describe('principal moments (3) or a row-major 3×3 matrix about the COM [kg·m²]'),
+  com: vec3.optional(),
+  armature: nonneg
+    .optional()
+    .describe('body-space rotational armature (default builder.default_body_armature)'),
+  shape: shapeCfgSpec.optional(),
+  physics: shapeCfgSpec.optional(),
+  material: shapeCfgSpec.optional(),
+  ...optionalShape(shapeCfgFields),
+  shapes: z.array(shapeSpec).optional(),
+});
+export type BodySpec = z.output<typeof bodySpec>;
+
+export const JOINT_SPEC_TYPES = ['fixed', 'free', 'revolute', 'prismatic', 'ball'] as const;
+
+export const jointDofFields = {
+  target_pos: num,
+  target_vel: num,
+  target_ke: nonneg,
+  target_kd: nonneg,
+  limit_lower: num,
+  limit_upper: num,
+  limit_ke: nonneg,
+  limit_kd: nonneg,
+  armature: nonneg,
+  effort_limit: nonneg,
+  velocity_limit: nonneg,
+  friction: nonneg,
+  damping: nonneg,
+  actuator_mode: int.describe('integer actuator mode stored per DOF'),
+};
+
+export const jointDefaultsSpec = obj({ axis: axisSpec.optional(), ...optionalShape(jointDofFields) });
+
+export const jointSpec = obj({
+  id: id,
+  label: z.string().optional().describe('runtime label (default: id)'),
+  type: z.enum(JOINT_SPEC_TYPES),
+  parent: z.string().optional().describe("'world' (default) or a body id"),
+  child: id.describe('body id'),
+  parent_xform: transformSpec.optional(),
+  child_xform: transformSpec.optional(),
+  axis: axisSpec.optional(),
+  collision_filter_parent: z.boolean().optional(),
+  ...optionalShape(jointDofFields),
+});
+export type JointSpec = z.output<typeof jointSpec>;
+
+export const articulationSpec = obj({
+  id: id,
+  label: z.string().optional(),
+  joints: z.array(id).min(1),
+});
+
+const hasAny = (o: Record<string, unknown>, keys: readonly string[]) =>
+  keys.filter((k) => o[k] !== undefined);
+
+export const initialJointQSpec = obj({
+  joint: z.string().optional(),
+  joint_label: z.string().optional(),
+  offset: intMin(0).optional(),
+  index: int.optional(),
+  value: num,
+}).superRefine((o, ctx) => {
+  const given = hasAny(o, ['joint', 'joint_label', 'index']);
+  if (given.length !== 1) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      message: `exactly one of joint, joint_label, index is required${given.length ? `; got ${given.join(', ')}` : ''}`,
+    });
+  }
+  if (o.index !== undefined && o.offset !== undefined) {
+    ctx.addIssue({
+      code: z.ZodIssueCode.custom,
+      path: ['offset'],
+      message: 'offset applies to joint / joint_label',
+    });
+  }
+});
+
+// ---------------------------------------------------------------------------------------------
+// post-build operations
+
+/** arrays editable by set_array / copy_array (loader doc "Post-Build Operations") */
+export const ARRAY_NAMES = [
+  'shape_margin',
+  'shape_gap',
+  'shape_material_ke',
+  'shape_material_tau',
+  'shape_material_mu',
+  'shape_material_restitution',
+  'shape_material_mu_torsional',
+  'shape_material_mu_rolling',
+  'shape_material_kh',
+  'shape_collision_group',
+  'shape_flags',
+  'joint_q',
+  'joint_qd',
+  'joint_target_pos',
+  'joint_target_vel',
+  'joint_target_ke',
+  'joint_target_kd',
+  'joint_target_mode',
+  'joint_armature',
+] as const;
+export type ArrayName = (typeof ARRAY_NAMES)[number];
+const arrayName = z.enum(ARRAY_NAMES);
+
+/** all | head:N | tail:N | from:N | [start, end] (half-open, null end = the end) */
+export const rangeSpec = z
+  .union([
+    z
+      .string()
+      .regex(
+        /^\s*(all|(head|tail|from)\s*:\s*-?\d+)\s*$/,
+        "range must be 'all', 'head:N', 'tail:N', 'from:N' or [start, end]",
+      ),
+    z.tuple([int.nullable(), int.nullable()]),
+  ])
+  .describe("'all' | 'head:N' | 'tail:N' | 'from:N' | [start, end] (end null = to the end)");
+
+/** joint target modes (Newton's JointTargetMode order) */
+export const TARGET_MODES = ['none', 'position', 'velocity', 'position_velocity', 'effort'] as const;
+export const targetModeSpec = z.union([z.enum(TARGET_MODES), z.number().int().min(0).max(4)]);
+
+const arraySelector = { index: int.optional(), range: rangeSpec.optional() };
+const jointSelector = {
+  ...arraySelector,
+  joint: z.string().optional(),
+  joint_label: z.string().optional(),
+  joints: z.array(z.string()).optional(),
+  joint_labels: z.array(z.string()).optional(),
+  label_prefix: z.string().optional(),
+  match: z.string().optional(),
+};
+export const JOINT_SELECTOR_KEYS = Object.keys(jointSelector);
+
+export const SET_ATTR_NAMES = ['gravity', 'rigid_gap', 'default_body_armature'] as const;
+export const MESH_APPROXIMATIONS = [
+  'bounding_box',
+  'bounding_sphere',
+  'convex_hull',
+  'coacd',
+  'vhacd',
+] as const;
+
+export const postBuildOpSpec = z
+  .discriminatedUnion('op', [
+    obj({
+      op: z.literal('add_shape'),
+      body: z.string().optional().describe("body id or label, or 'world' (default)"),
+      shape: shapeSpec,
+    }),
+    obj({
+      op: z.literal('set_array'),
+      array: arrayName,
+      ...arraySelector,
+      value: num.optional(),
+      values: z.array(num).optional(),
+      from_array: arrayName.optional(),
+    }),
+    obj({
+      op: z.literal('copy_array'),
+      src: arrayName,
+      dst: arrayName,
+      ...arraySelector,
+      src_index: int.optional(),
+      src_range: rangeSpec.optional(),
+    }),
+    obj({ op: z.literal('scale_sphere_shapes'), factor: positive }),
+    obj({ op: z.literal('approximate_meshes'), method: z.enum(MESH_APPROXIMATIONS).optional() }),
+    obj({ op: z.literal('set_attr'), name: z.enum(SET_ATTR_NAMES), value: z.union([num, vec3]) }),
+    obj({
+      op: z.literal('set_joint_targets'),
+      ...jointSelector,
+      mode: targetModeSpec.optional(),
+      ke: nonneg.optional(),
+      kd: nonneg.optional(),
+    }),
+    obj({
+      op: z.literal('set_joint_q'),
+      joint: z.string().optional(),
+      joint_label: z.string().optional(),
+      offset: intMin(0).optional(),
+      index: int.optional(),
+      value: num,
+    }),
+    obj({ op: z.literal('copy_joint_q_to_joint_targets'), ...jointSelector }),
+    obj({ op: z.literal('set_joint_armature'), ...jointSelector, value: nonneg }),
+  ])
+  .superRefine((o, ctx) => {
+    const r = o as Record<string, unknown>;
+    const issue = (message: string) => ctx.addIssue({ code: z.ZodIssueCode.custom, message });
+    if (r.index !== undefined && r.range !== undefined) issue('give index or range, not both');
+    if (o.op === 'set_array') {
+      const given = hasAny(r, ['value', 'values', 'from_array']);
+      if (given.length !== 1)
+        issue(
+          `exactly one of value, values, from_array is required${given.length ? `; got ${given.join(', ')}` : ''}`,
+        );
+    }
+    if (o.op === 'copy_array' && o.src_index !== undefined && o.src_range !== undefined) {
+      issue('give src_index or src_range, not both');
+    }
+    if (o.op === 'set_joint_q') {
+      const given = hasAny(r, ['joint', 'joint_label', 'index']);
+      if (given.length !== 1) issue('exactly one of joint, joint_label, index is required');
+      if (o.index !== undefined && o.offset !== undefined) issue('offset applies to joint / joint_label');
+    }
+    if (
+      o.op === 'set_joint_targets' ||
+      o.op === 'copy_joint_q_to_joint_targets' ||
+      o.op === 'set_joint_armature'
+    ) {
+      const groups = [
+        ['index', 'range'],
+        ['joint', 'joint_label', 'joints', 'joint_labels'],
+        ['label_prefix'],
+        ['match'],
+      ].filter((g) => hasAny(r, g).length > 0);
+      const sel = hasAny(r, JOINT_SELECTOR_KEYS);
+      if (groups.length > 1 || hasAny(r, ['joint', 'joint_label', 'joints', 'joint_labels']).length > 1) {
+        issue(`give one joint selector; got ${sel.join(', ')}`);
+      }
+    }
+  });
+export type PostBuildOp = z.output<typeof postBuildOpSpec>;
+export const POST_BUILD_OPS = postBuildOpSpec.innerType().options.map((o) => o.shape.op.value);
+
+// ---------------------------------------------------------------------------------------------
+// solver options (validated by the solver-options module)
+
+const SOLVER_ALIAS_SPELLINGS = [
+  'approx_32',
+  'approx-32',
+  'approx_64',
+  'approx-64',
+  'f32',
+  'f64',
+  'float32',
+  'float64',
+];
+
+function solverOptionJson(key: string): JsonSchema {
+  const allowed = allowedValues(key as never);
+  if (allowed) {
+    const aliases = SOLVER_ALIAS_SPELLINGS.filter((a) => {
+      try {
+        normalizeSolverOptions({ [key]: a });
+        return true;
+      } catch {
+        return false;
+      }
+    });
+    return { type: 'string', enum: [...allowed, ...aliases] };
+  }
+  try {
+    normalizeSolverOptions({ [key]: true });
+    return { type: 'boolean' };
+  } catch {
+    return { anyOf: [{ type: 'number' }, { type: 'string' }] };
+  }
+}
+
+/** `simulation.solver`: SPEC §3.6 vocabulary; output is the normalized (not expanded) options */
+export const solverSpec = hint(
+  z.record(z.string(), z.unknown()).transform((input, ctx) => {
+    const out: Record<string, unknown> = {};
+    for (const [key, raw] of Object.entries(input)) {
+      if (!(SOLVER_OPTION_KEYS as readonly string[]).includes(key)) {
+        ctx.addIssue({
+          code: z.ZodIssueCode.unrecognized_keys,
+          keys: [key],
+          message: `allowed keys: ${SOLVER_OPTION_KEYS.join(', ')}`,
+        });
+        continue;
+      }
+      try {
+        Object.assign(out, normalizeSolverOptions({ [key]: raw }));
+      } catch (e) {
+        // numeric options may be written as expressions
+        let fixed = false;
+        if (typeof raw === 'string' && !allowedValues(key as never)) {
+          try {
+            Object.assign(out, normalizeSolverOptions({ [key]: evalExpr(raw) }));
+            fixed = true;
+          } catch {
+            /* report the original error */
+          }
+        }
+        if (!fixed) {
+          ctx.addIssue({
+            code: z.ZodIssueCode.custom,
+            path: [key],
+            message: e instanceof OptionsError ? e.message : String(e),
+            params: { scene_code: 'solver_option' },
+          });
+        }
+      }
+    }
+    return out;
+  }),
+  {
+    type: 'object',
+    additionalProperties: false,
+    properties: Object.fromEntries(SOLVER_OPTION_KEYS.map((k) => [k, solverOptionJson(k)])),
+  },
+);
+
+// ---------------------------------------------------------------------------------------------
+// sections
+
+export const simulationSpec = obj({
+  dt: positive.optional().describe('time step [s]'),
+  num_worlds: intMin(1).optional(),
+  max_rigid_contact: intMin(0).optional().describe('per-world contact capacity'),
+  solver: solverSpec.optional(),
+});
+
+export const builderSpec = obj({
+  gravity: z.union([num, vec3]).optional().describe('z component (scalar) or a 3-vector [m/s²]'),
+  rigid_gap: nonneg.optional(),
+  default_body_armature: nonneg.optional(),
+  register_mujoco_custom_attributes: z.boolean().optional().describe('accepted for compatibility; no effect'),
+  defaults: obj({ joint: jointDefaultsSpec.optional(), shape: shapeCfgSpec.optional() }).optional(),
+});
+
+export const groundSpec = z.union([
+  z.boolean(),
+  obj({ enabled: z.boolean().optional(), label: z.string().optional(), cfg: shapeCfgSpec.optional() }),
+]);
+
+export const gitSourceSpec = obj({
+  repo: z.string().min(1),
+  rev: z.string().optional(),
+  sparse: z.array(z.string()).optional(),
+  path: z.string().min(1),
+});
+
+/** a path string (or inline XML starting with '<'), {path}, {xml} or {git: {repo, rev, sparse, path}} */
+export const assetSourceSpec = z.union([
+  z.string().min(1),
+  obj({ path: z.string().min(1) }),
+  obj({ xml: z.string().min(1) }),
+  obj({ git: gitSourceSpec }),
+]);
+
+export const ASSET_TYPES = ['usd', 'urdf', 'mjcf'] as const;
+export const assetSpec = obj({
+  id: id,
+  type: z.enum(ASSET_TYPES),
+  source: assetSourceSpec,
+  xform: transformSpec.optional(),
+  cfg: shapeCfgSpec.optional(),
+  shape: shapeCfgSpec.optional(),
+  physics: shapeCfgSpec.optional(),
+  enable_self_collisions: z.boolean().optional(),
+  hide_collision_shapes: z.boolean().optional(),
+  force_show_colliders: z.boolean().optional(),
+  skip_mesh_approximation: z.boolean().optional(),
+  ignore_paths: z.array(z.string()).optional(),
+  floating: z.boolean().optional(),
+  load_visual_shapes: z.boolean().optional(),
+  parse_visuals_as_colliders: z.boolean().optional(),
+  collapse_fixed_joints: z.boolean().optional(),
+  ignore_inertial_definitions: z.boolean().optional(),
+});
+export type AssetSpec = z.output<typeof assetSpec>;
+
+export const replicateSpec = obj({
+  num_worlds: intMin(1).optional(),
+  spacing: vec3
+    .optional()
+    .describe('world offset spacing [m]; worlds form a centered grid over non-zero axes'),
+});
+
+export const controlSpec = obj({
+  source: z.string().min(1).describe('control sequence file, relative to the scene file'),
+  loop: z.boolean().optional(),
+});
+
+/** the whole scene document */
+export const sceneSchema = obj({
+  schema_version: z.literal(SCHEMA_VERSION),
+  name: z.string().optional(),
+  description: z.string().optional(),
+  simulation: simulationSpec.optional(),
+  builder: builderSpec.optional(),
+  ground: groundSpec.optional(),
+  assets: z.array(assetSpec).optional(),
+  bodies: z.array(bodySpec).optional(),
+  joints: z.array(jointSpec).optional(),
+  articulations: z.array(articulationSpec).optional(),
+  initial_joint_q: z.array(initialJointQSpec).optional(),
+  post_build: z.array(postBuildOpSpec).optional(),
+  replicate: replicateSpec.optional(),
+  control: controlSpec.optional(),
+});
+export type SceneDoc = z.output<typeof sceneSchema>;
+
+// ---------------------------------------------------------------------------------------------
+// zod → JSON Schema (draft-07), for the zod types used above
+
+/** converts a zod schema built from the types used in this module into a JSON Schema fragment */
+export function toJsonSchema(schema: z.ZodTypeAny): JsonSchema {
+  const def = schema._def as unknown as Record<string, unknown>;
+  const described = (js: JsonSchema): JsonSchema =>
+    schema.description && js.description === undefined ? { description: schema.description, ...js } : js;
+  if (def[HINT]) return described({ ...(def[HINT] as JsonSchema) });
+  if (schema instanceof z.ZodOptional) return described(toJsonSchema(schema.unwrap()));
+  if (schema instanceof z.ZodNullable)
+    return described({ anyOf: [toJsonSchema(schema.unwrap()), { type: 'null' }] });
+  if (schema instanceof z.ZodDefault) {
+    return described({ ...toJsonSchema(schema.removeDefault()), default: schema._def.defaultValue() });
+  }
+  if (schema instanceof z.ZodEffects) return described(toJsonSchema(schema.innerType()));
+  if (schema instanceof z.ZodPipeline) return described(toJsonSchema(schema._def.in));
+  if (schema instanceof z.ZodString) {
+    const js: JsonSchema = { type: 'string' };
+    for (const c of schema._def.checks) {
+      if (c.kind === 'regex') js.pattern = c.regex.source;
+      if (c.kind === 'min') js.minLength = c.value;
+      if (c.kind === 'max') js.maxLength = c.value;
+    }
+    return described(js);
+  }
+  if (schema instanceof z.ZodNumber) {
+    const js: JsonSchema = { type: 'number' };
+    for (const c of schema._def.checks) {
+      if (c.kind === 'int') js.type = 'integer';
+      if (c.kind === 'min') js[c.inclusive ? 'minimum' : 'exclusiveMinimum'] = c.value;
+      if (c.kind === 'max') js[c.inclusive ? 'maximum' : 'exclusiveMaximum'] = c.value;
+    }
+    return described(js);
+  }
+  if (schema instanceof z.ZodBoolean) return described({ type: 'boolean' });
+  if (schema instanceof z.ZodNull) return described({ type: 'null' });
+  if (schema instanceof z.ZodLiteral) return described({ const: schema.value });
+  if (schema instanceof z.ZodEnum) return described({ type: 'string', enum: [...schema.options] });
+  if (schema instanceof z.ZodUnion) {
+    return described({ anyOf: (schema.options as z.ZodTypeAny[]).map((o) => toJsonSchema(o)) });
+  }
+  if (schema instanceof z.ZodDiscriminatedUnion) {
+    return described({ oneOf: (schema.options as z.ZodTypeAny[]).map((o) => toJsonSchema(o)) });
+  }
+  if (schema instanceof z.ZodTuple) {
+    const items = (schema.items as z.ZodTypeAny[]).map((o) => toJsonSchema(o));
+    return described({
+      type: 'array',
+      items,
+      minItems: items.length,
+      maxItems: items.length,
+      additionalItems: false,
+    });
+  }
+  if (schema instanceof z.ZodArray) {
+    const js: JsonSchema = { type: 'array', items: toJsonSchema(schema.element) };
+    if (schema._def.minLength) js.minItems = schema._def.minLength.value;
+    if (schema._def.maxLength) js.maxItems = schema._def.maxLength.value;
+    if (schema._def.exactLength) {
+      js.minItems = schema._def.exactLength.value;
+      js.maxItems = schema._def.exactLength.value;
+    }
+    return described(js);
+  }
+  if (schema instanceof z.ZodRecord) {
+    return described({ type: 'object', additionalProperties: toJsonSchema(schema._def.valueType) });
+  }
+  if (schema instanceof z.ZodObject) {
+    const properties: Record<string, JsonSchema> = {};
+    const required: string[] = [];
+    for (const [k, v] of Object.entries(schema.shape as Record<string, z.ZodTypeAny>)) {
+      properties[k] = toJsonSchema(v);
+      if (!v.isOptional()) required.push(k);
+    }
+    const js: JsonSchema = { type: 'object', properties };
+    if (required.length) js.required = required;
+    if (schema._def.unknownKeys === 'strict') js.additionalProperties = false;
+    return described(js);
+  }
+  if (schema instanceof z.ZodUnknown || schema instanceof z.ZodAny) return described({});
+  throw new Error(`toJsonSchema: unsupported zod type ${String(def.typeName)}`);
+}
+
+let cachedJsonSchema: JsonSchema | undefined;
+
+/** the JSON Schema (draft-07) of scene files, derived from {@link sceneSchema} */
+export function sceneJsonSchema(): JsonSchema {
+  cachedJsonSchema ??= {
+    $schema: 'http://json-schema.org/draft-07/schema#',
+    $id: 'https://sap-studio/scene.schema.json',
+    title: 'SAP scene (schema_version 1)',
+    ...toJsonSchema(sceneSchema),
+  };
+  return structuredClone(cachedJsonSchema);
+}

@@ -1,0 +1,45 @@
+/**
+ * KinematicsData: per-step derived quantities (MuJoCo's "data"), sized once per model.
+ *
+ * Spatial vectors are world-frame Plücker coordinates referenced at the world origin, angular first:
+ * a twist is (ω; v₀) with v₀ the velocity of the body point currently at the origin, and a wrench is
+ * (n₀; f) with n₀ the moment about the origin. In this frame a motion subspace column or composite
+ * inertia needs no transform between bodies, which keeps CRBA and RNEA short.
+ */
+import type { SapModel } from '../model';
+
+export interface KinematicsData {
+  /** (body_count × 7) world pose of each body frame */
+  body_X: Float64Array;
+  /** (body_count × 9) rotation matrix of each body frame, row-major */
+  body_R: Float64Array;
+  /** (body_count × 3) centre of mass, world [m] */
+  body_com_w: Float64Array;
+  /** (body_count × 9) rotational inertia about the COM, world frame [kg·m²] */
+  body_I_w: Float64Array;
+  /** (joint_count × 7) world pose of the parent-side joint frame F */
+  joint_X_wF: Float64Array;
+  /** (joint_count × 3) world position of the child-side joint frame origin M [m] */
+  joint_anchor: Float64Array;
+  /** (joint_dof_count × 6) motion subspace column S per DOF (internal ordering) */
+  dof_S: Float64Array;
+  /** (body_count × 6) spatial velocity (ω; v₀) */
+  body_V: Float64Array;
+  /** (body_count × 6) velocity-product acceleration Ṡ·q̇ of each body's joint */
+  body_c: Float64Array;
+}
+
+export function makeKinematicsData(m: SapModel): KinematicsData {
+  const nb = m.body_count;
+  return {
+    body_X: new Float64Array(nb * 7),
+    body_R: new Float64Array(nb * 9),
+    body_com_w: new Float64Array(nb * 3),
+    body_I_w: new Float64Array(nb * 9),
+    joint_X_wF: new Float64Array(nb * 7),
+    joint_anchor: new Float64Array(nb * 3),
+    dof_S: new Float64Array(m.joint_dof_count * 6),
+    body_V: new Float64Array(nb * 6),
+    body_c: new Float64Array(nb * 6),
+  };
+}

@@ -1,0 +1,3 @@
+export * from './data';
+export * from './fk';
+export * from './body_state';

@@ -1,0 +1,3 @@
+export * from './vec3';
+export * from './quat';
+export * from './rng';

@@ -1,0 +1,100 @@
+/**
+ * Small vector and 3×3 matrix helpers on plain typed arrays with offsets.
+ * Vectors are 3 consecutive numbers; matrices are 9 numbers, row-major. No allocation in hot paths:
+ * every function writes into an output array at an offset.
+ */
+
+/** a numeric array usable as vector storage */
+export type Vec = Float64Array | Float32Array | number[];
+
+export function cross(a: Vec, ao: number, b: Vec, bo: number, out: Vec, oo: number): void {
+  const ax = a[ao],
+    ay = a[ao + 1],
+    az = a[ao + 2];
+  const bx = b[bo],
+    by = b[bo + 1],
+    bz = b[bo + 2];
+  out[oo] = ay * bz - az * by;
+  out[oo + 1] = az * bx - ax * bz;
+  out[oo + 2] = ax * by - ay * bx;
+}
+
+export function dot(a: Vec, ao: number, b: Vec, bo: number): number {
+  return a[ao] * b[bo] + a[ao + 1] * b[bo + 1] + a[ao + 2] * b[bo + 2];
+}
+
+export function norm3(a: Vec, ao: number): number {
+  return Math.hypot(a[ao], a[ao + 1], a[ao + 2]);
+}
+
+/** out = M·v for a row-major 3×3 matrix */
+export function mat3MulVec(m: Vec, mo: number, v: Vec, vo: number, out: Vec, oo: number): void {
+  const x = v[vo],
+    y = v[vo + 1],
+    z = v[vo + 2];
+  out[oo] = m[mo] * x + m[mo + 1] * y + m[mo + 2] * z;
+  out[oo + 1] = m[mo + 3] * x + m[mo + 4] * y + m[mo + 5] * z;
+  out[oo + 2] = m[mo + 6] * x + m[mo + 7] * y + m[mo + 8] * z;
+}
+
+/** out = Mᵀ·v for a row-major 3×3 matrix */
+export function mat3TMulVec(m: Vec, mo: number, v: Vec, vo: number, out: Vec, oo: number): void {
+  const x = v[vo],
+    y = v[vo + 1],
+    z = v[vo + 2];
+  out[oo] = m[mo] * x + m[mo + 3] * y + m[mo + 6] * z;
+  out[oo + 1] = m[mo + 1] * x + m[mo + 4] * y + m[mo + 7] * z;
+  out[oo + 2] = m[mo + 2] * x + m[mo + 5] * y + m[mo + 8] * z;
+}
+
+/** inverse of a row-major 3×3 matrix; returns false when singular */
+export function mat3Inverse(m: Vec, mo: number, out: Vec, oo: number): boolean {
+  const a = m[mo],
+    b = m[mo + 1],
+    c = m[mo + 2];
+  const d = m[mo + 3],
+    e = m[mo + 4],
+    f = m[mo + 5];
+  const g = m[mo + 6],
+    h = m[mo + 7],
+    i = m[mo + 8];
+  const A = e * i - f * h;
+  const B = -(d * i - f * g);
+  const C = d * h - e * g;
+  const det = a * A + b * B + c * C;
+  if (!(Math.abs(det) > 0) || !Number.isFinite(det)) return false;
+  const s = 1 / det;
+  out[oo] = A * s;
+  out[oo + 1] = -(b * i - c * h) * s;
+  out[oo + 2] = (b * f - c * e) * s;
+  out[oo + 3] = B * s;
+  out[oo + 4] = (a * i - c * g) * s;
+  out[oo + 5] = -(a * f - c * d) * s;
+  out[oo + 6] = C * s;
+  out[oo + 7] = -(a * h - b * g) * s;
+  out[oo + 8] = (a * e - b * d) * s;
+  return true;
+}
+
+/** out = R·I·Rᵀ for row-major 3×3 R and symmetric I (rotating an inertia tensor into another frame) */
+export function rotateInertia(r: Vec, ro: number, inertia: Vec, io: number, out: Vec, oo: number): void {
+  // t = R·I
+  const t = scratch9;
+  for (let row = 0; row < 3; row++) {
+    for (let col = 0; col < 3; col++) {
+      t[row * 3 + col] =
+        r[ro + row * 3] * inertia[io + col] +
+        r[ro + row * 3 + 1] * inertia[io + 3 + col] +
+        r[ro + row * 3 + 2] * inertia[io + 6 + col];
+    }
+  }
+  for (let row = 0; row < 3; row++) {
+    for (let col = 0; col < 3; col++) {
+      out[oo + row * 3 + col] =
+        t[row * 3] * r[ro + col * 3] +
+        t[row * 3 + 1] * r[ro + col * 3 + 1] +
+        t[row * 3 + 2] * r[ro + col * 3 + 2];
+    }
+  }
+}
+const scratch9 = new Float64Array(9);

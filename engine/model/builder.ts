@@ -1,0 +1,740 @@
+/**
+ * ModelBuilder: mutable authoring of one world (bodies, shapes, joints), replicated into
+ * `num_worlds` copies and frozen into a {@link SapModel} by `finalize()`.
+ *
+ * Mass: a body's mass and inertia come from its shapes' densities; an explicit `mass` rescales the
+ * shape-derived distribution to that total (or, without shapes, uses `inertia` or a solid-sphere guess).
+ * `default_body_armature` is added to the diagonal of the body inertia.
+ */
+import {
+  mat3MulVec,
+  quatNormalize,
+  quatToMat3,
+  rotateInertia,
+  transformInverse,
+  transformMul,
+} from '../math';
+import { ModelError } from './errors';
+import { shapeMassProperties } from './mass';
+import type { SapModel } from './model';
+import {
+  JOINT_QD_SIZE,
+  JOINT_Q_SIZE,
+  JOINT_TYPE_NAMES,
+  JointType,
+  SHAPE_TYPE_NAMES,
+  ShapeFlags,
+  type JointTypeName,
+  type ShapeTypeName,
+} from './types';
+
+/** a pose [px, py, pz, qx, qy, qz, qw] */
+export type Transform = [number, number, number, number, number, number, number];
+
+/** material and collision settings of a shape */
+export interface ShapeConfig {
+  /** [kg/m³] */
+  density: number;
+  /** contact stiffness [N/m] */
+  ke: number;
+  /** dissipation time scale [s] */
+  tau: number;
+  /** Coulomb friction */
+  mu: number;
+  /** [m] */
+  margin: number;
+  /** [m]; undefined ⇒ the builder's rigid_gap */
+  gap?: number;
+  collision_group: number;
+  is_visible: boolean;
+  has_shape_collision: boolean;
+  has_particle_collision: boolean;
+  is_site: boolean;
+}
+
+/** per-DOF joint parameters */
+export interface JointDofConfig {
+  armature: number;
+  damping: number;
+  friction: number;
+  limit_lower: number;
+  limit_upper: number;
+  limit_ke: number;
+  limit_kd: number;
+  target_ke: number;
+  target_kd: number;
+  target_pos: number;
+  target_vel: number;
+  effort_limit: number;
+  velocity_limit: number;
+}
+
+export interface BodyDesc {
+  label?: string;
+  /** initial world pose of the body frame */
+  X_wb?: readonly number[];
+  /** explicit total mass [kg] */
+  mass?: number;
+  /** explicit COM in the body frame, used with explicit mass */
+  com?: readonly number[];
+  /** explicit 3×3 inertia about the COM (9 numbers) or principal moments (3 numbers) [kg·m²] */
+  inertia?: readonly number[];
+  /** body-space rotational armature added to the inertia diagonal; default builder.default_body_armature */
+  armature?: number;
+}
+
+export interface ShapeDesc {
+  /** owning body, or -1 for static world geometry */
+  body: number;
+  type: ShapeTypeName | number;
+  /** size parameters, see ShapeType */
+  size: readonly number[];
+  /** pose in the body frame */
+  X_bs?: readonly number[];
+  label?: string;
+  color?: readonly number[];
+  cfg?: Partial<ShapeConfig>;
+}
+
+export interface JointDesc extends Partial<JointDofConfig> {
+  type: JointTypeName | number;
+  /** parent body, -1 for the world */
+  parent: number;
+  child: number;
+  X_p?: readonly number[];
+  X_c?: readonly number[];
+  axis?: readonly number[];
+  label?: string;
+  /** filter collisions between the parent's and child's shapes (default true) */
+  collision_filter_parent?: boolean;
+}
+
+const IDENTITY: Transform = [0, 0, 0, 0, 0, 0, 1];
+
+export const DEFAULT_SHAPE_CONFIG: ShapeConfig = {
+  density: 1000,
+  ke: 1e6,
+  tau: 0.1,
+  mu: 0.5,
+  margin: 0,
+  collision_group: 1,
+  is_visible: true,
+  has_shape_collision: true,
+  has_particle_collision: false,
+  is_site: false,
+};
+
+export const DEFAULT_JOINT_CONFIG: JointDofConfig = {
+  armature: 0,
+  damping: 0,
+  friction: 0,
+  limit_lower: -Infinity,
+  limit_upper: Infinity,
+  limit_ke: 1e4,
+  limit_kd: 1e2,
+  target_ke: 0,
+  target_kd: 0,
+  target_pos: 0,
+  target_vel: 0,
+  effort_limit: Infinity,
+  velocity_limit: Infinity,
+};
+
+interface BodyRec {
+  label: string;
+  X_wb: Transform;
+  mass?: number;
+  com?: number[];
+  inertia?: number[];
+  armature: number;
+}
+interface ShapeRec {
+  body: number;
+  type: number;
+  size: [number, number, number];
+  X_bs: Transform;
+  label: string;
+  color: [number, number, number];
+  cfg: ShapeConfig & { gap: number };
+}
+interface JointRec {
+  type: number;
+  parent: number;
+  child: number;
+  X_p: Transform;
+  X_c: Transform;
+  axis: [number, number, number];
+  label: string;
+  dof: JointDofConfig;
+  q: number[];
+  qd: number[];
+  collision_filter_parent: boolean;
+}
+
+function toTransform(x: readonly number[] | undefined, path: string): Transform {
+  if (x === undefined) return [...IDENTITY];
+  if (x.length !== 7 || x.some((v) => !Number.isFinite(v))) {
+    throw new ModelError(path, `expected a pose [px, py, pz, qx, qy, qz, qw] of finite numbers`);
+  }
+  const t = [...x] as Transform;
+  quatNormalize(t, 3);
+  return t;
+}
+
+/** builds one authored world, then replicates and freezes it */
+export class ModelBuilder {
+  name = 'scene';
+  gravity: [number, number, number] = [0, 0, -9.81];
+  /** default shape gap [m] */
+  rigid_gap = 0.002;
+  default_body_armature = 0;
+  default_shape: ShapeConfig = { ...DEFAULT_SHAPE_CONFIG };
+  default_joint: JointDofConfig = { ...DEFAULT_JOINT_CONFIG };
+  num_worlds = 1;
+  /** world offset spacing [m] (centered grid over the non-zero axes) */
+  spacing: [number, number, number] = [0, 0, 0];
+
+  readonly bodies: BodyRec[] = [];
+  readonly shapes: ShapeRec[] = [];
+  readonly joints: JointRec[] = [];
+  /** shared (world -1) shapes such as the ground */
+  readonly sharedShapes: ShapeRec[] = [];
+
+  /** adds a body and returns its index */
+  addBody(desc: BodyDesc = {}): number {
+    const i = this.bodies.length;
+    const path = `bodies[${i}]`;
+    if (desc.mass !== undefined && !(desc.mass >= 0 && Number.isFinite(desc.mass))) {
+      throw new ModelError(`${path}.mass`, `mass must be a finite number ≥ 0; got ${desc.mass}`);
+    }
+    this.bodies.push({
+      label: desc.label ?? `body_${i}`,
+      X_wb: toTransform(desc.X_wb, `${path}.transform`),
+      mass: desc.mass,
+      com: desc.com ? [...desc.com] : undefined,
+      inertia: desc.inertia ? [...desc.inertia] : undefined,
+      armature: desc.armature ?? this.default_body_armature,
+    });
+    return i;
+  }
+
+  /** adds a shape to a body (or to the world with body -1) and returns its index */
+  addShape(desc: ShapeDesc): number {
+    const rec = this.makeShape(desc, this.shapes.length);
+    if (rec.body < -1 || rec.body >= this.bodies.length) {
+      throw new ModelError(`shapes[${this.shapes.length}].body`, `unknown body ${rec.body}`);
+    }
+    this.shapes.push(rec);
+    return this.shapes.length - 1;
+  }
+
+  /** adds the ground plane (normal +z through the origin), shared by every world */
+  addGround(cfg: Partial<ShapeConfig> = {}, label = 'ground'): number {
+    const rec = this.makeShape(
+      { body: -1, type: 'plane', size: [0, 0, 0], label, cfg, color: [0.55, 0.57, 0.6] },
+      -1,
+    );
+    this.sharedShapes.push(rec);
+    return this.sharedShapes.length - 1;
+  }
+
+  private makeShape(desc: ShapeDesc, index: number): ShapeRec {
+    const path = index >= 0 ? `shapes[${index}]` : 'ground';
+    const type = typeof desc.type === 'number' ? desc.type : SHAPE_TYPE_NAMES.indexOf(desc.type);
+    if (type < 0 || type >= SHAPE_TYPE_NAMES.length) {
+      throw new ModelError(
+        `${path}.type`,
+        `unknown shape type '${desc.type}'; allowed: ${SHAPE_TYPE_NAMES.join(', ')}`,
+      );
+    }
+    const size: [number, number, number] = [desc.size[0] ?? 0, desc.size[1] ?? 0, desc.size[2] ?? 0];
+    if (size.some((v) => !Number.isFinite(v) || v < 0)) {
+      throw new ModelError(`${path}.size`, `sizes must be finite and ≥ 0; got [${size.join(', ')}]`);
+    }
+    const cfg = { ...this.default_shape, ...stripUndefined(desc.cfg ?? {}) };
+    const gap = cfg.gap ?? this.rigid_gap;
+    if (cfg.is_site) {
+      cfg.density = 0;
+      cfg.has_shape_collision = false;
+    }
+    return {
+      body: desc.body,
+      type,
+      size,
+      X_bs: toTransform(desc.X_bs, `${path}.transform`),
+      label: desc.label ?? `shape_${index}`,
+      color: [desc.color?.[0] ?? 0.7, desc.color?.[1] ?? 0.7, desc.color?.[2] ?? 0.72],
+      cfg: { ...cfg, gap },
+    };
+  }
+
+  /** adds a joint connecting `parent` (-1 world) to `child`; returns its index */
+  addJoint(desc: JointDesc): number {
+    const i = this.joints.length;
+    const path = `joints[${i}]`;
+    const type = typeof desc.type === 'number' ? desc.type : JOINT_TYPE_NAMES.indexOf(desc.type);
+    if (type < 0 || type >= JOINT_TYPE_NAMES.length) {
+      throw new ModelError(
+        `${path}.type`,
+        `unknown joint type '${desc.type}'; allowed: ${JOINT_TYPE_NAMES.join(', ')}`,
+      );
+    }
+    if (!(desc.child >= 0 && desc.child < this.bodies.length)) {
+      throw new ModelError(`${path}.child`, `unknown child body ${desc.child}`);
+    }
+    if (!(desc.parent >= -1 && desc.parent < this.bodies.length) || desc.parent === desc.child) {
+      throw new ModelError(`${path}.parent`, `invalid parent body ${desc.parent}`);
+    }
+    if (this.joints.some((j) => j.child === desc.child)) {
+      throw new ModelError(`${path}.child`, `body '${this.bodies[desc.child].label}' already has a joint`);
+    }
+    if (type === JointType.FREE && desc.parent !== -1) {
+      throw new ModelError(`${path}.parent`, `a free joint must have the world as parent`);
+    }
+    const axis = desc.axis ?? [1, 0, 0];
+    const an = Math.hypot(axis[0], axis[1], axis[2]);
+    if (!(an > 0) || !Number.isFinite(an))
+      throw new ModelError(`${path}.axis`, `axis must be a non-zero vector`);
+    const dof: JointDofConfig = { ...this.default_joint, ...stripUndefined(pickDof(desc)) };
+    if (dof.limit_lower > dof.limit_upper) {
+      throw new ModelError(
+        `${path}.limit_lower`,
+        `limit_lower ${dof.limit_lower} exceeds limit_upper ${dof.limit_upper}`,
+      );
+    }
+    const rec: JointRec = {
+      type,
+      parent: desc.parent,
+      child: desc.child,
+      X_p: toTransform(desc.X_p, `${path}.parent_xform`),
+      X_c: toTransform(desc.X_c, `${path}.child_xform`),
+      axis: [axis[0] / an, axis[1] / an, axis[2] / an],
+      label: desc.label ?? `joint_${i}`,
+      dof,
+      q: new Array<number>(JOINT_Q_SIZE[type]).fill(0),
+      qd: new Array<number>(JOINT_QD_SIZE[type]).fill(0),
+      collision_filter_parent: desc.collision_filter_parent ?? true,
+    };
+    if (type === JointType.FREE || type === JointType.BALL) this.initFromBodyPoses(rec);
+    this.joints.push(rec);
+    return i;
+  }
+
+  /** free and ball joints start at the authored body poses: X_j = X_p⁻¹·X_wparent⁻¹·X_wchild·X_c */
+  private initFromBodyPoses(j: JointRec): void {
+    const t = new Float64Array(7);
+    const parentPose = j.parent >= 0 ? this.bodies[j.parent].X_wb : IDENTITY;
+    transformMul(parentPose, 0, j.X_p, 0, t, 0); // world pose of the parent joint frame
+    transformInverse(t, 0, t, 0);
+    const u = new Float64Array(7);
+    transformMul(this.bodies[j.child].X_wb, 0, j.X_c, 0, u, 0); // world pose of the child joint frame
+    transformMul(t, 0, u, 0, u, 0);
+    if (j.type === JointType.FREE) for (let k = 0; k < 7; k++) j.q[k] = u[k];
+    else for (let k = 0; k < 4; k++) j.q[k] = u[3 + k];
+  }
+
+  /** index of the joint with this label (or -1) */
+  findJoint(label: string): number {
+    return this.joints.findIndex((j) => j.label === label);
+  }
+
+  /** index of the body with this label (or -1) */
+  findBody(label: string): number {
+    return this.bodies.findIndex((b) => b.label === label);
+  }
+
+  /** the joint's position coordinates (mutable, public convention) */
+  jointQ(joint: number): number[] {
+    return this.joints[joint].q;
+  }
+
+  /** the joint's velocity coordinates (mutable, public convention) */
+  jointQd(joint: number): number[] {
+    return this.joints[joint].qd;
+  }
+
+  /** total coordinates of the authored world */
+  coordCount(): number {
+    return this.joints.reduce((n, j) => n + JOINT_Q_SIZE[j.type], 0);
+  }
+
+  /** total DOFs of the authored world */
+  dofCount(): number {
+    return this.joints.reduce((n, j) => n + JOINT_QD_SIZE[j.type], 0);
+  }
+
+  /** freezes the authored world, replicated `num_worlds` times, into a SapModel */
+  finalize(): SapModel {
+    const nw = this.num_worlds;
+    if (!(Number.isInteger(nw) && nw >= 1))
+      throw new ModelError('num_worlds', `must be an integer ≥ 1; got ${nw}`);
+
+    // bodies without a joint get a free joint
+    for (let b = 0; b < this.bodies.length; b++) {
+      if (!this.joints.some((j) => j.child === b)) {
+        this.addJoint({ type: 'free', parent: -1, child: b, label: `${this.bodies[b].label}_free` });
+      }
+    }
+
+    // order joints: trees in authoring order of their roots, parents before children
+    const order: number[] = [];
+    const treeOf: number[] = [];
+    const childrenOf = new Map<number, number[]>();
+    for (let j = 0; j < this.joints.length; j++) {
+      const p = this.joints[j].parent;
+      if (!childrenOf.has(p)) childrenOf.set(p, []);
+      childrenOf.get(p)!.push(j);
+    }
+    const jointOfBody = new Int32Array(this.bodies.length).fill(-1);
+    this.joints.forEach((j, k) => (jointOfBody[j.child] = k));
+    let trees = 0;
+    for (const root of childrenOf.get(-1) ?? []) {
+      const stack = [root];
+      while (stack.length) {
+        const j = stack.shift()!;
+        order.push(j);
+        treeOf.push(trees);
+        for (const c of childrenOf.get(this.joints[j].child) ?? []) stack.push(c);
+      }
+      trees++;
+    }
+    if (order.length !== this.joints.length) {
+      const missing = this.joints.findIndex((_, k) => !order.includes(k));
+      throw new ModelError(
+        `joints[${missing}]`,
+        `joint '${this.joints[missing].label}' is not connected to the world (a cycle?)`,
+      );
+    }
+    const newIndexOfJoint = new Int32Array(this.joints.length);
+    order.forEach((j, k) => (newIndexOfJoint[j] = k));
+    const newIndexOfBody = new Int32Array(this.bodies.length);
+    order.forEach((j, k) => (newIndexOfBody[this.joints[j].child] = k));
+
+    const nb = this.bodies.length;
+    const nq1 = this.coordCount();
+    const nv1 = this.dofCount();
+    const ns1 = this.shapes.length;
+    const nsShared = this.sharedShapes.length;
+    const NB = nb * nw,
+      NQ = nq1 * nw,
+      NV = nv1 * nw,
+      NS = ns1 * nw + nsShared,
+      NT = trees * nw;
+
+    const m = {
+      num_worlds: nw,
+      gravity: Float64Array.from(this.gravity),
+      body_count: NB,
+      body_mass: new Float64Array(NB),
+      body_com: new Float64Array(NB * 3),
+      body_inertia: new Float64Array(NB * 9),
+      body_world: new Int32Array(NB),
+      body_label: new Array<string>(NB),
+      joint_count: NB,
+      joint_type: new Int32Array(NB),
+      joint_parent: new Int32Array(NB),
+      joint_child: new Int32Array(NB),
+      joint_X_p: new Float64Array(NB * 7),
+      joint_X_c: new Float64Array(NB * 7),
+      joint_axis: new Float64Array(NB * 3),
+      joint_q_start: new Int32Array(NB + 1),
+      joint_qd_start: new Int32Array(NB + 1),
+      joint_world: new Int32Array(NB),
+      joint_tree: new Int32Array(NB),
+      joint_label: new Array<string>(NB),
+      joint_coord_count: NQ,
+      joint_dof_count: NV,
+      joint_armature: new Float64Array(NV),
+      joint_damping: new Float64Array(NV),
+      joint_limit_lower: new Float64Array(NV),
+      joint_limit_upper: new Float64Array(NV),
+      joint_limit_ke: new Float64Array(NV),
+      joint_limit_kd: new Float64Array(NV),
+      joint_target_ke: new Float64Array(NV),
+      joint_target_kd: new Float64Array(NV),
+      joint_effort_limit: new Float64Array(NV),
+      joint_velocity_limit: new Float64Array(NV),
+      dof_world: new Int32Array(NV),
+      tree_count: NT,
+      tree_world: new Int32Array(NT),
+      tree_joint_start: new Int32Array(NT + 1),
+      tree_dof_start: new Int32Array(NT + 1),
+      world_joint_start: new Int32Array(nw + 1),
+      world_dof_start: new Int32Array(nw + 1),
+      world_coord_start: new Int32Array(nw + 1),
+      world_tree_start: new Int32Array(nw + 1),
+      shape_count: NS,
+      shape_type: new Int32Array(NS),
+      shape_body: new Int32Array(NS),
+      shape_world: new Int32Array(NS),
+      shape_X_bs: new Float64Array(NS * 7),
+      shape_size: new Float64Array(NS * 3),
+      shape_margin: new Float64Array(NS),
+      shape_gap: new Float64Array(NS),
+      shape_ke: new Float64Array(NS),
+      shape_tau: new Float64Array(NS),
+      shape_mu: new Float64Array(NS),
+      shape_collision_group: new Int32Array(NS),
+      shape_flags: new Int32Array(NS),
+      shape_color: new Float32Array(NS * 3),
+      shape_label: new Array<string>(NS),
+      joint_q0: new Float64Array(NQ),
+      joint_qd0: new Float64Array(NV),
+      joint_target_pos: new Float64Array(NV),
+      joint_target_vel: new Float64Array(NV),
+      name: this.name,
+    };
+
+    // mass properties of the authored bodies
+    const massProps = this.bodies.map((b, i) => this.bodyMass(b, i));
+
+    const offsets = worldOffsets(nw, this.spacing);
+    let q = 0,
+      v = 0,
+      s = 0;
+    for (let w = 0; w < nw; w++) {
+      m.world_joint_start[w] = w * nb;
+      m.world_dof_start[w] = v;
+      m.world_coord_start[w] = q;
+      m.world_tree_start[w] = w * trees;
+      for (let t = 0; t < trees; t++) m.tree_world[w * trees + t] = w;
+      const off = offsets[w];
+      for (let k = 0; k < nb; k++) {
+        const jr = this.joints[order[k]];
+        const J = w * nb + k;
+        const bsrc = jr.child;
+        // body
+        const mp = massProps[bsrc];
+        m.body_mass[J] = mp.mass;
+        m.body_com.set(mp.com, J * 3);
+        m.body_inertia.set(mp.inertia, J * 9);
+        m.body_world[J] = w;
+        m.body_label[J] = this.bodies[bsrc].label;
+        // joint
+        m.joint_type[J] = jr.type;
+        m.joint_parent[J] = jr.parent < 0 ? -1 : w * nb + newIndexOfBody[jr.parent];
+        m.joint_child[J] = J;
+        m.joint_X_p.set(jr.X_p, J * 7);
+        if (jr.parent < 0) {
+          m.joint_X_p[J * 7] += off[0];
+          m.joint_X_p[J * 7 + 1] += off[1];
+          m.joint_X_p[J * 7 + 2] += off[2];
+        }
+        m.joint_X_c.set(jr.X_c, J * 7);
+        m.joint_axis.set(jr.axis, J * 3);
+        m.joint_world[J] = w;
+        m.joint_tree[J] = w * trees + treeOf[k];
+        m.joint_label[J] = jr.label;
+        m.joint_q_start[J] = q;
+        m.joint_qd_start[J] = v;
+        m.joint_q0.set(jr.q, q);
+        m.joint_qd0.set(jr.qd, v);
+        for (let d = 0; d < JOINT_QD_SIZE[jr.type]; d++) {
+          const D = v + d;
+          m.joint_armature[D] = jr.dof.armature;
+          m.joint_damping[D] = jr.dof.damping;
+          const scalar = jr.type === JointType.REVOLUTE || jr.type === JointType.PRISMATIC;
+          m.joint_limit_lower[D] = scalar ? jr.dof.limit_lower : -Infinity;
+          m.joint_limit_upper[D] = scalar ? jr.dof.limit_upper : Infinity;
+          m.joint_limit_ke[D] = jr.dof.limit_ke;
+          m.joint_limit_kd[D] = jr.dof.limit_kd;
+          m.joint_target_ke[D] = jr.dof.target_ke;
+          m.joint_target_kd[D] = jr.dof.target_kd;
+          m.joint_effort_limit[D] = jr.dof.effort_limit;
+          m.joint_velocity_limit[D] = jr.dof.velocity_limit;
+          m.joint_target_pos[D] = jr.dof.target_pos;
+          m.joint_target_vel[D] = jr.dof.target_vel;
+          m.dof_world[D] = w;
+        }
+        q += JOINT_Q_SIZE[jr.type];
+        v += JOINT_QD_SIZE[jr.type];
+      }
+      // tree ranges
+      for (let k = 0; k < nb; k++) {
+        const T = w * trees + treeOf[k];
+        if (k === 0 || treeOf[k] !== treeOf[k - 1]) {
+          m.tree_joint_start[T] = w * nb + k;
+          m.tree_dof_start[T] = m.joint_qd_start[w * nb + k];
+        }
+      }
+      // world shapes
+      for (const sr of this.shapes) {
+        const body = sr.body < 0 ? -1 : w * nb + newIndexOfBody[sr.body];
+        writeShape(m, s, sr, body, w, sr.body < 0 ? off : [0, 0, 0]);
+        s++;
+      }
+    }
+    m.joint_q_start[NB] = q;
+    m.joint_qd_start[NB] = v;
+    m.tree_joint_start[NT] = NB;
+    m.tree_dof_start[NT] = v;
+    m.world_joint_start[nw] = NB;
+    m.world_dof_start[nw] = v;
+    m.world_coord_start[nw] = q;
+    m.world_tree_start[nw] = NT;
+    for (const sr of this.sharedShapes) {
+      writeShape(m, s, sr, -1, -1, [0, 0, 0]);
+      s++;
+    }
+    // parent-child collision filtering data travels with the joints (collision reads joint_parent)
+    return Object.freeze(m) as SapModel;
+  }
+
+  private bodyMass(b: BodyRec, index: number): { mass: number; com: number[]; inertia: number[] } {
+    // accumulate the shapes' mass, COM and inertia in the body frame
+    let mass = 0;
+    const c = [0, 0, 0];
+    const parts: { m: number; c: number[]; I: Float64Array }[] = [];
+    const R = new Float64Array(9);
+    const Il = new Float64Array(9);
+    for (const s of this.shapes) {
+      if (s.body !== index) continue;
+      const mp = shapeMassProperties(s.type, s.size, s.cfg.density);
+      if (!(mp.mass > 0)) continue;
+      quatToMat3(s.X_bs, 3, R, 0);
+      const cw = [0, 0, 0];
+      mat3MulVec(R, 0, mp.com, 0, cw, 0);
+      cw[0] += s.X_bs[0];
+      cw[1] += s.X_bs[1];
+      cw[2] += s.X_bs[2];
+      Il.fill(0);
+      Il[0] = mp.inertia[0];
+      Il[4] = mp.inertia[1];
+      Il[8] = mp.inertia[2];
+      const I = new Float64Array(9);
+      rotateInertia(R, 0, Il, 0, I, 0);
+      parts.push({ m: mp.mass, c: cw, I });
+      mass += mp.mass;
+      for (let k = 0; k < 3; k++) c[k] += mp.mass * cw[k];
+    }
+    const inertia = new Array<number>(9).fill(0);
+    if (mass > 0) {
+      for (let k = 0; k < 3; k++) c[k] /= mass;
+      for (const p of parts) {
+        const d = [p.c[0] - c[0], p.c[1] - c[1], p.c[2] - c[2]];
+        const dd = d[0] * d[0] + d[1] * d[1] + d[2] * d[2];
+        for (let r = 0; r < 3; r++)
+          for (let k = 0; k < 3; k++)
+            inertia[r * 3 + k] += p.I[r * 3 + k] + p.m * ((r === k ? dd : 0) - d[r] * d[k]);
+      }
+    }
+    let com = c;
+    if (b.mass !== undefined) {
+      if (b.inertia) {
+        const I =
+          b.inertia.length === 3 ? [b.inertia[0], 0, 0, 0, b.inertia[1], 0, 0, 0, b.inertia[2]] : b.inertia;
+        for (let k = 0; k < 9; k++) inertia[k] = I[k];
+      } else if (mass > 0) {
+        for (let k = 0; k < 9; k++) inertia[k] *= b.mass / mass;
+      } else {
+        // no geometry: a solid sphere of 10 cm radius as a neutral guess
+        const i = 0.4 * b.mass * 0.01;
+        inertia.splice(0, 9, i, 0, 0, 0, i, 0, 0, 0, i);
+      }
+      if (b.com) com = [...b.com];
+      mass = b.mass;
+    }
+    inertia[0] += b.armature;
+    inertia[4] += b.armature;
+    inertia[8] += b.armature;
+    return { mass, com, inertia };
+  }
+}
+
+function writeShape(
+  m: Record<string, unknown> & { [k: string]: unknown },
+  s: number,
+  sr: ShapeRec,
+  body: number,
+  world: number,
+  off: readonly number[],
+): void {
+  const a = m as unknown as {
+    shape_type: Int32Array;
+    shape_body: Int32Array;
+    shape_world: Int32Array;
+    shape_X_bs: Float64Array;
+    shape_size: Float64Array;
+    shape_margin: Float64Array;
+    shape_gap: Float64Array;
+    shape_ke: Float64Array;
+    shape_tau: Float64Array;
+    shape_mu: Float64Array;
+    shape_collision_group: Int32Array;
+    shape_flags: Int32Array;
+    shape_color: Float32Array;
+    shape_label: string[];
+  };
+  a.shape_type[s] = sr.type;
+  a.shape_body[s] = body;
+  a.shape_world[s] = world;
+  a.shape_X_bs.set(sr.X_bs, s * 7);
+  a.shape_X_bs[s * 7] += off[0];
+  a.shape_X_bs[s * 7 + 1] += off[1];
+  a.shape_X_bs[s * 7 + 2] += off[2];
+  a.shape_size.set(sr.size, s * 3);
+  a.shape_margin[s] = sr.cfg.margin;
+  a.shape_gap[s] = sr.cfg.gap;
+  a.shape_ke[s] = sr.cfg.ke;
+  a.shape_tau[s] = sr.cfg.tau;
+  a.shape_mu[s] = sr.cfg.mu;
+  a.shape_collision_group[s] = sr.cfg.has_shape_collision ? sr.cfg.collision_group : 0;
+  a.shape_flags[s] =
+    (sr.cfg.is_visible ? ShapeFlags.VISIBLE : 0) |
+    (sr.cfg.has_shape_collision ? ShapeFlags.COLLIDE_SHAPES : 0) |
+    (sr.cfg.has_particle_collision ? ShapeFlags.COLLIDE_PARTICLES : 0) |
+    (sr.cfg.is_site ? ShapeFlags.SITE : 0);
+  a.shape_color.set(sr.color, s * 3);
+  a.shape_label[s] = sr.label;
+}
+
+/** world origins: a centered grid over the non-zero spacing axes (a line for one axis) */
+export function worldOffsets(n: number, spacing: readonly number[]): number[][] {
+  const axes = [0, 1, 2].filter((k) => spacing[k] !== 0);
+  const out: number[][] = [];
+  if (axes.length === 0) {
+    for (let w = 0; w < n; w++) out.push([0, 0, 0]);
+    return out;
+  }
+  if (axes.length === 1) {
+    for (let w = 0; w < n; w++) {
+      const o = [0, 0, 0];
+      o[axes[0]] = (w - (n - 1) / 2) * spacing[axes[0]];
+      out.push(o);
+    }
+    return out;
+  }
+  const cols = Math.ceil(Math.sqrt(n));
+  const rows = Math.ceil(n / cols);
+  for (let w = 0; w < n; w++) {
+    const o = [0, 0, 0];
+    o[axes[0]] = ((w % cols) - (cols - 1) / 2) * spacing[axes[0]];
+    o[axes[1]] = (Math.floor(w / cols) - (rows - 1) / 2) * spacing[axes[1]];
+    out.push(o);
+  }
+  return out;
+}
+
+function stripUndefined<T extends object>(o: T): Partial<T> {
+  const out: Partial<T> = {};
+  for (const [k, v] of Object.entries(o)) if (v !== undefined) (out as Record<string, unknown>)[k] = v;
+  return out;
+}
+
+function pickDof(d: Partial<JointDofConfig>): Partial<JointDofConfig> {
+  return {
+    armature: d.armature,
+    damping: d.damping,
+    friction: d.friction,
+    limit_lower: d.limit_lower,
+    limit_upper: d.limit_upper,
+    limit_ke: d.limit_ke,
+    limit_kd: d.limit_kd,
+    target_ke: d.target_ke,
+    target_kd: d.target_kd,
+    target_pos: d.target_pos,
+    target_vel: d.target_vel,
+    effort_limit: d.effort_limit,
+    velocity_limit: d.velocity_limit,
+  };
+}

@@ -1,0 +1,5 @@
+export * from './types';
+export * from './model';
+export * from './builder';
+export * from './mass';
+export * from './errors';

@@ -1,0 +1,145 @@
+/**
+ * SapModel: the static description of a simulation, frozen after `ModelBuilder.finalize()`.
+ *
+ * Structure-of-arrays typed arrays over all replicated worlds (Newton's layout). Invariants the
+ * engine relies on:
+ * - joint j's child is body j (`body_count === joint_count`); every body has exactly one joint
+ *   (bodies authored without one get a free joint at finalize);
+ * - joints (hence bodies and DOFs) are sorted by world, then by tree, then parents before children;
+ * - a tree is one kinematic tree rooted at a joint whose parent is the world; each tree is one clique
+ *   of the dynamics matrix; its joints, bodies, q and qd entries are contiguous;
+ * - shapes with `shape_world === -1` (the ground) are shared by every world.
+ * Units are SI; poses are [px, py, pz, qx, qy, qz, qw].
+ */
+
+export interface SapModel {
+  /** number of replicated worlds */
+  readonly num_worlds: number;
+  /** gravity vector (3) [m/s²] */
+  readonly gravity: Float64Array;
+
+  // bodies (body_count)
+  readonly body_count: number;
+  /** (body_count) [kg]; 0 for a massless body */
+  readonly body_mass: Float64Array;
+  /** (body_count × 3) centre of mass in the body frame [m] */
+  readonly body_com: Float64Array;
+  /** (body_count × 9) rotational inertia about the COM in the body frame, row-major [kg·m²] */
+  readonly body_inertia: Float64Array;
+  /** (body_count) world index */
+  readonly body_world: Int32Array;
+  /** (body_count) labels (the scene's ids / labels) */
+  readonly body_label: readonly string[];
+
+  // joints (joint_count === body_count)
+  readonly joint_count: number;
+  /** (joint_count) JointType */
+  readonly joint_type: Int32Array;
+  /** (joint_count) parent body, -1 for the world */
+  readonly joint_parent: Int32Array;
+  /** (joint_count) child body (=== joint index) */
+  readonly joint_child: Int32Array;
+  /** (joint_count × 7) joint frame in the parent body frame (world frame if parent is -1) */
+  readonly joint_X_p: Float64Array;
+  /** (joint_count × 7) joint frame in the child body frame */
+  readonly joint_X_c: Float64Array;
+  /** (joint_count × 3) unit axis in the joint frame (revolute, prismatic) */
+  readonly joint_axis: Float64Array;
+  /** (joint_count + 1) offsets into joint_q */
+  readonly joint_q_start: Int32Array;
+  /** (joint_count + 1) offsets into joint_qd and every per-DOF array */
+  readonly joint_qd_start: Int32Array;
+  /** (joint_count) world index */
+  readonly joint_world: Int32Array;
+  /** (joint_count) tree index */
+  readonly joint_tree: Int32Array;
+  readonly joint_label: readonly string[];
+
+  // per-DOF data (joint_dof_count)
+  readonly joint_coord_count: number;
+  readonly joint_dof_count: number;
+  /** (dof) reflected rotor inertia added to the diagonal of M [kg·m² or kg] */
+  readonly joint_armature: Float64Array;
+  /** (dof) viscous joint damping, treated implicitly (A = M + dt·D) [N·m·s/rad or N·s/m] */
+  readonly joint_damping: Float64Array;
+  /** (dof) lower / upper limits [rad or m]; ±Infinity when unlimited */
+  readonly joint_limit_lower: Float64Array;
+  readonly joint_limit_upper: Float64Array;
+  /** (dof) limit stiffness [N·m/rad or N/m] and damping [N·m·s/rad or N·s/m] */
+  readonly joint_limit_ke: Float64Array;
+  readonly joint_limit_kd: Float64Array;
+  /** (dof) PD drive gains; a DOF with ke = kd = 0 has no drive */
+  readonly joint_target_ke: Float64Array;
+  readonly joint_target_kd: Float64Array;
+  /** (dof) effort limit of PD + feed-forward together; Infinity when unlimited [N·m or N] */
+  readonly joint_effort_limit: Float64Array;
+  /** (dof) velocity limit (informational) */
+  readonly joint_velocity_limit: Float64Array;
+  /** (dof) world index */
+  readonly dof_world: Int32Array;
+
+  // trees (cliques)
+  readonly tree_count: number;
+  readonly tree_world: Int32Array;
+  /** (tree_count + 1) joint (= body) ranges */
+  readonly tree_joint_start: Int32Array;
+  /** (tree_count + 1) DOF ranges */
+  readonly tree_dof_start: Int32Array;
+
+  // worlds
+  /** (num_worlds + 1) joint (= body) ranges */
+  readonly world_joint_start: Int32Array;
+  /** (num_worlds + 1) DOF ranges */
+  readonly world_dof_start: Int32Array;
+  /** (num_worlds + 1) joint_q ranges */
+  readonly world_coord_start: Int32Array;
+  /** (num_worlds + 1) tree ranges */
+  readonly world_tree_start: Int32Array;
+
+  // shapes
+  readonly shape_count: number;
+  /** (shape_count) ShapeType */
+  readonly shape_type: Int32Array;
+  /** (shape_count) owning body, -1 for static world geometry */
+  readonly shape_body: Int32Array;
+  /** (shape_count) world index, -1 for geometry shared by every world (the ground) */
+  readonly shape_world: Int32Array;
+  /** (shape_count × 7) shape pose in its body frame (world frame when shape_body is -1) */
+  readonly shape_X_bs: Float64Array;
+  /** (shape_count × 3) size parameters, see ShapeType */
+  readonly shape_size: Float64Array;
+  /** (shape_count) surface offset entering the signed gap [m] */
+  readonly shape_margin: Float64Array;
+  /** (shape_count) candidate anticipation band [m] */
+  readonly shape_gap: Float64Array;
+  /** (shape_count) contact stiffness [N/m] */
+  readonly shape_ke: Float64Array;
+  /** (shape_count) dissipation time scale [s] */
+  readonly shape_tau: Float64Array;
+  /** (shape_count) Coulomb friction [-] */
+  readonly shape_mu: Float64Array;
+  /** (shape_count) collision group: 0 none, +n same group only, -n all but itself */
+  readonly shape_collision_group: Int32Array;
+  /** (shape_count) ShapeFlags bits */
+  readonly shape_flags: Int32Array;
+  /** (shape_count × 3) display colour, linear RGB in [0, 1] */
+  readonly shape_color: Float32Array;
+  readonly shape_label: readonly string[];
+
+  // initial state and control defaults (all worlds)
+  /** (joint_coord_count) initial positions, public convention */
+  readonly joint_q0: Float64Array;
+  /** (joint_dof_count) initial velocities, public convention */
+  readonly joint_qd0: Float64Array;
+  /** (joint_dof_count) default drive targets */
+  readonly joint_target_pos: Float64Array;
+  readonly joint_target_vel: Float64Array;
+
+  /** scene name, for reports */
+  readonly name: string;
+}
+
+/** number of DOFs of world w */
+export function worldDofCount(m: SapModel, w: number): number {
+  return m.world_dof_start[w + 1] - m.world_dof_start[w];
+}

@@ -1,0 +1,268 @@
+/**
+ * Contact Jacobians and weights (SPEC §3.3, §3.5): one SAP contact constraint per contact.
+ *
+ * witness_point: J v = R_WCᵀ[V₁(x₁) − V₀(x₀)]; contact_midpoint: both velocities at
+ * p_C = α₀x₀ + α₁x₁ with α₀ = k₀/(k₀+k₁) (½ if the sum is 0). Rows (t1, t2, n), n from body 0 into
+ * body 1, split into one 3×nv block per participating tree (clique). Weights: body_inertia
+ * w = max(⅓ Σ_c Σ_b ω_b(c), 1e-12), ω_b(c) = 1/m_b + uᵀI_b⁻¹u with u = R_bᵀ((x_b − o_b) × c);
+ * diag_delassus w = max(‖Σ J diag(A)⁻¹ Jᵀ‖_F / 3, 1e-12). sap_contact_weight_precision 'fp32'
+ * rounds every operation of the weight with Math.fround.
+ */
+import { ContactSlip, type SapContacts } from '../collision/contacts';
+import { transformPoint } from '../math';
+import type { KinematicsData } from '../kinematics';
+import type { SapModel } from '../model';
+import type { SapConstraintSpec } from '../sap/problem';
+import type { SapSolverOptions } from '../sap/options';
+import { contactFrame } from './contact_frame';
+
+/** per-model data the contact stage needs */
+export interface ContactStageData {
+  /** (body_count × 9) inverse body-frame inertia about the COM */
+  inv_inertia: Float64Array;
+}
+
+export function makeContactStageData(m: SapModel): ContactStageData {
+  const inv = new Float64Array(m.body_count * 9);
+  for (let b = 0; b < m.body_count; b++) {
+    const I = m.body_inertia.subarray(b * 9, b * 9 + 9);
+    const a = I[0],
+      bb = I[1],
+      c = I[2],
+      d = I[3],
+      e = I[4],
+      f = I[5],
+      g = I[6],
+      h = I[7],
+      i = I[8];
+    const A = e * i - f * h,
+      B = -(d * i - f * g),
+      C = d * h - e * g;
+    const det = a * A + bb * B + c * C;
+    if (!(Math.abs(det) > 0)) continue; // massless: zero inverse
+    const s = 1 / det;
+    inv.set(
+      [
+        A * s,
+        -(bb * i - c * h) * s,
+        (bb * f - c * e) * s,
+        B * s,
+        (a * i - c * g) * s,
+        -(a * f - c * d) * s,
+        C * s,
+        -(a * h - bb * g) * s,
+        (a * e - bb * d) * s,
+      ],
+      b * 9,
+    );
+  }
+  return { inv_inertia: inv };
+}
+
+/** where each contact constraint came from, for writing results back */
+export interface ContactRecord {
+  slot: number;
+  /** R_WCᵀ rows (t1, t2, n) */
+  frame: Float64Array;
+  /** world point used by the Jacobian (p_C, or x₁ for witness_point) */
+  point: Float64Array;
+}
+
+const x0 = new Float64Array(3);
+const x1 = new Float64Array(3);
+const pa = new Float64Array(3);
+const pb = new Float64Array(3);
+
+/** the tree (clique) of a body, or -1 when the body is static or its tree has no DOFs */
+export function cliqueOfBody(m: SapModel, b: number): number {
+  if (b < 0) return -1;
+  const t = m.joint_tree[b];
+  return m.tree_dof_start[t + 1] > m.tree_dof_start[t] ? t : -1;
+}
+
+/**
+ * Appends one contact constraint per contact of world w to `out`. `kin` holds the boundary poses
+ * (possibly rounded to fp32), `A_diag` the diagonal of A per DOF (for diag_delassus),
+ * `cliqueIndex` maps a tree to its index in the world's problem.
+ */
+export function buildContactConstraints(
+  m: SapModel,
+  kin: KinematicsData,
+  contacts: SapContacts,
+  w: number,
+  opts: SapSolverOptions,
+  stage: ContactStageData,
+  A_diag: Float64Array,
+  cliqueIndex: Int32Array,
+  out: SapConstraintSpec[],
+  records: ContactRecord[],
+): void {
+  const n = contacts.count[w];
+  const r = opts.sap_contact_weight_precision === 'fp32' ? Math.fround : identity;
+  for (let i = 0; i < n; i++) {
+    const slot = w * contacts.capacity + i;
+    const b0 = contacts.body0[slot],
+      b1 = contacts.body1[slot];
+    const t0 = cliqueOfBody(m, b0),
+      t1 = cliqueOfBody(m, b1);
+    if (t0 < 0 && t1 < 0) {
+      contacts.slip_state[slot] = ContactSlip.OPEN;
+      contacts.force.fill(0, slot * 3, slot * 3 + 3);
+      continue;
+    }
+    // world witness points
+    if (b0 >= 0) transformPoint(kin.body_X, b0 * 7, contacts.point0, slot * 3, x0, 0);
+    else x0.set(contacts.point0.subarray(slot * 3, slot * 3 + 3));
+    if (b1 >= 0) transformPoint(kin.body_X, b1 * 7, contacts.point1, slot * 3, x1, 0);
+    else x1.set(contacts.point1.subarray(slot * 3, slot * 3 + 3));
+    const frame = new Float64Array(9);
+    contactFrame(
+      contacts.normal[slot * 3],
+      contacts.normal[slot * 3 + 1],
+      contacts.normal[slot * 3 + 2],
+      frame,
+    );
+    // velocity points
+    if (opts.contact_point_mode === 'contact_midpoint') {
+      const k0 = contacts.ke0[slot],
+        k1 = contacts.ke1[slot];
+      const sum = k0 + k1;
+      const a0 = sum > 0 && Number.isFinite(sum) ? k0 / sum : 0.5;
+      for (let k = 0; k < 3; k++) pa[k] = pb[k] = a0 * x0[k] + (1 - a0) * x1[k];
+    } else {
+      pa.set(x0);
+      pb.set(x1);
+    }
+    const cliques: number[] = [];
+    const trees: number[] = [];
+    const J: Float64Array[] = [];
+    for (const t of t0 === t1 ? [t0] : [t0, t1]) {
+      if (t < 0) continue;
+      const dof0 = m.tree_dof_start[t];
+      const nv = m.tree_dof_start[t + 1] - dof0;
+      const Jc = new Float64Array(3 * nv);
+      if (cliqueOfBody(m, b1) === t) accumulatePointJacobian(m, kin, b1, pb, frame, dof0, nv, +1, Jc);
+      if (cliqueOfBody(m, b0) === t) accumulatePointJacobian(m, kin, b0, pa, frame, dof0, nv, -1, Jc);
+      cliques.push(cliqueIndex[t]);
+      trees.push(t);
+      J.push(Jc);
+    }
+    // weight
+    let wgt: number;
+    if (opts.contact_weight_mode === 'body_inertia') {
+      let s = 0;
+      if (t0 >= 0) s = r(s + bodyMobility(m, kin, stage, b0, x0, frame, r));
+      if (t1 >= 0) s = r(s + bodyMobility(m, kin, stage, b1, x1, frame, r));
+      wgt = Math.max(r(s / 3), 1e-12);
+    } else {
+      // W = Σ_c J_c diag(A_c)⁻¹ J_cᵀ (3×3), w = ‖W‖_F / 3
+      let fro = 0;
+      for (let a = 0; a < 3; a++) {
+        for (let b = 0; b < 3; b++) {
+          let wab = 0;
+          for (let c = 0; c < cliques.length; c++) {
+            const t = trees[c];
+            const dof0 = m.tree_dof_start[t];
+            const nv = m.tree_dof_start[t + 1] - dof0;
+            const Jc = J[c];
+            for (let k = 0; k < nv; k++)
+              wab = r(wab + r(r(Jc[a * nv + k] * Jc[b * nv + k]) / A_diag[dof0 + k]));
+          }
+          fro = r(fro + r(wab * wab));
+        }
+      }
+      wgt = Math.max(r(Math.sqrt(fro) / 3), 1e-12);
+    }
+    out.push({
+      kind: 'contact',
+      cliques,
+      J,
+      mu: contacts.mu[slot],
+      stiffness: contacts.ke[slot],
+      tau_d: contacts.tau[slot],
+      phi0: contacts.phi0[slot],
+      beta: opts.contact_beta,
+      sigma: opts.contact_sigma,
+      w: wgt,
+    });
+    const point = new Float64Array(3);
+    point.set(pb);
+    records.push({ slot, frame, point });
+  }
+}
+
+function identity(x: number): number {
+  return x;
+}
+
+/**
+ * Adds sign · R_WCᵀ J_v(x) for body b into Jc (3 × nv, clique-local columns): the linear velocity
+ * of the world point x moving with b is Σ_d (s_v + s_ω × x)·q̇_d over the DOFs on b's path to the root.
+ */
+function accumulatePointJacobian(
+  m: SapModel,
+  kin: KinematicsData,
+  b: number,
+  x: Float64Array,
+  frame: Float64Array,
+  dof0: number,
+  nv: number,
+  sign: number,
+  Jc: Float64Array,
+): void {
+  const S = kin.dof_S;
+  // each DOF on the path contributes one column
+  for (let a = b; a >= 0; a = m.joint_parent[a]) {
+    for (let d = m.joint_qd_start[a]; d < m.joint_qd_start[a + 1]; d++) {
+      const s = d * 6;
+      const vx = S[s + 3] + S[s + 1] * x[2] - S[s + 2] * x[1];
+      const vy = S[s + 4] + S[s + 2] * x[0] - S[s] * x[2];
+      const vz = S[s + 5] + S[s] * x[1] - S[s + 1] * x[0];
+      const col = d - dof0;
+      for (let row = 0; row < 3; row++) {
+        Jc[row * nv + col] +=
+          sign * (frame[row * 3] * vx + frame[row * 3 + 1] * vy + frame[row * 3 + 2] * vz);
+      }
+    }
+  }
+}
+
+/** Σ over the frame's three directions c of ω_b(c) = 1/m + uᵀI⁻¹u, u = R_bᵀ((x − o_b) × c) */
+function bodyMobility(
+  m: SapModel,
+  kin: KinematicsData,
+  stage: ContactStageData,
+  b: number,
+  x: Float64Array,
+  frame: Float64Array,
+  r: (v: number) => number,
+): number {
+  const mass = m.body_mass[b];
+  const invm = mass > 0 ? r(1 / mass) : 0;
+  const R = kin.body_R,
+    ro = b * 9;
+  const Ii = stage.inv_inertia,
+    io = b * 9;
+  const dx = r(x[0] - kin.body_com_w[b * 3]),
+    dy = r(x[1] - kin.body_com_w[b * 3 + 1]),
+    dz = r(x[2] - kin.body_com_w[b * 3 + 2]);
+  let total = 0;
+  for (let c = 0; c < 3; c++) {
+    const cx = frame[c * 3],
+      cy = frame[c * 3 + 1],
+      cz = frame[c * 3 + 2];
+    // (x − o) × c, world
+    const ex = r(r(dy * cz) - r(dz * cy)),
+      ey = r(r(dz * cx) - r(dx * cz)),
+      ez = r(r(dx * cy) - r(dy * cx));
+    // u = Rᵀ e
+    const ux = r(r(r(R[ro] * ex) + r(R[ro + 3] * ey)) + r(R[ro + 6] * ez));
+    const uy = r(r(r(R[ro + 1] * ex) + r(R[ro + 4] * ey)) + r(R[ro + 7] * ez));
+    const uz = r(r(r(R[ro + 2] * ex) + r(R[ro + 5] * ey)) + r(R[ro + 8] * ez));
+    const qx = r(r(r(Ii[io] * ux) + r(Ii[io + 1] * uy)) + r(Ii[io + 2] * uz));
+    const qy = r(r(r(Ii[io + 3] * ux) + r(Ii[io + 4] * uy)) + r(Ii[io + 5] * uz));
+    const qz = r(r(r(Ii[io + 6] * ux) + r(Ii[io + 7] * uy)) + r(Ii[io + 8] * uz));
+    total = r(total + r(invm + r(r(r(ux * qx) + r(uy * qy)) + r(uz * qz))));
+  }
+  return total;
+}

@@ -1,0 +1,83 @@
+/**
+ * Free motion (SPEC §3.2 step 2): per tree, A = M(q) + dt·D and v* = v + dt·A⁻¹k with
+ * k = τ_applied − (C(q,v)v + g(q) − Jᵀf_ext) − D·v (damping implicit through A).
+ *
+ * free_motion_solve_precision 'fp32': M and k are evaluated in fp64, stored as fp32
+ * (cast₃₂), and the factorization, the solve and v* = v + dt·a are realized exactly in fp32.
+ */
+import { crbaTree, rneaTree, type RneaScratch } from '../dynamics';
+import { publicDofIndex, type KinematicsData } from '../kinematics';
+import type { SapModel } from '../model';
+import { DenseCholesky } from '../sap/linalg/cholesky';
+import type { Precision } from '../sap/options';
+
+export interface FreeMotionScratch {
+  composite: Float64Array;
+  rnea: RneaScratch;
+  /** (joint_dof_count) bias forces C·v + g − Jᵀf_ext, internal order */
+  bias: Float64Array;
+  chol64: DenseCholesky;
+  chol32: DenseCholesky;
+  rhs: Float64Array;
+}
+
+/**
+ * Writes A for tree t into `A` (nv_t² entries) and v* for its DOFs into `v_star` (global DOF
+ * indices). `tau_applied` holds internal generalized forces (non-PD feed-forward). Returns false when
+ * A is not positive definite (a massless or degenerate tree).
+ */
+export function freeMotionTree(
+  m: SapModel,
+  d: KinematicsData,
+  t: number,
+  dt: number,
+  v: Float64Array,
+  tau_applied: Float64Array,
+  body_f: Float64Array | null,
+  precision: Precision,
+  s: FreeMotionScratch,
+  A: Float64Array,
+  v_star: Float64Array,
+): boolean {
+  const v0 = m.tree_dof_start[t];
+  const nv = m.tree_dof_start[t + 1] - v0;
+  if (nv === 0) return true;
+  crbaTree(m, d, t, s.composite, A);
+  rneaTree(m, d, t, { qdd: null, velocity: true, gravity: true, body_f }, s.rnea, s.bias);
+  const rhs = s.rhs;
+  for (let j = m.tree_joint_start[t]; j < m.tree_joint_start[t + 1]; j++) {
+    const ds = m.joint_qd_start[j];
+    for (let k = ds; k < m.joint_qd_start[j + 1]; k++) {
+      const damping = m.joint_damping[publicDofIndex(m, j, k - ds)];
+      const i = k - v0;
+      A[i * nv + i] += dt * damping;
+      rhs[i] = tau_applied[k] - s.bias[k] - damping * v[k];
+    }
+  }
+  const chol = precision === 'fp32' ? s.chol32 : s.chol64;
+  if (chol.factor(A, nv).status !== 'ok') return false;
+  chol.solve(rhs, rhs);
+  if (precision === 'fp32') {
+    const fr = Math.fround;
+    const h = fr(dt);
+    for (let i = 0; i < nv; i++) v_star[v0 + i] = fr(fr(v[v0 + i]) + fr(h * rhs[i]));
+  } else {
+    for (let i = 0; i < nv; i++) v_star[v0 + i] = v[v0 + i] + dt * rhs[i];
+  }
+  return true;
+}
+
+export function makeFreeMotionScratch(
+  m: SapModel,
+  rnea: RneaScratch,
+  composite: Float64Array,
+): FreeMotionScratch {
+  return {
+    composite,
+    rnea,
+    bias: new Float64Array(m.joint_dof_count),
+    chol64: new DenseCholesky('fp64'),
+    chol32: new DenseCholesky('fp32'),
+    rhs: new Float64Array(m.joint_dof_count),
+  };
+}

@@ -1,0 +1,5 @@
+export * from './report';
+export * from './step';
+export * from './simulation';
+export * from './contact_frame';
+export * from './ablation';

@@ -1,0 +1,77 @@
+/**
+ * Joint limit and PD-drive constraints (SPEC §3.3, drake_sap_notes §2.2–2.3).
+ *
+ * Limits (1-DOF joints with limit_ke > 0): k = limit_ke, τ_d = limit_kd/limit_ke, β = 0.1; a side is
+ * added only inside the window q₀ ± 2·dt·max(|v₀|, |v*|) (a violated side is always inside).
+ * PD drives (1-DOF joints with target_ke or target_kd > 0): implicit PD with the effort limit on PD +
+ * feed-forward together; the feed-forward of driven DOFs enters here, not the free motion.
+ */
+import { JointType, type SapModel } from '../model';
+import type { SapControl } from '../state';
+import type { SapConstraintSpec } from '../sap/problem';
+
+const LIMIT_WINDOW_FACTOR = 2;
+
+/** true when DOF d carries a PD drive */
+export function hasDrive(m: SapModel, d: number): boolean {
+  return m.joint_target_ke[d] > 0 || m.joint_target_kd[d] > 0;
+}
+
+/** appends limit and PD constraints of the joints [j0, j1) */
+export function buildJointConstraints(
+  m: SapModel,
+  j0: number,
+  j1: number,
+  q: Float64Array,
+  v: Float64Array,
+  v_star: Float64Array,
+  control: SapControl,
+  dt: number,
+  cliqueIndex: Int32Array,
+  out: SapConstraintSpec[],
+): void {
+  for (let j = j0; j < j1; j++) {
+    const type = m.joint_type[j];
+    if (type !== JointType.REVOLUTE && type !== JointType.PRISMATIC) continue;
+    const d = m.joint_qd_start[j];
+    const t = m.joint_tree[j];
+    const clique = cliqueIndex[t];
+    const dof = d - m.tree_dof_start[t];
+    const q0 = q[m.joint_q_start[j]];
+    // limit
+    const ke = m.joint_limit_ke[d];
+    if (ke > 0) {
+      const window = LIMIT_WINDOW_FACTOR * dt * Math.max(Math.abs(v[d]), Math.abs(v_star[d]));
+      const lo = m.joint_limit_lower[d] > q0 - window ? m.joint_limit_lower[d] : -Infinity;
+      const hi = m.joint_limit_upper[d] < q0 + window ? m.joint_limit_upper[d] : Infinity;
+      if (Number.isFinite(lo) || Number.isFinite(hi)) {
+        out.push({
+          kind: 'limit',
+          clique,
+          dof,
+          q0,
+          lower: lo,
+          upper: hi,
+          stiffness: ke,
+          tau_d: m.joint_limit_kd[d] / ke,
+          beta: 0.1,
+        });
+      }
+    }
+    // pd drive
+    if (hasDrive(m, d)) {
+      out.push({
+        kind: 'pd',
+        clique,
+        dof,
+        q0,
+        qd: control.joint_target_pos[d],
+        vd: control.joint_target_vel[d],
+        kp: m.joint_target_ke[d],
+        kd: m.joint_target_kd[d],
+        effort_limit: m.joint_effort_limit[d],
+        u0: control.joint_f[d],
+      });
+    }
+  }
+}

@@ -1,0 +1,194 @@
+/** physics with analytic answers (issue acceptance list), on models built in code */
+import { describe, expect, it } from 'vitest';
+import { quatToMat3 } from '../math';
+import { Simulation } from './simulation';
+import { OneStepAblator } from './ablation';
+import { boxOnGround, boxStack, pendulum, sphereOnGround, spinningBox } from './test_scenes';
+
+const PRESETS = ['approx32', 'approx64', 'drake'] as const;
+
+function totalNormalForce(sim: Simulation): number {
+  let fz = 0;
+  for (let i = 0; i < sim.contacts.count[0]; i++) fz += sim.contacts.force[i * 3 + 2];
+  return fz;
+}
+
+describe('resting box', () => {
+  for (const preset of PRESETS) {
+    it(`${preset}: total normal force equals m·g within 0.5%, 4 corner contacts`, () => {
+      const m = boxOnGround();
+      const sim = new Simulation(m, { dt: 0.002, solver: { contact_preset_variant: preset } });
+      for (let i = 0; i < 500; i++) expect(sim.step().status).toBe('converged');
+      expect(sim.contacts.count[0]).toBe(4);
+      const mg = m.body_mass[0] * 9.81;
+      expect(Math.abs(totalNormalForce(sim) - mg) / mg).toBeLessThan(0.005);
+      // at rest: no drift
+      expect(Math.hypot(sim.state.joint_q[0], sim.state.joint_q[1])).toBeLessThan(1e-6);
+    });
+  }
+});
+
+describe('sliding box', () => {
+  for (const preset of PRESETS) {
+    it(`${preset}: stops after v0²/(2μg) within 2%`, () => {
+      const mu = 0.3,
+        v0 = 2;
+      const m = boxOnGround({ half: [0.1, 0.1, 0.05], density: 250, mu });
+      const sim = new Simulation(m, { dt: 0.002, solver: { contact_preset_variant: preset } });
+      for (let i = 0; i < 50; i++) sim.step(); // settle onto the ground
+      const x0 = sim.state.joint_q[0];
+      sim.state.joint_qd[0] = v0;
+      for (let i = 0; i < 600; i++) sim.step();
+      expect(Math.abs(sim.state.joint_qd[0])).toBeLessThan(1e-3);
+      const d = sim.state.joint_q[0] - x0;
+      const expected = (v0 * v0) / (2 * mu * 9.81);
+      expect(Math.abs(d - expected) / expected).toBeLessThan(0.02);
+    });
+  }
+});
+
+describe('rolling sphere', () => {
+  for (const preset of PRESETS) {
+    it(`${preset}: launched without spin, ends rolling at 5/7·v0 within 1%`, () => {
+      const r = 0.1,
+        v0 = 1.4;
+      const m = sphereOnGround(r, 0.4);
+      const sim = new Simulation(m, { dt: 0.002, solver: { contact_preset_variant: preset } });
+      for (let i = 0; i < 50; i++) sim.step();
+      sim.state.joint_qd[0] = v0;
+      for (let i = 0; i < 500; i++) sim.step();
+      const v = sim.state.joint_qd[0];
+      const wy = sim.state.joint_qd[4];
+      expect(Math.abs(v - (5 / 7) * v0) / ((5 / 7) * v0)).toBeLessThan(0.01);
+      expect(Math.abs(wy * r - v)).toBeLessThan(0.01 * v); // rolling: ω·r = v
+    });
+  }
+});
+
+describe('pendulum', () => {
+  for (const integration of ['midpoint', 'sap_euler'] as const) {
+    it(`${integration}: small-amplitude period matches the compound-pendulum formula within 0.5%`, () => {
+      const m = pendulum();
+      const mass = m.body_mass[0];
+      const d = -m.body_com[2]; // COM below the pivot
+      const Iyy = m.body_inertia[4] + mass * d * d;
+      const T = 2 * Math.PI * Math.sqrt(Iyy / (mass * 9.81 * d));
+      const dt = 0.001;
+      const sim = new Simulation(m, {
+        dt,
+        solver: { contact_preset_variant: 'drake', position_integration: integration },
+      });
+      sim.state.joint_q[0] = 0.02;
+      const crossings: number[] = [];
+      let prev = sim.state.joint_q[0];
+      while (sim.state.time < 4 * T) {
+        sim.step();
+        const q = sim.state.joint_q[0];
+        if (prev > 0 && q <= 0) crossings.push(sim.state.time - dt * (q / (q - prev)));
+        prev = q;
+      }
+      expect(crossings.length).toBeGreaterThanOrEqual(3);
+      const measured = (crossings[crossings.length - 1] - crossings[0]) / (crossings.length - 1);
+      expect(Math.abs(measured - T) / T).toBeLessThan(0.005);
+    });
+  }
+});
+
+function energyAndMomentum(sim: Simulation): { ke: number; L: number[] } {
+  const m = sim.model;
+  const s = sim.state;
+  const R = new Float64Array(9);
+  quatToMat3(s.body_q, 3, R, 0);
+  const w = [s.body_qd[3], s.body_qd[4], s.body_qd[5]];
+  // body-frame ω, I·ω, back to world
+  const wb = [0, 1, 2].map((k) => R[k] * w[0] + R[3 + k] * w[1] + R[6 + k] * w[2]);
+  const Iwb = [0, 1, 2].map(
+    (r) =>
+      m.body_inertia[r * 3] * wb[0] + m.body_inertia[r * 3 + 1] * wb[1] + m.body_inertia[r * 3 + 2] * wb[2],
+  );
+  const L = [0, 1, 2].map((r) => R[r * 3] * Iwb[0] + R[r * 3 + 1] * Iwb[1] + R[r * 3 + 2] * Iwb[2]);
+  const v = [s.body_qd[0], s.body_qd[1], s.body_qd[2]];
+  const ke =
+    0.5 * m.body_mass[0] * (v[0] ** 2 + v[1] ** 2 + v[2] ** 2) +
+    0.5 * (wb[0] * Iwb[0] + wb[1] * Iwb[1] + wb[2] * Iwb[2]);
+  return { ke, L };
+}
+
+describe('free spinning body without gravity', () => {
+  const run = (dt: number, integration: string) => {
+    const sim = new Simulation(spinningBox(), {
+      dt,
+      solver: { contact_preset_variant: 'approx64', position_integration: integration },
+    });
+    sim.state.joint_qd.set([0.1, 0, 0.05, 0.3, 0.2, 1.0]);
+    sim.solver.updateBodyState(sim.state);
+    const e0 = energyAndMomentum(sim);
+    const steps = Math.round(1 / dt);
+    for (let i = 0; i < steps; i++) sim.step();
+    const e1 = energyAndMomentum(sim);
+    return {
+      keRel: Math.abs(e1.ke - e0.ke) / e0.ke,
+      dL: Math.hypot(e1.L[0] - e0.L[0], e1.L[1] - e0.L[1], e1.L[2] - e0.L[2]),
+    };
+  };
+  it('keeps its kinetic energy under midpoint integration (1e-4 relative over 1 s)', () => {
+    expect(run(0.001, 'midpoint').keRel).toBeLessThan(1e-4);
+  });
+  it('angular-momentum drift shrinks at the scheme order when dt halves (order ≥ 0.9)', () => {
+    const a = run(0.004, 'midpoint').dL;
+    const b = run(0.002, 'midpoint').dL;
+    const order = Math.log2(a / b);
+    expect(a).toBeGreaterThan(0);
+    expect(order).toBeGreaterThanOrEqual(0.9);
+  });
+});
+
+describe('10-box stack', () => {
+  it('stays standing 5 s under drake (top box moves < 1 mm sideways)', () => {
+    const m = boxStack(10);
+    const dt = 0.005;
+    const sim = new Simulation(m, {
+      dt,
+      solver: { contact_preset_variant: 'drake' },
+      max_rigid_contact: 128,
+    });
+    const top = 9 * 7;
+    const x0 = sim.state.joint_q[top],
+      y0 = sim.state.joint_q[top + 1];
+    for (let i = 0; i < 5 / dt; i++) sim.step();
+    const dx = Math.hypot(sim.state.joint_q[top] - x0, sim.state.joint_q[top + 1] - y0);
+    expect(dx).toBeLessThan(1e-3);
+    expect(sim.state.joint_q[top + 2]).toBeGreaterThan(1.85);
+  });
+
+  it('Δprecision and Δmodel are finite and positive', () => {
+    const m = boxStack(10);
+    const sim = new Simulation(m, {
+      dt: 0.005,
+      solver: { contact_preset_variant: 'approx64' },
+      max_rigid_contact: 128,
+    });
+    for (let i = 0; i < 20; i++) sim.step();
+    sim.collision.collide(sim.state, sim.contacts);
+    const r = new OneStepAblator(m).run(sim.state, sim.control, sim.contacts, 0.005);
+    for (const d of [r.delta_precision.norm, r.delta_model.norm]) {
+      expect(Number.isFinite(d)).toBe(true);
+      expect(d).toBeGreaterThan(0);
+    }
+  });
+});
+
+describe('determinism', () => {
+  it('the same scene and options give bit-identical states after 1000 steps', () => {
+    const runOnce = () => {
+      const sim = new Simulation(boxStack(3), { dt: 0.005, solver: { contact_preset_variant: 'approx32' } });
+      sim.state.joint_qd[0] = 0.3;
+      for (let i = 0; i < 1000; i++) sim.step();
+      return (
+        Buffer.from(sim.state.joint_q.buffer).toString('hex') +
+        Buffer.from(sim.state.joint_qd.buffer).toString('hex')
+      );
+    };
+    expect(runOnce()).toBe(runOnce());
+  });
+});

@@ -1,0 +1,49 @@
+/** the step report (SPEC §3.2): the step never throws for numerical trouble, it reports */
+
+export type StepStatus = 'converged' | 'max_iterations' | 'line_search_failed' | 'invalid_input';
+
+/** per-world solver outcome of one step */
+export interface WorldReport {
+  status: StepStatus;
+  iterations: number;
+  line_search_iterations: number;
+  /** cost ℓ per Newton iteration [J] */
+  cost: number[];
+  contacts: number;
+  truncated_contacts: number;
+  /** set when a non-finite value was found: the quantity's name (the world then keeps its input state) */
+  nonfinite?: string;
+}
+
+/** wall time per stage [ms] */
+export interface StageTiming {
+  free_motion: number;
+  constraints: number;
+  solve: number;
+  integrate: number;
+  total: number;
+}
+
+export interface StepReport {
+  /** the worst world status (invalid_input > line_search_failed > max_iterations > converged) */
+  status: StepStatus;
+  worlds: WorldReport[];
+  iterations_mean: number;
+  iterations_max: number;
+  line_search_iterations: number;
+  contact_count: number;
+  truncated_contact_count: number;
+  timing: StageTiming;
+}
+
+const RANK: Record<StepStatus, number> = {
+  converged: 0,
+  max_iterations: 1,
+  line_search_failed: 2,
+  invalid_input: 3,
+};
+
+/** the more severe of two statuses */
+export function worseStatus(a: StepStatus, b: StepStatus): StepStatus {
+  return RANK[a] >= RANK[b] ? a : b;
+}

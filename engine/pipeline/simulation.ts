@@ -1,0 +1,62 @@
+/**
+ * Simulation: the convenience loop used by the CLI, tests, benchmarks and the worker:
+ * collide(state) → SolverSAP.step(state, next, control, contacts, dt) → swap.
+ */
+import { SapCollisionPipeline } from '../collision/pipeline';
+import type { SapContacts } from '../collision/contacts';
+import type { SapModel } from '../model';
+import { makeControl, makeState, type SapControl, type SapState } from '../state';
+import type { StepReport } from './report';
+import { SolverSAP } from './step';
+
+export interface SimulationOptions {
+  /** time step [s] */
+  dt: number;
+  /** solver options (SPEC §3.6), validated */
+  solver?: Record<string, unknown>;
+  /** contact slots per world (default: solver max_rigid_contact) */
+  max_rigid_contact?: number;
+}
+
+export class Simulation {
+  readonly model: SapModel;
+  readonly solver: SolverSAP;
+  readonly collision: SapCollisionPipeline;
+  readonly contacts: SapContacts;
+  readonly control: SapControl;
+  state: SapState;
+  private next: SapState;
+  dt: number;
+  last_report: StepReport | null = null;
+
+  constructor(model: SapModel, opts: SimulationOptions) {
+    this.model = model;
+    this.dt = opts.dt;
+    this.solver = new SolverSAP(model, opts.solver ?? {});
+    const cap = opts.max_rigid_contact ?? this.solver.options.max_rigid_contact;
+    this.collision = new SapCollisionPipeline(model, { rigid_contact_max: cap });
+    this.contacts = this.collision.contacts();
+    this.control = makeControl(model);
+    this.state = makeState(model);
+    this.next = makeState(model);
+    this.solver.updateBodyState(this.state);
+  }
+
+  /** advances one step of dt */
+  step(): StepReport {
+    this.collision.collide(this.state, this.contacts);
+    const r = this.solver.step(this.state, this.next, this.control, this.contacts, this.dt);
+    const t = this.state;
+    this.state = this.next;
+    this.next = t;
+    this.last_report = r;
+    return r;
+  }
+
+  /** resets to the model's initial state */
+  reset(): void {
+    this.state = makeState(this.model);
+    this.next = makeState(this.model);
+    this.solver.updateBodyState(this.state);
+  }
+}

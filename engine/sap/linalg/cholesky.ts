@@ -1,0 +1,257 @@
+/**
+ * Dense blocked (tiled) Cholesky LLᵀ factorization and solve on row-major matrices.
+ *
+ * Right-looking tiled algorithm: for each panel of `tile` columns, factor the diagonal tile,
+ * solve the tiles below it, then apply the panel's rank-`tile` update to the trailing lower
+ * triangle tile by tile. Every entry receives its updates one product at a time with k ascending,
+ * s ← s − L_ik·L_jk, then L_ij = s / L_jj (L_jj = √s on the diagonal), so the result is identical
+ * to the plain unblocked column-by-column Cholesky with the same per-entry order, in either
+ * precision.
+ *
+ * Precision `fp32`: every + − × ÷ √ result is rounded with `Math.fround` (storage is normally a
+ * `Float32Array`), which reproduces IEEE binary32 arithmetic bit for bit. Precision `fp64`: plain
+ * doubles on a `Float64Array`.
+ *
+ * Only the lower triangle (row ≥ column) is read; the factor L overwrites it. A non-positive (or
+ * NaN) pivot is reported in the return value, never thrown.
+ */
+
+/** realization of a linear solve */
+export type LinearSolvePrecision = 'fp32' | 'fp64';
+
+/** default tile edge (columns per panel) */
+export const CHOLESKY_TILE = 16;
+
+/** outcome of a factorization */
+export type CholeskyStatus = 'ok' | 'not_spd';
+
+/** status and, for `not_spd`, the index of the first non-positive pivot (−1 when ok) */
+export interface CholeskyResult {
+  status: CholeskyStatus;
+  pivot: number;
+}
+
+const fr = Math.fround;
+
+function factor64(a: Float64Array, n: number, T: number): number {
+  for (let k0 = 0; k0 < n; k0 += T) {
+    const k1 = Math.min(k0 + T, n);
+    // diagonal tile
+    for (let j = k0; j < k1; j++) {
+      const rj = j * n;
+      let d = a[rj + j];
+      for (let k = k0; k < j; k++) d -= a[rj + k] * a[rj + k];
+      if (!(d > 0)) return j;
+      const ljj = Math.sqrt(d);
+      a[rj + j] = ljj;
+      for (let i = j + 1; i < k1; i++) {
+        const ri = i * n;
+        let s = a[ri + j];
+        for (let k = k0; k < j; k++) s -= a[ri + k] * a[rj + k];
+        a[ri + j] = s / ljj;
+      }
+    }
+    // tiles below the diagonal tile
+    for (let i = k1; i < n; i++) {
+      const ri = i * n;
+      for (let j = k0; j < k1; j++) {
+        const rj = j * n;
+        let s = a[ri + j];
+        for (let k = k0; k < j; k++) s -= a[ri + k] * a[rj + k];
+        a[ri + j] = s / a[rj + j];
+      }
+    }
+    // trailing update, tile by tile
+    for (let i0 = k1; i0 < n; i0 += T) {
+      const i1 = Math.min(i0 + T, n);
+      for (let j0 = k1; j0 <= i0; j0 += T) {
+        const j1 = Math.min(j0 + T, n);
+        for (let i = i0; i < i1; i++) {
+          const ri = i * n;
+          const jEnd = Math.min(j1, i + 1);
+          for (let j = j0; j < jEnd; j++) {
+            const rj = j * n;
+            let s = a[ri + j];
+            for (let k = k0; k < k1; k++) s -= a[ri + k] * a[rj + k];
+            a[ri + j] = s;
+          }
+        }
+      }
+    }
+  }
+  return -1;
+}
+
+function factor32(a: Float32Array | Float64Array, n: number, T: number): number {
+  for (let k0 = 0; k0 < n; k0 += T) {
+    const k1 = Math.min(k0 + T, n);
+    for (let j = k0; j < k1; j++) {
+      const rj = j * n;
+      let d = fr(a[rj + j]);
+      for (let k = k0; k < j; k++) d = fr(d - fr(a[rj + k] * a[rj + k]));
+      if (!(d > 0)) return j;
+      const ljj = fr(Math.sqrt(d));
+      a[rj + j] = ljj;
+      for (let i = j + 1; i < k1; i++) {
+        const ri = i * n;
+        let s = fr(a[ri + j]);
+        for (let k = k0; k < j; k++) s = fr(s - fr(a[ri + k] * a[rj + k]));
+        a[ri + j] = fr(s / ljj);
+      }
+    }
+    for (let i = k1; i < n; i++) {
+      const ri = i * n;
+      for (let j = k0; j < k1; j++) {
+        const rj = j * n;
+        let s = fr(a[ri + j]);
+        for (let k = k0; k < j; k++) s = fr(s - fr(a[ri + k] * a[rj + k]));
+        a[ri + j] = fr(s / a[rj + j]);
+      }
+    }
+    for (let i0 = k1; i0 < n; i0 += T) {
+      const i1 = Math.min(i0 + T, n);
+      for (let j0 = k1; j0 <= i0; j0 += T) {
+        const j1 = Math.min(j0 + T, n);
+        for (let i = i0; i < i1; i++) {
+          const ri = i * n;
+          const jEnd = Math.min(j1, i + 1);
+          for (let j = j0; j < jEnd; j++) {
+            const rj = j * n;
+            let s = fr(a[ri + j]);
+            for (let k = k0; k < k1; k++) s = fr(s - fr(a[ri + k] * a[rj + k]));
+            a[ri + j] = s;
+          }
+        }
+      }
+    }
+  }
+  return -1;
+}
+
+/**
+ * Factors the n×n row-major SPD matrix in `a` in place (lower triangle ← L).
+ *
+ * @param a          n×n row-major; `Float64Array` for fp64, `Float32Array` (or fp32-valued
+ *                   `Float64Array`) for fp32
+ * @param n          order
+ * @param precision  arithmetic realization
+ * @param tile       tile edge ≥ 1 (default {@link CHOLESKY_TILE})
+ */
+export function choleskyFactor(
+  a: Float64Array | Float32Array,
+  n: number,
+  precision: LinearSolvePrecision,
+  tile: number = CHOLESKY_TILE,
+): CholeskyResult {
+  const T = Math.max(1, Math.floor(tile));
+  let pivot: number;
+  if (precision === 'fp32') pivot = factor32(a, n, T);
+  else if (a instanceof Float64Array) pivot = factor64(a, n, T);
+  else throw new TypeError('choleskyFactor: fp64 needs Float64Array storage');
+  return { status: pivot < 0 ? 'ok' : 'not_spd', pivot };
+}
+
+/**
+ * Solves L Lᵀ x = b in place (b ← x) with the factor from {@link choleskyFactor}.
+ * Forward: y_i = (b_i − Σ_{k<i} L_ik y_k)/L_ii; backward: x_i = (y_i − Σ_{k>i} L_ki x_k)/L_ii, sums
+ * accumulated with k ascending (each operation rounded for fp32).
+ */
+export function choleskySolve(
+  L: Float64Array | Float32Array,
+  n: number,
+  b: Float64Array | Float32Array,
+  precision: LinearSolvePrecision,
+): void {
+  if (precision === 'fp32') {
+    for (let i = 0; i < n; i++) {
+      const ri = i * n;
+      let s = fr(b[i]);
+      for (let k = 0; k < i; k++) s = fr(s - fr(L[ri + k] * b[k]));
+      b[i] = fr(s / L[ri + i]);
+    }
+    for (let i = n - 1; i >= 0; i--) {
+      let s = fr(b[i]);
+      for (let k = i + 1; k < n; k++) s = fr(s - fr(L[k * n + i] * b[k]));
+      b[i] = fr(s / L[i * n + i]);
+    }
+    return;
+  }
+  for (let i = 0; i < n; i++) {
+    const ri = i * n;
+    let s = b[i];
+    for (let k = 0; k < i; k++) s -= L[ri + k] * b[k];
+    b[i] = s / L[ri + i];
+  }
+  for (let i = n - 1; i >= 0; i--) {
+    let s = b[i];
+    for (let k = i + 1; k < n; k++) s -= L[k * n + i] * b[k];
+    b[i] = s / L[i * n + i];
+  }
+}
+
+/**
+ * Reusable dense Cholesky solver with its own storage (Float32Array for fp32, Float64Array for
+ * fp64) that grows as needed and is kept between calls.
+ */
+export class DenseCholesky {
+  private s64 = new Float64Array(0);
+  private s32 = new Float32Array(0);
+  private r64 = new Float64Array(0);
+  private r32 = new Float32Array(0);
+  private n = 0;
+  private factored = false;
+
+  /**
+   * @param precision  arithmetic realization of the factorization and the solves
+   * @param tile       tile edge of the blocked factorization
+   */
+  constructor(
+    public precision: LinearSolvePrecision = 'fp64',
+    public tile: number = CHOLESKY_TILE,
+  ) {}
+
+  /**
+   * Copies the lower triangle of the n×n row-major `H` (fp64 values, rounded to fp32 on copy when
+   * precision is fp32) and factors it. `H` itself is not modified.
+   */
+  factor(H: Float64Array, n: number): CholeskyResult {
+    this.n = n;
+    const nn = n * n;
+    let res: CholeskyResult;
+    if (this.precision === 'fp32') {
+      if (this.s32.length < nn) this.s32 = new Float32Array(nn);
+      const a = this.s32;
+      for (let i = 0; i < n; i++) for (let j = 0; j <= i; j++) a[i * n + j] = H[i * n + j];
+      res = choleskyFactor(a, n, 'fp32', this.tile);
+    } else {
+      if (this.s64.length < nn) this.s64 = new Float64Array(nn);
+      const a = this.s64;
+      for (let i = 0; i < n; i++) for (let j = 0; j <= i; j++) a[i * n + j] = H[i * n + j];
+      res = choleskyFactor(a, n, 'fp64', this.tile);
+    }
+    this.factored = res.status === 'ok';
+    return res;
+  }
+
+  /**
+   * x = H⁻¹·b for the last successful {@link factor}; `x` may alias `b`. For fp32 the right-hand
+   * side is rounded to fp32 and the solution is the exact fp32 result widened to fp64.
+   */
+  solve(b: Float64Array, x: Float64Array): void {
+    if (!this.factored) throw new Error('DenseCholesky.solve: no valid factorization');
+    const n = this.n;
+    if (this.precision === 'fp32') {
+      if (this.r32.length < n) this.r32 = new Float32Array(n);
+      const r = this.r32;
+      for (let i = 0; i < n; i++) r[i] = b[i];
+      choleskySolve(this.s32, n, r, 'fp32');
+      for (let i = 0; i < n; i++) x[i] = r[i];
+    } else {
+      if (this.r64.length < n) this.r64 = new Float64Array(n);
+      const r = this.r64;
+      for (let i = 0; i < n; i++) r[i] = b[i];
+      choleskySolve(this.s64, n, r, 'fp64');
+      for (let i = 0; i < n; i++) x[i] = r[i];
+    }
+  }
+}

@@ -1,0 +1,948 @@
+/**
+ * SAP Newton solver over a {@link SapProblem} (Drake SAP notes §0 and §3, SPEC §3.3–3.7).
+ *
+ * A {@link SapSolver} keeps every workspace (typed arrays, the Cholesky storage) between calls and
+ * only grows them, so a pipeline solving one problem per step allocates little beyond the result.
+ *
+ * Loop (k = 0, 1, …): evaluate vc = Jv, γ, G, ℓ and ∇ℓ = A(v−v*) − Jᵀγ at v_k; converged if
+ * ‖D∇ℓ‖ ≤ abs + rel·max(‖Dp‖, ‖Dj‖) (D = diag(A)^-1/2, p = Av, j = Jᵀγ) or if the cost criterion
+ * was met by the previous update; stop with `max_iterations` when k reaches the cap; otherwise
+ * solve (A + JᵀGJ)Δv = −∇ℓ by a dense blocked Cholesky over the participating dofs, run the line
+ * search and set v_{k+1} = v_k + αΔv. Cost criterion: |ℓ_k − ℓ_{k+1}| < cost_abs +
+ * cost_rel·½(|ℓ_k| + |ℓ_{k+1}|) and α > 0.5.
+ *
+ * Precision (SPEC §3.7):
+ * - `contact_linear_solve_precision`: realization of the Cholesky factorization and solves
+ *   (fp32 = IEEE binary32 bit for bit, see linalg/cholesky.ts).
+ * - `contact_solve_precision` = fp32: values are rounded to binary32 (`Math.fround`) where they are
+ *   stored: the iterate v (guess and every update), the impulses γ, the generalized impulse j, the
+ *   gradient ∇ℓ and every entry of H. The expressions producing them, the costs, the line-search
+ *   scalars, Δv (unless the linear solve is fp32) and the constraint parameters stay fp64.
+ * - `sap_contact_weight_precision` = fp32: the diagonal-Delassus estimate of a contact's w (when
+ *   the spec omits w) is computed with every operation rounded to binary32.
+ */
+
+import { PARAM_STRIDE, type ConstraintCalc } from './constraints/common';
+import {
+  CONTACT_REGION_NAMES,
+  CONTACT_ROWS,
+  contactCalc,
+  contactRegion,
+  makeContactParams,
+  type ContactRegionName,
+} from './constraints/contact';
+import { limitCalc, limitRowSigns, makeLimitParams } from './constraints/limit';
+import { makePdParams, pdCalc } from './constraints/pd';
+import { DenseCholesky, choleskyFactor } from './linalg/cholesky';
+import {
+  lineSearch,
+  type LineObjective,
+  type LineSample,
+  type LineSearchParams,
+  type LineSearchResult,
+} from './linesearch';
+import { resolveSolverOptions, type SapSolverOptions } from './options';
+import type { SapConstraintSpec, SapProblem, SapSolveResult, SapSolveStatus } from './problem';
+
+const KIND_CONTACT = 0;
+const KIND_LIMIT = 1;
+const KIND_PD = 2;
+const KERNELS: readonly ConstraintCalc[] = [contactCalc, limitCalc, pdCalc];
+
+/** floor of a diagonal-Delassus weight estimate */
+export const MIN_DELASSUS_WEIGHT = 1e-12;
+
+const fr = Math.fround;
+const ident = (x: number): number => x;
+
+function growF64(a: Float64Array, n: number): Float64Array {
+  return a.length >= n ? a : new Float64Array(Math.max(n, 2 * a.length));
+}
+function growI32(a: Int32Array, n: number): Int32Array {
+  return a.length >= n ? a : new Int32Array(Math.max(n, 2 * a.length));
+}
+function growU8(a: Uint8Array, n: number): Uint8Array {
+  return a.length >= n ? a : new Uint8Array(Math.max(n, 2 * a.length));
+}
+function finiteArray(a: ArrayLike<number>): boolean {
+  for (let k = 0; k < a.length; k++) if (!Number.isFinite(a[k])) return false;
+  return true;
+}
+function isIndex(x: unknown, n: number): x is number {
+  return typeof x === 'number' && Number.isInteger(x) && x >= 0 && x < n;
+}
+
+/**
+ * Diagonal-Delassus weight of one constraint (Drake notes §1.2): W = Σ_b J_b diag(A_b)⁻¹ J_bᵀ over
+ * its clique blocks, w = max(‖W‖_F / nrows, 1e-12); `rnd` rounds every operation (identity or
+ * `Math.fround`).
+ *
+ * @param blocks  per block: row-major nrows×nv Jacobian and the clique's row-major nv×nv A
+ * @param nrows   number of constraint rows
+ */
+export function diagDelassusWeight(
+  blocks: readonly { J: ArrayLike<number>; A: ArrayLike<number>; nv: number }[],
+  nrows: number,
+  rnd: (x: number) => number = ident,
+): number {
+  let f2 = 0;
+  for (let r = 0; r < nrows; r++) {
+    for (let s = 0; s < nrows; s++) {
+      let w = 0;
+      for (const b of blocks) {
+        for (let m = 0; m < b.nv; m++) {
+          const jr = b.J[r * b.nv + m];
+          const js = b.J[s * b.nv + m];
+          if (jr === 0 || js === 0) continue;
+          w = rnd(w + rnd(rnd(jr * js) / b.A[m * b.nv + m]));
+        }
+      }
+      f2 = rnd(f2 + rnd(w * w));
+    }
+  }
+  const w = rnd(rnd(Math.sqrt(f2)) / nrows);
+  return Math.max(w, MIN_DELASSUS_WEIGHT);
+}
+
+/**
+ * Reusable SAP solver. Options are resolved once (`resolveSolverOptions`); workspaces persist
+ * across {@link SapSolver.solve} calls.
+ */
+export class SapSolver {
+  /** fully resolved options in use */
+  options: SapSolverOptions;
+
+  // problem layout
+  private nCliques = 0;
+  private nvTotal = 0;
+  private nvp = 0; // participating dofs
+  private nCon = 0;
+  private nRows = 0;
+  private nG = 0;
+  private cliqueOff: Int32Array = new Int32Array(0); // global dof offset per clique (nCliques + 1)
+  private redOff: Int32Array = new Int32Array(0); // reduced offset per clique, −1 if not participating
+  private partCliques: Int32Array = new Int32Array(0); // participating clique ids, ascending
+  private nPart = 0;
+  private maxNv = 0;
+  private kind: Uint8Array = new Uint8Array(0);
+  private rows: Int32Array = new Int32Array(0);
+  private rowOff: Int32Array = new Int32Array(0);
+  private gOff: Int32Array = new Int32Array(0);
+  private params: Float64Array = new Float64Array(0);
+  private blkStart: Int32Array = new Int32Array(0); // per constraint (nCon + 1)
+  private blkClique: Int32Array = new Int32Array(0);
+  private blkJ: Int32Array = new Int32Array(0); // offset in jData
+  private jData: Float64Array = new Float64Array(0);
+  private cliquesA: Float64Array[] = [];
+
+  // vectors over participating dofs
+  private v: Float64Array = new Float64Array(0);
+  private vStar: Float64Array = new Float64Array(0);
+  private dInv: Float64Array = new Float64Array(0); // diag(A)^-1/2
+  private Ar: Float64Array = new Float64Array(0); // A(v − v*)
+  private p: Float64Array = new Float64Array(0); // A v
+  private jv: Float64Array = new Float64Array(0); // Jᵀγ
+  private grad: Float64Array = new Float64Array(0);
+  private rhs: Float64Array = new Float64Array(0);
+  private dv: Float64Array = new Float64Array(0);
+  private dp: Float64Array = new Float64Array(0);
+  private H: Float64Array = new Float64Array(0);
+  private T: Float64Array = new Float64Array(0); // G·J block scratch
+  // vectors over constraint rows
+  private vc: Float64Array = new Float64Array(0);
+  private dvc: Float64Array = new Float64Array(0);
+  private gamma: Float64Array = new Float64Array(0);
+  private G: Float64Array = new Float64Array(0);
+  private vcT: Float64Array = new Float64Array(0);
+  private gammaT: Float64Array = new Float64Array(0);
+  private GT: Float64Array = new Float64Array(0);
+
+  // line data
+  private ellA0 = 0;
+  private dpr = 0; // Δpᵀ(v − v*)
+  private d2A = 0; // ΔvᵀAΔv
+  private readonly chol = new DenseCholesky('fp64');
+  private readonly sample: LineSample = { phi: 0, dphi: 0, d2phi: 0 };
+  private readonly lsResult: LineSearchResult = { status: 'ok', alpha: 1, iterations: 0 };
+  private readonly line: LineObjective = { evaluate: (a, o, out) => this.evalAlongLine(a, o, out) };
+
+  /** @param options  partial options, expanded with `resolveSolverOptions` (throws OptionsError) */
+  constructor(options: Partial<SapSolverOptions> = {}) {
+    this.options = resolveSolverOptions(options);
+  }
+
+  /** replaces the options (expanded with `resolveSolverOptions`) */
+  setOptions(options: Partial<SapSolverOptions>): void {
+    this.options = resolveSolverOptions(options);
+  }
+
+  /**
+   * Solves `p` starting from `vGuess` (default v*). Never throws for numerical trouble: invalid
+   * data gives `invalid_input`, a failed line search `line_search_failed`.
+   */
+  solve(p: SapProblem, vGuess?: Float64Array): SapSolveResult {
+    const err = this.setup(p, vGuess);
+    if (err !== null) return this.invalidResult(p, err);
+    if (p.constraints.length === 0) {
+      return {
+        status: 'converged',
+        v: Float64Array.from(p.v_star),
+        gamma: [],
+        j: new Float64Array(this.nvTotal),
+        iterations: 0,
+        line_search_iterations: 0,
+        cost: [0],
+        vc: [],
+        contact_state: [],
+      };
+    }
+    return this.newton(p);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // setup
+
+  private setup(p: SapProblem, vGuess: Float64Array | undefined): string | null {
+    const o = this.options;
+    if (typeof p !== 'object' || p === null) return 'problem must be an object';
+    if (!(typeof p.dt === 'number' && p.dt > 0 && Number.isFinite(p.dt))) {
+      return `dt must be a positive finite number; got ${String(p.dt)}`;
+    }
+    if (!Array.isArray(p.cliques) || !Array.isArray(p.constraints)) {
+      return 'cliques and constraints must be arrays';
+    }
+    const nCl = p.cliques.length;
+    this.nCliques = nCl;
+    this.cliqueOff = growI32(this.cliqueOff, nCl + 1);
+    this.redOff = growI32(this.redOff, nCl);
+    this.partCliques = growI32(this.partCliques, nCl);
+    this.cliquesA.length = nCl;
+    let nv = 0;
+    let maxNv = 0;
+    for (let c = 0; c < nCl; c++) {
+      const cl = p.cliques[c];
+      const n = cl?.nv;
+      if (!(typeof n === 'number' && Number.isInteger(n) && n >= 0)) {
+        return `cliques[${c}].nv must be a non-negative integer`;
+      }
+      if (!(cl.A instanceof Float64Array) || cl.A.length !== n * n) {
+        return `cliques[${c}].A must be a Float64Array of length nv² = ${n * n}`;
+      }
+      if (!finiteArray(cl.A)) return `cliques[${c}].A has a NaN or Inf entry`;
+      for (let m = 0; m < n; m++) {
+        if (!(cl.A[m * n + m] > 0)) return `cliques[${c}].A has a non-positive diagonal entry at ${m}`;
+      }
+      this.cliqueOff[c] = nv;
+      this.cliquesA[c] = cl.A;
+      nv += n;
+      maxNv = Math.max(maxNv, n);
+    }
+    this.cliqueOff[nCl] = nv;
+    this.nvTotal = nv;
+    this.maxNv = maxNv;
+    if (!(p.v_star instanceof Float64Array) || p.v_star.length !== nv) {
+      return `v_star must be a Float64Array of length ${nv}`;
+    }
+    if (!finiteArray(p.v_star)) return 'v_star has a NaN or Inf entry';
+    if (vGuess !== undefined) {
+      if (!(vGuess instanceof Float64Array) || vGuess.length !== nv) {
+        return `v_guess must be a Float64Array of length ${nv}`;
+      }
+      if (!finiteArray(vGuess)) return 'v_guess has a NaN or Inf entry';
+    }
+
+    // constraint layout: rows and blocks
+    const nCon = p.constraints.length;
+    this.nCon = nCon;
+    this.kind = growU8(this.kind, nCon);
+    this.rows = growI32(this.rows, nCon);
+    this.rowOff = growI32(this.rowOff, nCon + 1);
+    this.gOff = growI32(this.gOff, nCon + 1);
+    this.blkStart = growI32(this.blkStart, nCon + 1);
+    this.params = growF64(this.params, nCon * PARAM_STRIDE);
+    let nRows = 0;
+    let nG = 0;
+    let nBlk = 0;
+    let nJ = 0;
+    for (let i = 0; i < nCon; i++) {
+      const s = p.constraints[i];
+      const e = this.checkSpec(s, i);
+      if (e !== null) return e;
+      let r: number;
+      if (s.kind === 'contact') {
+        r = CONTACT_ROWS;
+        this.kind[i] = KIND_CONTACT;
+        nBlk += s.cliques.length;
+        for (const c of s.cliques) nJ += r * p.cliques[c].nv;
+      } else if (s.kind === 'limit') {
+        r = limitRowSigns(s).length;
+        this.kind[i] = KIND_LIMIT;
+        nBlk += 1;
+        nJ += r * p.cliques[s.clique].nv;
+      } else {
+        r = 1;
+        this.kind[i] = KIND_PD;
+        nBlk += 1;
+        nJ += p.cliques[s.clique].nv;
+      }
+      this.rows[i] = r;
+      this.rowOff[i] = nRows;
+      this.gOff[i] = nG;
+      nRows += r;
+      nG += r * r;
+    }
+    this.rowOff[nCon] = nRows;
+    this.gOff[nCon] = nG;
+    this.nRows = nRows;
+    this.nG = nG;
+    this.blkClique = growI32(this.blkClique, nBlk);
+    this.blkJ = growI32(this.blkJ, nBlk);
+    this.jData = growF64(this.jData, nJ);
+
+    // blocks (duplicate cliques of a contact are merged) and participation
+    this.redOff.fill(-1, 0, nCl);
+    let b = 0;
+    let jo = 0;
+    for (let i = 0; i < nCon; i++) {
+      const s = p.constraints[i];
+      const r = this.rows[i];
+      this.blkStart[i] = b;
+      if (s.kind === 'contact') {
+        for (let q = 0; q < s.cliques.length; q++) {
+          const c = s.cliques[q];
+          const n = p.cliques[c].nv;
+          let existing = -1;
+          for (let bb = this.blkStart[i]; bb < b; bb++) if (this.blkClique[bb] === c) existing = bb;
+          const Jq = s.J[q];
+          if (existing >= 0) {
+            const off = this.blkJ[existing];
+            for (let k = 0; k < r * n; k++) this.jData[off + k] += Jq[k];
+            continue;
+          }
+          this.blkClique[b] = c;
+          this.blkJ[b] = jo;
+          for (let k = 0; k < r * n; k++) this.jData[jo + k] = Jq[k];
+          jo += r * n;
+          b++;
+        }
+      } else {
+        const c = s.clique;
+        const n = p.cliques[c].nv;
+        this.blkClique[b] = c;
+        this.blkJ[b] = jo;
+        this.jData.fill(0, jo, jo + r * n);
+        if (s.kind === 'limit') {
+          const signs = limitRowSigns(s);
+          for (let k = 0; k < r; k++) this.jData[jo + k * n + s.dof] = signs[k];
+        } else {
+          this.jData[jo + s.dof] = 1;
+        }
+        jo += r * n;
+        b++;
+      }
+      if (r > 0) {
+        for (let bb = this.blkStart[i]; bb < b; bb++) {
+          const c = this.blkClique[bb];
+          if (p.cliques[c].nv > 0) this.redOff[c] = 0; // mark
+        }
+      }
+    }
+    this.blkStart[nCon] = b;
+    let nvp = 0;
+    let nPart = 0;
+    for (let c = 0; c < nCl; c++) {
+      if (this.redOff[c] < 0) continue;
+      this.redOff[c] = nvp;
+      this.partCliques[nPart++] = c;
+      nvp += p.cliques[c].nv;
+    }
+    this.nvp = nvp;
+    this.nPart = nPart;
+
+    // parameters (needs w)
+    const rndW = o.sap_contact_weight_precision === 'fp32' ? fr : ident;
+    for (let i = 0; i < nCon; i++) {
+      const s = p.constraints[i];
+      const po = i * PARAM_STRIDE;
+      if (s.kind === 'contact') {
+        let w = s.w;
+        if (w === undefined) {
+          const blocks: { J: Float64Array; A: Float64Array; nv: number }[] = [];
+          for (let bb = this.blkStart[i]; bb < this.blkStart[i + 1]; bb++) {
+            const c = this.blkClique[bb];
+            const n = p.cliques[c].nv;
+            blocks.push({
+              J: this.jData.subarray(this.blkJ[bb], this.blkJ[bb] + 3 * n),
+              A: p.cliques[c].A,
+              nv: n,
+            });
+          }
+          w = diagDelassusWeight(blocks, CONTACT_ROWS, rndW);
+        }
+        makeContactParams(
+          {
+            mu: s.mu,
+            stiffness: s.stiffness,
+            tau_d: s.tau_d,
+            phi0: s.phi0,
+            beta: s.beta ?? o.contact_beta,
+            sigma: s.sigma ?? o.contact_sigma,
+          },
+          p.dt,
+          w,
+          this.params,
+          po,
+        );
+        const Rt = this.params[po + 1];
+        const Rn = this.params[po + 2];
+        if (!(Rt > 0 && Rn > 0 && Number.isFinite(Rt) && Number.isFinite(Rn))) {
+          return `constraints[${i}] (contact): regularization is not positive and finite (Rt = ${Rt}, Rn = ${Rn}); check stiffness, beta, sigma and w`;
+        }
+      } else if (s.kind === 'limit') {
+        const n = p.cliques[s.clique].nv;
+        const w = s.w ?? 1 / p.cliques[s.clique].A[s.dof * n + s.dof];
+        makeLimitParams(s, p.dt, w, this.params, po);
+        for (let r = 0; r < this.rows[i]; r++) {
+          const R = this.params[po + 2 * r];
+          if (!(R > 0 && Number.isFinite(R) && Number.isFinite(this.params[po + 2 * r + 1]))) {
+            return `constraints[${i}] (limit): regularization is not positive and finite (R = ${R}); check stiffness, beta and w`;
+          }
+        }
+      } else {
+        const n = p.cliques[s.clique].nv;
+        const w = s.w ?? 1 / p.cliques[s.clique].A[s.dof * n + s.dof];
+        makePdParams(s, p.dt, w, this.params, po);
+        const kp = this.params[po + 1];
+        const kd = this.params[po + 2];
+        if (!(Number.isFinite(kp) && Number.isFinite(kd) && p.dt * kp + kd > 0)) {
+          return `constraints[${i}] (pd): effective gains are invalid (kp = ${kp}, kd = ${kd})`;
+        }
+      }
+    }
+
+    // workspaces
+    const np = nvp;
+    this.v = growF64(this.v, np);
+    this.vStar = growF64(this.vStar, np);
+    this.dInv = growF64(this.dInv, np);
+    this.Ar = growF64(this.Ar, np);
+    this.p = growF64(this.p, np);
+    this.jv = growF64(this.jv, np);
+    this.grad = growF64(this.grad, np);
+    this.rhs = growF64(this.rhs, np);
+    this.dv = growF64(this.dv, np);
+    this.dp = growF64(this.dp, np);
+    this.H = growF64(this.H, np * np);
+    this.T = growF64(this.T, CONTACT_ROWS * Math.max(1, maxNv));
+    this.vc = growF64(this.vc, nRows);
+    this.dvc = growF64(this.dvc, nRows);
+    this.gamma = growF64(this.gamma, nRows);
+    this.vcT = growF64(this.vcT, nRows);
+    this.gammaT = growF64(this.gammaT, nRows);
+    this.G = growF64(this.G, nG);
+    this.GT = growF64(this.GT, nG);
+
+    // reduced v, v*, D
+    const rv = o.contact_solve_precision === 'fp32' ? fr : ident;
+    const src = vGuess ?? p.v_star;
+    for (let k = 0; k < nPart; k++) {
+      const c = this.partCliques[k];
+      const n = p.cliques[c].nv;
+      const g = this.cliqueOff[c];
+      const ro = this.redOff[c];
+      const A = p.cliques[c].A;
+      for (let m = 0; m < n; m++) {
+        this.v[ro + m] = rv(src[g + m]);
+        this.vStar[ro + m] = p.v_star[g + m];
+        this.dInv[ro + m] = 1 / Math.sqrt(A[m * n + m]);
+      }
+    }
+    return null;
+  }
+
+  private checkSpec(s: SapConstraintSpec, i: number): string | null {
+    const nCl = this.nCliques;
+    const bad = (field: string, what: string): string =>
+      `constraints[${i}] (${String(s?.kind)}): ${field} ${what}`;
+    const fin = (x: unknown): boolean => typeof x === 'number' && Number.isFinite(x);
+    if (typeof s !== 'object' || s === null) return `constraints[${i}] must be an object`;
+    if (s.kind === 'contact') {
+      if (!Array.isArray(s.cliques) || !Array.isArray(s.J) || s.J.length !== s.cliques.length) {
+        return bad('cliques/J', 'must be arrays of equal length');
+      }
+      for (let q = 0; q < s.cliques.length; q++) {
+        const c = s.cliques[q];
+        if (!isIndex(c, nCl)) return bad(`cliques[${q}]`, `must be a clique index in [0, ${nCl})`);
+        const n = this.cliqueOff[c + 1] - this.cliqueOff[c];
+        const Jq = s.J[q];
+        if (!(Jq instanceof Float64Array) || Jq.length !== 3 * n) {
+          return bad(`J[${q}]`, `must be a Float64Array of length 3·nv = ${3 * n}`);
+        }
+        if (!finiteArray(Jq)) return bad(`J[${q}]`, 'has a NaN or Inf entry');
+      }
+      if (!(fin(s.mu) && s.mu >= 0)) return bad('mu', 'must be finite and ≥ 0');
+      if (!(typeof s.stiffness === 'number' && s.stiffness > 0)) return bad('stiffness', 'must be > 0');
+      if (!(fin(s.tau_d) && s.tau_d >= 0)) return bad('tau_d', 'must be finite and ≥ 0');
+      if (!fin(s.phi0)) return bad('phi0', 'must be finite');
+      if (s.beta !== undefined && !(fin(s.beta) && s.beta >= 0)) return bad('beta', 'must be finite and ≥ 0');
+      if (s.sigma !== undefined && !(fin(s.sigma) && s.sigma > 0))
+        return bad('sigma', 'must be finite and > 0');
+      if (s.w !== undefined && !(fin(s.w) && s.w > 0)) return bad('w', 'must be finite and > 0');
+      return null;
+    }
+    if (s.kind === 'limit' || s.kind === 'pd') {
+      if (!isIndex(s.clique, nCl)) return bad('clique', `must be a clique index in [0, ${nCl})`);
+      const n = this.cliqueOff[s.clique + 1] - this.cliqueOff[s.clique];
+      if (!isIndex(s.dof, n)) return bad('dof', `must be a dof index in [0, ${n})`);
+      if (!fin(s.q0)) return bad('q0', 'must be finite');
+      if (s.w !== undefined && !(fin(s.w) && s.w > 0)) return bad('w', 'must be finite and > 0');
+      if (s.kind === 'limit') {
+        if (typeof s.lower !== 'number' || Number.isNaN(s.lower) || s.lower === Infinity) {
+          return bad('lower', 'must be finite or -Infinity');
+        }
+        if (typeof s.upper !== 'number' || Number.isNaN(s.upper) || s.upper === -Infinity) {
+          return bad('upper', 'must be finite or +Infinity');
+        }
+        if (!(typeof s.stiffness === 'number' && s.stiffness > 0)) return bad('stiffness', 'must be > 0');
+        if (!(fin(s.tau_d) && s.tau_d >= 0)) return bad('tau_d', 'must be finite and ≥ 0');
+        if (s.beta !== undefined && !(fin(s.beta) && s.beta >= 0))
+          return bad('beta', 'must be finite and ≥ 0');
+        return null;
+      }
+      if (!fin(s.qd)) return bad('qd', 'must be finite');
+      if (!fin(s.vd)) return bad('vd', 'must be finite');
+      if (!fin(s.u0)) return bad('u0', 'must be finite');
+      if (!(fin(s.kp) && s.kp >= 0)) return bad('kp', 'must be finite and ≥ 0');
+      if (!(fin(s.kd) && s.kd >= 0)) return bad('kd', 'must be finite and ≥ 0');
+      if (!(s.kp + s.kd > 0)) return bad('kp/kd', 'must not both be 0');
+      if (!(typeof s.effort_limit === 'number' && s.effort_limit > 0))
+        return bad('effort_limit', 'must be > 0');
+      return null;
+    }
+    return `constraints[${i}]: unknown kind '${String((s as { kind?: unknown }).kind)}' (allowed: contact, limit, pd)`;
+  }
+
+  private invalidResult(p: SapProblem, message: string): SapSolveResult {
+    const vs = p?.v_star;
+    const v = vs instanceof Float64Array ? Float64Array.from(vs) : new Float64Array(0);
+    const cons = Array.isArray(p?.constraints) ? p.constraints : [];
+    const gamma = cons.map((s) => {
+      if (s?.kind === 'contact') return new Float64Array(3);
+      if (s?.kind === 'limit') return new Float64Array(limitRowSigns(s).length);
+      return new Float64Array(1);
+    });
+    return {
+      status: 'invalid_input',
+      v,
+      gamma,
+      j: new Float64Array(v.length),
+      iterations: 0,
+      line_search_iterations: 0,
+      cost: [],
+      message,
+    };
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // evaluation at the iterate
+
+  /** vc = J·x over all constraint rows (x over participating dofs) */
+  private multiplyJ(x: Float64Array, out: Float64Array): void {
+    const jd = this.jData;
+    for (let i = 0; i < this.nCon; i++) {
+      const r = this.rows[i];
+      const ro = this.rowOff[i];
+      for (let k = 0; k < r; k++) out[ro + k] = 0;
+      for (let b = this.blkStart[i]; b < this.blkStart[i + 1]; b++) {
+        const c = this.blkClique[b];
+        const off = this.redOff[c];
+        if (off < 0) continue;
+        const n = this.cliqueOff[c + 1] - this.cliqueOff[c];
+        const jo = this.blkJ[b];
+        for (let k = 0; k < r; k++) {
+          let s = 0;
+          const base = jo + k * n;
+          for (let m = 0; m < n; m++) s += jd[base + m] * x[off + m];
+          out[ro + k] += s;
+        }
+      }
+    }
+  }
+
+  /** out = A·x per participating clique */
+  private multiplyA(x: Float64Array, out: Float64Array): void {
+    for (let q = 0; q < this.nPart; q++) {
+      const c = this.partCliques[q];
+      const A = this.cliquesA[c];
+      const n = this.cliqueOff[c + 1] - this.cliqueOff[c];
+      const off = this.redOff[c];
+      for (let a = 0; a < n; a++) {
+        let s = 0;
+        const ra = a * n;
+        for (let m = 0; m < n; m++) s += A[ra + m] * x[off + m];
+        out[off + a] = s;
+      }
+    }
+  }
+
+  /** evaluates vc, γ, G, Ar, p, j, ∇ℓ at v; returns ℓ(v) */
+  private evalAtV(): number {
+    const rs = this.options.contact_solve_precision === 'fp32';
+    const np = this.nvp;
+    const v = this.v;
+    const vs = this.vStar;
+    this.multiplyJ(v, this.vc);
+    let costC = 0;
+    for (let i = 0; i < this.nCon; i++) {
+      const ro = this.rowOff[i];
+      costC += KERNELS[this.kind[i]](
+        this.params,
+        i * PARAM_STRIDE,
+        this.rows[i],
+        this.vc,
+        ro,
+        this.gamma,
+        ro,
+        this.G,
+        this.gOff[i],
+      );
+    }
+    if (rs) for (let k = 0; k < this.nRows; k++) this.gamma[k] = fr(this.gamma[k]);
+
+    // momentum terms: Ar = A(v − v*), p = A v, ℓ_A = ½(v − v*)ᵀA(v − v*)
+    let ellA = 0;
+    for (let q = 0; q < this.nPart; q++) {
+      const c = this.partCliques[q];
+      const A = this.cliquesA[c];
+      const n = this.cliqueOff[c + 1] - this.cliqueOff[c];
+      const off = this.redOff[c];
+      for (let a = 0; a < n; a++) {
+        let s1 = 0;
+        let s2 = 0;
+        const ra = a * n;
+        for (let m = 0; m < n; m++) {
+          s1 += A[ra + m] * (v[off + m] - vs[off + m]);
+          s2 += A[ra + m] * v[off + m];
+        }
+        this.Ar[off + a] = s1;
+        this.p[off + a] = s2;
+        ellA += 0.5 * (v[off + a] - vs[off + a]) * s1;
+      }
+    }
+
+    // j = Jᵀγ
+    const jv = this.jv;
+    const jd = this.jData;
+    jv.fill(0, 0, np);
+    for (let i = 0; i < this.nCon; i++) {
+      const r = this.rows[i];
+      const ro = this.rowOff[i];
+      for (let b = this.blkStart[i]; b < this.blkStart[i + 1]; b++) {
+        const c = this.blkClique[b];
+        const off = this.redOff[c];
+        if (off < 0) continue;
+        const n = this.cliqueOff[c + 1] - this.cliqueOff[c];
+        const jo = this.blkJ[b];
+        for (let k = 0; k < r; k++) {
+          const g = this.gamma[ro + k];
+          if (g === 0) continue;
+          const base = jo + k * n;
+          for (let m = 0; m < n; m++) jv[off + m] += jd[base + m] * g;
+        }
+      }
+    }
+    if (rs) for (let a = 0; a < np; a++) jv[a] = fr(jv[a]);
+    for (let a = 0; a < np; a++) this.grad[a] = rs ? fr(this.Ar[a] - jv[a]) : this.Ar[a] - jv[a];
+    this.ellA0 = ellA;
+    return ellA + costC;
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Newton direction
+
+  /** H = A + Σ JᵢᵀGᵢJᵢ over participating dofs (lower triangle, row-major) */
+  private assembleH(): void {
+    const np = this.nvp;
+    const H = this.H;
+    H.fill(0, 0, np * np);
+    for (let q = 0; q < this.nPart; q++) {
+      const c = this.partCliques[q];
+      const A = this.cliquesA[c];
+      const n = this.cliqueOff[c + 1] - this.cliqueOff[c];
+      const off = this.redOff[c];
+      for (let a = 0; a < n; a++) {
+        for (let m = 0; m <= a; m++) H[(off + a) * np + off + m] = A[a * n + m];
+      }
+    }
+    const jd = this.jData;
+    const T = this.T;
+    for (let i = 0; i < this.nCon; i++) {
+      const r = this.rows[i];
+      if (r === 0) continue;
+      const go = this.gOff[i];
+      let nz = false;
+      for (let k = 0; k < r * r; k++) if (this.G[go + k] !== 0) nz = true;
+      if (!nz) continue;
+      const b0 = this.blkStart[i];
+      const b1 = this.blkStart[i + 1];
+      for (let bq = b0; bq < b1; bq++) {
+        const cq = this.blkClique[bq];
+        const offQ = this.redOff[cq];
+        if (offQ < 0) continue;
+        const nq = this.cliqueOff[cq + 1] - this.cliqueOff[cq];
+        const jq = this.blkJ[bq];
+        // T = G·J_q (r × nq)
+        for (let k = 0; k < r; k++) {
+          for (let s = 0; s < nq; s++) {
+            let acc = 0;
+            for (let l = 0; l < r; l++) acc += this.G[go + k * r + l] * jd[jq + l * nq + s];
+            T[k * nq + s] = acc;
+          }
+        }
+        for (let bp = b0; bp < b1; bp++) {
+          const cp = this.blkClique[bp];
+          const offP = this.redOff[cp];
+          if (offP < offQ) continue; // the mirrored pair fills the lower triangle
+          const np_ = this.cliqueOff[cp + 1] - this.cliqueOff[cp];
+          const jp = this.blkJ[bp];
+          const same = offP === offQ;
+          for (let a = 0; a < np_; a++) {
+            const row = (offP + a) * np + offQ;
+            const sEnd = same ? a + 1 : nq;
+            for (let k = 0; k < r; k++) {
+              const jpa = jd[jp + k * np_ + a];
+              if (jpa === 0) continue;
+              const tk = k * nq;
+              for (let s = 0; s < sEnd; s++) H[row + s] += jpa * T[tk + s];
+            }
+          }
+        }
+      }
+    }
+    if (this.options.contact_solve_precision === 'fp32') {
+      for (let a = 0; a < np; a++) for (let m = 0; m <= a; m++) H[a * np + m] = fr(H[a * np + m]);
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // cost along the line
+
+  private evalAlongLine(alpha: number, order: 0 | 1 | 2, out: LineSample): void {
+    const nR = this.nRows;
+    const vcT = this.vcT;
+    for (let k = 0; k < nR; k++) vcT[k] = this.vc[k] + alpha * this.dvc[k];
+    const gT = order >= 1 ? this.gammaT : null;
+    const GT = order === 2 ? this.GT : null;
+    let cost = this.ellA0 + alpha * this.dpr + 0.5 * alpha * alpha * this.d2A;
+    for (let i = 0; i < this.nCon; i++) {
+      const ro = this.rowOff[i];
+      cost += KERNELS[this.kind[i]](
+        this.params,
+        i * PARAM_STRIDE,
+        this.rows[i],
+        vcT,
+        ro,
+        gT,
+        ro,
+        GT,
+        this.gOff[i],
+      );
+    }
+    out.phi = cost;
+    if (gT) {
+      let s = 0;
+      for (let k = 0; k < nR; k++) s += this.dvc[k] * gT[k];
+      out.dphi = this.dpr + alpha * this.d2A - s;
+    }
+    if (GT) {
+      let s = 0;
+      for (let i = 0; i < this.nCon; i++) {
+        const r = this.rows[i];
+        const ro = this.rowOff[i];
+        const go = this.gOff[i];
+        for (let k = 0; k < r; k++) {
+          let gk = 0;
+          for (let l = 0; l < r; l++) gk += GT[go + k * r + l] * this.dvc[ro + l];
+          s += this.dvc[ro + k] * gk;
+        }
+      }
+      out.d2phi = this.d2A + s;
+    }
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // Newton loop
+
+  private newton(p: SapProblem): SapSolveResult {
+    const o = this.options;
+    const np = this.nvp;
+    const rs = o.contact_solve_precision === 'fp32';
+    this.chol.precision = o.contact_linear_solve_precision;
+    const ls: LineSearchParams = {
+      variant: o.line_search_variant,
+      max_iterations: o.line_search_max_iterations,
+      armijo_c: o.armijo_c,
+      rho: o.rho,
+      relative_slop: o.line_search_relative_slop,
+      cost_abs_tol: o.cost_abs_tol,
+      cost_rel_tol: o.cost_rel_tol,
+    };
+    const cost: number[] = [];
+    let status: SapSolveStatus = 'max_iterations';
+    let message: string | undefined;
+    let lsIters = 0;
+    let k = 0;
+    let alpha = 1;
+    let ellPrev = 0;
+    for (; ; k++) {
+      const ell = this.evalAtV();
+      cost.push(ell);
+      let gradOk = Number.isFinite(ell);
+      for (let a = 0; a < np && gradOk; a++) gradOk = Number.isFinite(this.grad[a]);
+      if (!gradOk) {
+        status = 'invalid_input';
+        message = `cost or gradient is not finite at iteration ${k}`;
+        break;
+      }
+      const costCriterion =
+        k > 0 &&
+        Math.abs(ellPrev - ell) <
+          o.cost_abs_tol + o.cost_rel_tol * 0.5 * (Math.abs(ell) + Math.abs(ellPrev)) &&
+        alpha > 0.5;
+      let res2 = 0;
+      let p2 = 0;
+      let j2 = 0;
+      for (let a = 0; a < np; a++) {
+        const d = this.dInv[a];
+        res2 += (d * this.grad[a]) ** 2;
+        p2 += (d * this.p[a]) ** 2;
+        j2 += (d * this.jv[a]) ** 2;
+      }
+      const scale = Math.max(Math.sqrt(p2), Math.sqrt(j2));
+      if (Math.sqrt(res2) <= o.optimality_abs_tol + o.optimality_rel_tol * scale || costCriterion) {
+        status = 'converged';
+        break;
+      }
+      if (k >= o.max_iterations) {
+        status = 'max_iterations';
+        message = `no convergence after ${k} Newton iterations`;
+        break;
+      }
+
+      // search direction
+      this.assembleH();
+      const fac = this.chol.factor(this.H, np);
+      if (fac.status !== 'ok') {
+        const bad = this.findNonSpdClique();
+        if (bad >= 0) {
+          status = 'invalid_input';
+          message = `cliques[${bad}].A is not positive definite`;
+        } else {
+          status = 'line_search_failed';
+          message = `Newton matrix not positive definite in ${o.contact_linear_solve_precision} (pivot ${fac.pivot})`;
+        }
+        break;
+      }
+      for (let a = 0; a < np; a++) this.rhs[a] = -this.grad[a];
+      this.chol.solve(this.rhs, this.dv);
+      this.multiplyA(this.dv, this.dp);
+      this.multiplyJ(this.dv, this.dvc);
+      let d2A = 0;
+      let dpr = 0;
+      let dphi0 = 0;
+      for (let a = 0; a < np; a++) {
+        d2A += this.dv[a] * this.dp[a];
+        dpr += this.dp[a] * (this.v[a] - this.vStar[a]);
+        dphi0 += this.grad[a] * this.dv[a];
+      }
+      if (!(d2A > 0)) {
+        const bad = this.findNonSpdClique();
+        status = 'invalid_input';
+        message =
+          bad >= 0
+            ? `cliques[${bad}].A is not positive definite`
+            : `ΔvᵀAΔv = ${d2A} is not positive (A not SPD or non-finite data)`;
+        break;
+      }
+      this.d2A = d2A;
+      this.dpr = dpr;
+      const r = lineSearch(this.line, ell, dphi0, ls, this.sample, this.lsResult);
+      lsIters += r.iterations;
+      if (r.status !== 'ok') {
+        status = 'line_search_failed';
+        message =
+          r.status === 'not_descent'
+            ? `the cost does not decrease along the Newton direction (φ′(0) = ${dphi0})`
+            : `${o.line_search_variant} found no acceptable step`;
+        break;
+      }
+      alpha = r.alpha;
+      for (let a = 0; a < np; a++) {
+        const x = this.v[a] + alpha * this.dv[a];
+        this.v[a] = rs ? fr(x) : x;
+      }
+      ellPrev = ell;
+    }
+    return this.pack(p, status, k, lsIters, cost, message);
+  }
+
+  /** index of a participating clique whose A fails an fp64 Cholesky, or −1 */
+  private findNonSpdClique(): number {
+    for (let q = 0; q < this.nPart; q++) {
+      const c = this.partCliques[q];
+      const A = Float64Array.from(this.cliquesA[c]);
+      const n = this.cliqueOff[c + 1] - this.cliqueOff[c];
+      if (choleskyFactor(A, n, 'fp64').status !== 'ok') return c;
+    }
+    return -1;
+  }
+
+  private pack(
+    p: SapProblem,
+    status: SapSolveStatus,
+    iterations: number,
+    lsIters: number,
+    cost: number[],
+    message: string | undefined,
+  ): SapSolveResult {
+    const v = Float64Array.from(p.v_star);
+    const j = new Float64Array(this.nvTotal);
+    for (let q = 0; q < this.nPart; q++) {
+      const c = this.partCliques[q];
+      const g = this.cliqueOff[c];
+      const n = this.cliqueOff[c + 1] - g;
+      const off = this.redOff[c];
+      for (let m = 0; m < n; m++) {
+        v[g + m] = this.v[off + m];
+        j[g + m] = this.jv[off + m];
+      }
+    }
+    const gamma: Float64Array[] = [];
+    const vc: Float64Array[] = [];
+    const state: (ContactRegionName | null)[] = [];
+    for (let i = 0; i < this.nCon; i++) {
+      const ro = this.rowOff[i];
+      const r = this.rows[i];
+      gamma.push(this.gamma.slice(ro, ro + r));
+      vc.push(this.vc.slice(ro, ro + r));
+      state.push(
+        this.kind[i] === KIND_CONTACT
+          ? CONTACT_REGION_NAMES[contactRegion(this.params, i * PARAM_STRIDE, this.vc, ro)]
+          : null,
+      );
+    }
+    const out: SapSolveResult = {
+      status,
+      v,
+      gamma,
+      j,
+      iterations,
+      line_search_iterations: lsIters,
+      cost,
+      vc,
+      contact_state: state,
+    };
+    if (message !== undefined) out.message = message;
+    return out;
+  }
+}

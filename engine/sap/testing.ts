@@ -1,0 +1,217 @@
+/**
+ * Deterministic fixtures for the SAP tests: a seeded RNG, random SPD matrices and small
+ * hand-built problems. Not used by the solver itself.
+ */
+
+import type { SapConstraintSpec, SapProblem } from './problem';
+
+/** mulberry32: deterministic uniform numbers in [0, 1) from a 32-bit seed */
+export function seededRandom(seed: number): () => number {
+  let s = seed >>> 0;
+  return () => {
+    s = (s + 0x6d2b79f5) >>> 0;
+    let t = s;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** uniform number in [lo, hi) */
+export function uniform(rng: () => number, lo: number, hi: number): number {
+  return lo + (hi - lo) * rng();
+}
+
+/** random n×n row-major SPD matrix B·Bᵀ + shift·I with B entries in [−1, 1) */
+export function randomSpd(n: number, rng: () => number, shift = n): Float64Array {
+  const B = new Float64Array(n * n);
+  for (let k = 0; k < n * n; k++) B[k] = uniform(rng, -1, 1);
+  const A = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) {
+    for (let j = 0; j <= i; j++) {
+      let s = 0;
+      for (let k = 0; k < n; k++) s += B[i * n + k] * B[j * n + k];
+      if (i === j) s += shift;
+      A[i * n + j] = s;
+      A[j * n + i] = s;
+    }
+  }
+  return A;
+}
+
+/** rotation matrix (row-major 3×3) about a unit axis by angle [rad] */
+export function rotation(axis: [number, number, number], angle: number): Float64Array {
+  const [x, y, z] = axis;
+  const c = Math.cos(angle);
+  const s = Math.sin(angle);
+  const t = 1 - c;
+  return Float64Array.from([
+    t * x * x + c,
+    t * x * y - s * z,
+    t * x * z + s * y,
+    t * x * y + s * z,
+    t * y * y + c,
+    t * y * z - s * x,
+    t * x * z - s * y,
+    t * y * z + s * x,
+    t * z * z + c,
+  ]);
+}
+
+/** diagonal n×n matrix */
+export function diag(values: number[]): Float64Array {
+  const n = values.length;
+  const A = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) A[i * n + i] = values[i];
+  return A;
+}
+
+const GRAVITY = 9.81;
+
+/** a particle of mass m on the plane z = 0, sliding or sticking (one contact, rows (x, y, z)) */
+export function pointOnPlane(
+  opts: { m?: number; dt?: number; vx?: number; mu?: number; phi0?: number } = {},
+): SapProblem {
+  const m = opts.m ?? 1;
+  const dt = opts.dt ?? 0.01;
+  return {
+    dt,
+    cliques: [{ nv: 3, A: diag([m, m, m]) }],
+    v_star: Float64Array.from([opts.vx ?? 0.05, 0.02, -GRAVITY * dt]),
+    constraints: [
+      {
+        kind: 'contact',
+        cliques: [0],
+        J: [diag([1, 1, 1])],
+        mu: opts.mu ?? 0.5,
+        stiffness: 1e5,
+        tau_d: 0.01,
+        phi0: opts.phi0 ?? -1e-3,
+      },
+    ],
+  };
+}
+
+/**
+ * A box-like rigid body (6 dofs: linear then angular velocity, world frame) resting on four
+ * corner contacts with the plane z = 0, with a full rotated inertia.
+ */
+export function boxOnPlane(opts: { dt?: number; mu?: number; spin?: number } = {}): SapProblem {
+  const dt = opts.dt ?? 0.01;
+  const m = 2;
+  const R = rotation([0.48, 0.6, 0.64], 0.4);
+  const Ib = [0.05, 0.08, 0.1];
+  const A = new Float64Array(36);
+  for (let i = 0; i < 3; i++) A[i * 6 + i] = m;
+  for (let i = 0; i < 3; i++) {
+    for (let j = 0; j < 3; j++) {
+      let s = 0;
+      for (let k = 0; k < 3; k++) s += R[i * 3 + k] * Ib[k] * R[j * 3 + k];
+      A[(3 + i) * 6 + 3 + j] = s;
+    }
+  }
+  const constraints: SapConstraintSpec[] = [];
+  const h = 0.1;
+  const corners: [number, number][] = [
+    [0.2, 0.15],
+    [-0.2, 0.15],
+    [-0.2, -0.15],
+    [0.2, -0.15],
+  ];
+  corners.forEach(([x, y], k) => {
+    const r = [x, y, -h];
+    // velocity at r: v + ω × r = v − [r]ₓ ω
+    const J = new Float64Array(18);
+    for (let i = 0; i < 3; i++) J[i * 6 + i] = 1;
+    const rx = [0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0];
+    for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) J[i * 6 + 3 + j] = -rx[i * 3 + j];
+    constraints.push({
+      kind: 'contact',
+      cliques: [0],
+      J: [J],
+      mu: opts.mu ?? 0.6,
+      stiffness: 5e4,
+      tau_d: 0.02,
+      phi0: -1e-4 * (1 + 0.3 * k),
+    });
+  });
+  const spin = opts.spin ?? 0.5;
+  return {
+    dt,
+    cliques: [{ nv: 6, A }],
+    v_star: Float64Array.from([0.3, -0.1, -GRAVITY * dt - 0.05, 0.2, -0.1, spin]),
+    constraints,
+  };
+}
+
+/**
+ * Two particles in contact (B on top of A in a tilted frame) plus an untouched third clique.
+ * Clique 0: particle A (mass 2), clique 1: particle B (mass 1), clique 2: a free 2-dof system.
+ */
+export function twoCliques(): SapProblem {
+  const dt = 0.01;
+  const Rwc = rotation([0, 0.6, 0.8], 0.3); // columns: contact axes in world
+  // J_B = R_WCᵀ, J_A = −R_WCᵀ
+  const JB = new Float64Array(9);
+  for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) JB[i * 3 + j] = Rwc[j * 3 + i];
+  const JA = JB.map((x) => -x);
+  return {
+    dt,
+    cliques: [
+      { nv: 3, A: diag([2, 2, 2]) },
+      { nv: 3, A: diag([1, 1, 1]) },
+      { nv: 2, A: Float64Array.from([2, 0.5, 0.5, 1]) },
+    ],
+    v_star: Float64Array.from([0.1, 0, 0.05, 0.2, -0.1, -0.3, 1, -2]),
+    constraints: [
+      { kind: 'contact', cliques: [0, 1], J: [JA, JB], mu: 0.3, stiffness: 2e4, tau_d: 0.05, phi0: -2e-3 },
+    ],
+  };
+}
+
+/**
+ * A 4-dof articulated clique with a random SPD A: a lower limit (active), an upper-only limit,
+ * a two-sided limit, a PD drive hitting its effort limit and an unclamped PD drive; plus a contact
+ * on the same clique.
+ */
+export function limitsAndDrives(seed = 7): SapProblem {
+  const rng = seededRandom(seed);
+  const dt = 0.005;
+  const A = randomSpd(4, rng, 2);
+  const J = new Float64Array(12);
+  for (let k = 0; k < 12; k++) J[k] = uniform(rng, -0.5, 0.5);
+  J[8] = 1; // normal row mostly along dof 0
+  return {
+    dt,
+    cliques: [{ nv: 4, A }],
+    v_star: Float64Array.from([-1.5, 0.8, 0.3, -0.6]),
+    constraints: [
+      { kind: 'limit', clique: 0, dof: 0, q0: -0.995, lower: -1, upper: Infinity, stiffness: 1e6, tau_d: dt },
+      {
+        kind: 'limit',
+        clique: 0,
+        dof: 1,
+        q0: 0.498,
+        lower: -Infinity,
+        upper: 0.5,
+        stiffness: 1e5,
+        tau_d: 0.01,
+      },
+      { kind: 'limit', clique: 0, dof: 3, q0: 0, lower: -0.2, upper: 0.2, stiffness: 1e5, tau_d: 0.01 },
+      {
+        kind: 'pd',
+        clique: 0,
+        dof: 2,
+        q0: 0.1,
+        qd: 0.6,
+        vd: 0,
+        kp: 500,
+        kd: 20,
+        effort_limit: 2,
+        u0: 0.5,
+      },
+      { kind: 'pd', clique: 0, dof: 3, q0: 0, qd: 0.01, vd: 0, kp: 50, kd: 5, effort_limit: 100, u0: 0 },
+      { kind: 'contact', cliques: [0], J: [J], mu: 0.4, stiffness: 1e4, tau_d: 0.02, phi0: -1e-3 },
+    ],
+  };
+}

@@ -1,0 +1,132 @@
+// @ts-check
+import path from 'node:path';
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+import globals from 'globals';
+
+/**
+ * import direction (SPEC §2, ARCHITECTURE.md): each engine layer may import only the layers listed
+ * here. `sap` solves pure-data problems and never sees bodies or shapes, so it imports math alone.
+ */
+const allowedImports = {
+  'engine/math': [],
+  'engine/model': ['engine/math'],
+  'engine/state': ['engine/math', 'engine/model'],
+  'engine/kinematics': ['engine/math', 'engine/model', 'engine/state'],
+  'engine/dynamics': ['engine/math', 'engine/model', 'engine/state', 'engine/kinematics'],
+  'engine/collision': ['engine/math', 'engine/model', 'engine/state', 'engine/kinematics'],
+  'engine/sap': ['engine/math'],
+  'engine/pipeline': [
+    'engine/math',
+    'engine/model',
+    'engine/state',
+    'engine/kinematics',
+    'engine/dynamics',
+    'engine/collision',
+    'engine/sap',
+  ],
+  'engine/io': ['engine/math', 'engine/model', 'engine/state', 'engine/sap', 'engine/collision'],
+  'engine/backends': [
+    'engine/math',
+    'engine/model',
+    'engine/state',
+    'engine/kinematics',
+    'engine/dynamics',
+    'engine/collision',
+    'engine/sap',
+    'engine/pipeline',
+  ],
+  'engine/worker': [
+    'engine/math',
+    'engine/model',
+    'engine/state',
+    'engine/kinematics',
+    'engine/dynamics',
+    'engine/collision',
+    'engine/sap',
+    'engine/pipeline',
+    'engine/backends',
+    'engine/io',
+    'engine/index.ts',
+  ],
+  'engine/cli': [
+    'engine/math',
+    'engine/model',
+    'engine/state',
+    'engine/kinematics',
+    'engine/dynamics',
+    'engine/collision',
+    'engine/sap',
+    'engine/pipeline',
+    'engine/backends',
+    'engine/io',
+    'engine/index.ts',
+  ],
+  'engine/index.ts': [
+    'engine/math',
+    'engine/model',
+    'engine/state',
+    'engine/kinematics',
+    'engine/dynamics',
+    'engine/collision',
+    'engine/sap',
+    'engine/pipeline',
+    'engine/backends',
+    'engine/io',
+  ],
+  app: ['engine/index.ts', 'engine/worker', 'scenes'],
+  scenes: [],
+};
+
+/** the layer key a repository-relative path belongs to, or undefined */
+function layerOf(rel) {
+  const keys = Object.keys(allowedImports).sort((a, b) => b.length - a.length);
+  return keys.find((k) => rel === k || rel.startsWith(k + '/'));
+}
+
+const layering = {
+  meta: { type: 'problem', schema: [] },
+  create(context) {
+    const root = process.cwd();
+    const file = path.relative(root, context.filename).split(path.sep).join('/');
+    const from = layerOf(file);
+    if (!from) return {};
+    const check = (node, source) => {
+      if (typeof source !== 'string' || !source.startsWith('.')) return;
+      const target = path
+        .relative(root, path.resolve(path.dirname(context.filename), source))
+        .split(path.sep)
+        .join('/');
+      const to = layerOf(target) ?? layerOf(target + '.ts');
+      if (!to || to === from) return;
+      if (file.endsWith('.test.ts')) return; // tests may reach across layers to build fixtures
+      if (!allowedImports[from].includes(to)) {
+        context.report({
+          node,
+          message: `import direction: ${from} may not import ${to} (allowed: ${allowedImports[from].join(', ') || 'none'})`,
+        });
+      }
+    };
+    return {
+      ImportDeclaration: (n) => check(n, n.source.value),
+      ExportNamedDeclaration: (n) => n.source && check(n, n.source.value),
+      ExportAllDeclaration: (n) => check(n, n.source.value),
+      ImportExpression: (n) => n.source.type === 'Literal' && check(n, n.source.value),
+    };
+  },
+};
+
+export default tseslint.config(
+  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', 'bench-results/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: { globals: { ...globals.node, ...globals.browser } },
+    plugins: { local: { rules: { layering } } },
+    rules: {
+      'local/layering': 'error',
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
+      'no-constant-condition': ['error', { checkLoops: false }],
+    },
+  },
+);

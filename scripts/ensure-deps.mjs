@@ -1,0 +1,12 @@
+// installs npm dependencies when node_modules is missing or older than the lock file.
+// used by `npm start` and `npm test` so both work on a fresh clone.
+import { existsSync, statSync } from 'node:fs';
+import { execSync } from 'node:child_process';
+
+const lock = 'package-lock.json';
+const marker = 'node_modules/.package-lock.json';
+const stale = !existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs);
+if (stale) {
+  console.log('[ensure-deps] installing npm packages (npm ci)…');
+  execSync('npm ci --no-audit --no-fund', { stdio: 'inherit' });
+}
