@@ -6,3 +6,5 @@ export * from './narrowphase';
 export * from './pipeline';
 export { PLANE_BOX_MAX_POINTS } from './primitives/plane_box';
 export { PARALLEL_SIN2 } from './primitives/capsule_capsule';
+export { BOX_BOX_MAX_POINTS } from './primitives/box_box';
+export { CAPSULE_BOX_PARALLEL_SIN } from './primitives/capsule_box';

@@ -11,6 +11,8 @@ import { SHAPE_TYPE_NAMES, ShapeType } from '../model';
 import { flipManifold, type ContactManifold } from './manifold';
 import type { ShapeGeom } from './geometry';
 import type { NarrowPhaseRoutine } from './primitives/common';
+import { collideBoxBox } from './primitives/box_box';
+import { collideCapsuleBox } from './primitives/capsule_box';
 import { collideCapsuleCapsule } from './primitives/capsule_capsule';
 import { collidePlaneBox } from './primitives/plane_box';
 import { collidePlaneCapsule } from './primitives/plane_capsule';
@@ -52,6 +54,8 @@ registerRoutine(ShapeType.SPHERE, ShapeType.SPHERE, collideSphereSphere);
 registerRoutine(ShapeType.SPHERE, ShapeType.CAPSULE, collideSphereCapsule);
 registerRoutine(ShapeType.SPHERE, ShapeType.BOX, collideSphereBox);
 registerRoutine(ShapeType.CAPSULE, ShapeType.CAPSULE, collideCapsuleCapsule);
+registerRoutine(ShapeType.CAPSULE, ShapeType.BOX, collideCapsuleBox);
+registerRoutine(ShapeType.BOX, ShapeType.BOX, collideBoxBox);
 
 /**
  * Runs the routine for shapes a and b (appending to `out`); returns false when the pair has none.

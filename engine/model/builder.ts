@@ -15,15 +15,18 @@ import {
   transformMul,
 } from '../math';
 import { ModelError } from './errors';
-import { shapeMassProperties } from './mass';
+import { meshMassProperties, shapeMassProperties } from './mass';
 import type { SapModel } from './model';
 import {
   JOINT_QD_SIZE,
   JOINT_Q_SIZE,
+  EQUALITY_TYPE_NAMES,
   JOINT_TYPE_NAMES,
   JointType,
   SHAPE_TYPE_NAMES,
   ShapeFlags,
+  ShapeType,
+  type EqualityTypeName,
   type JointTypeName,
   type ShapeTypeName,
 } from './types';
@@ -94,6 +97,49 @@ export interface ShapeDesc {
   label?: string;
   color?: readonly number[];
   cfg?: Partial<ShapeConfig>;
+  /** mesh index (from addMesh) for 'mesh' / 'convex_mesh'; size is then the scale */
+  mesh?: number;
+  /** heightfield index (from addHeightfield) for 'heightfield' */
+  hfield?: number;
+}
+
+export interface MeshDesc {
+  /** (V × 3) vertices in the mesh frame [m] */
+  vertices: ArrayLike<number>;
+  /** (T × 3) vertex indices, counter-clockwise seen from outside */
+  triangles: ArrayLike<number>;
+  label?: string;
+}
+
+export interface HeightfieldDesc {
+  nrow: number;
+  ncol: number;
+  /** [half x, half y, elevation scale z, base depth] [m] */
+  size: readonly number[];
+  /** nrow × ncol elevations in [0, 1], row-major */
+  data: ArrayLike<number>;
+  label?: string;
+}
+
+export interface EqualityDesc {
+  type: EqualityTypeName;
+  label?: string;
+  /** ball / weld: bodies (-1 world) */
+  body0?: number;
+  body1?: number;
+  /** ball / weld: anchors in the body frames [m] */
+  anchor0?: readonly number[];
+  anchor1?: readonly number[];
+  /** weld: pose of body1's anchor frame in body0's anchor frame when satisfied (default: from the authored poses) */
+  relpose?: readonly number[];
+  /** coupler: q(joint0) = ratio·q(joint1) + offset */
+  joint0?: number;
+  joint1?: number;
+  ratio?: number;
+  offset?: number;
+  /** Infinity (default) = near-rigid */
+  stiffness?: number;
+  tau?: number;
 }
 
 export interface JointDesc extends Partial<JointDofConfig> {
@@ -149,6 +195,8 @@ interface BodyRec {
   armature: number;
 }
 interface ShapeRec {
+  mesh: number;
+  hfield: number;
   body: number;
   type: number;
   size: [number, number, number];
@@ -199,6 +247,102 @@ export class ModelBuilder {
   readonly joints: JointRec[] = [];
   /** shared (world -1) shapes such as the ground */
   readonly sharedShapes: ShapeRec[] = [];
+  readonly meshes: { vertices: Float64Array; triangles: Int32Array; label: string }[] = [];
+  readonly hfields: { nrow: number; ncol: number; size: number[]; data: Float64Array; label: string }[] = [];
+  readonly equalities: (Required<Omit<EqualityDesc, 'label' | 'relpose'>> & {
+    label: string;
+    relpose?: number[];
+  })[] = [];
+  /** authored shape index pairs that never collide */
+  readonly filterPairs: [number, number][] = [];
+
+  /** adds a triangle mesh (shared by every world) and returns its index */
+  addMesh(desc: MeshDesc): number {
+    const i = this.meshes.length;
+    const V = desc.vertices.length / 3;
+    if (!Number.isInteger(V) || V < 1)
+      throw new ModelError(`meshes[${i}].vertices`, 'expected 3 numbers per vertex');
+    const tris = Int32Array.from(desc.triangles);
+    if (tris.length % 3 !== 0)
+      throw new ModelError(`meshes[${i}].triangles`, 'expected 3 indices per triangle');
+    for (const t of tris) {
+      if (!(t >= 0 && t < V)) throw new ModelError(`meshes[${i}].triangles`, `index ${t} outside [0, ${V})`);
+    }
+    const verts = Float64Array.from(desc.vertices);
+    for (const v of verts)
+      if (!Number.isFinite(v)) throw new ModelError(`meshes[${i}].vertices`, 'non-finite vertex');
+    this.meshes.push({ vertices: verts, triangles: tris, label: desc.label ?? `mesh_${i}` });
+    return i;
+  }
+
+  /** adds a heightfield (shared by every world) and returns its index */
+  addHeightfield(desc: HeightfieldDesc): number {
+    const i = this.hfields.length;
+    if (!(Number.isInteger(desc.nrow) && Number.isInteger(desc.ncol) && desc.nrow >= 2 && desc.ncol >= 2)) {
+      throw new ModelError(`hfields[${i}]`, 'nrow and ncol must be integers ≥ 2');
+    }
+    if (desc.data.length !== desc.nrow * desc.ncol) {
+      throw new ModelError(
+        `hfields[${i}].data`,
+        `expected ${desc.nrow * desc.ncol} samples, got ${desc.data.length}`,
+      );
+    }
+    this.hfields.push({
+      nrow: desc.nrow,
+      ncol: desc.ncol,
+      size: [desc.size[0], desc.size[1], desc.size[2], desc.size[3] ?? 0],
+      data: Float64Array.from(desc.data),
+      label: desc.label ?? `hfield_${i}`,
+    });
+    return i;
+  }
+
+  /** adds an equality constraint (coupler, ball, weld) and returns its index */
+  addEquality(desc: EqualityDesc): number {
+    const i = this.equalities.length;
+    const path = `equalities[${i}]`;
+    if (!EQUALITY_TYPE_NAMES.includes(desc.type)) {
+      throw new ModelError(
+        `${path}.type`,
+        `unknown equality '${desc.type}'; allowed: ${EQUALITY_TYPE_NAMES.join(', ')}`,
+      );
+    }
+    const body = (b: number | undefined, k: string) => {
+      const v = b ?? -1;
+      if (!(v >= -1 && v < this.bodies.length)) throw new ModelError(`${path}.${k}`, `unknown body ${v}`);
+      return v;
+    };
+    const joint = (j: number | undefined, k: string) => {
+      const v = j ?? -1;
+      if (desc.type === 'coupler' && !(v >= 0 && v < this.joints.length))
+        throw new ModelError(`${path}.${k}`, `unknown joint ${v}`);
+      return v;
+    };
+    this.equalities.push({
+      type: desc.type,
+      label: desc.label ?? `eq_${i}`,
+      body0: body(desc.body0, 'body0'),
+      body1: body(desc.body1, 'body1'),
+      anchor0: [...(desc.anchor0 ?? [0, 0, 0])],
+      anchor1: [...(desc.anchor1 ?? [0, 0, 0])],
+      relpose: desc.relpose ? [...desc.relpose] : undefined,
+      joint0: joint(desc.joint0, 'joint0'),
+      joint1: joint(desc.joint1, 'joint1'),
+      ratio: desc.ratio ?? 1,
+      offset: desc.offset ?? 0,
+      stiffness: desc.stiffness ?? Infinity,
+      tau: desc.tau ?? 0,
+    });
+    return i;
+  }
+
+  /** shapes a and b (authored indices) never collide */
+  addFilterPair(a: number, b: number): void {
+    if (!(a >= 0 && a < this.shapes.length && b >= 0 && b < this.shapes.length)) {
+      throw new ModelError('filter_pairs', `unknown shape pair (${a}, ${b})`);
+    }
+    this.filterPairs.push([a, b]);
+  }
 
   /** adds a body and returns its index */
   addBody(desc: BodyDesc = {}): number {
@@ -257,7 +401,26 @@ export class ModelBuilder {
       cfg.density = 0;
       cfg.has_shape_collision = false;
     }
+    const mesh = desc.mesh ?? -1;
+    const hfield = desc.hfield ?? -1;
+    if (
+      (type === ShapeType.MESH || type === ShapeType.CONVEX_MESH) &&
+      !(mesh >= 0 && mesh < this.meshes.length)
+    ) {
+      throw new ModelError(
+        `${path}.mesh`,
+        `a ${SHAPE_TYPE_NAMES[type]} shape needs a mesh from addMesh (got ${desc.mesh})`,
+      );
+    }
+    if (type === ShapeType.HEIGHTFIELD && !(hfield >= 0 && hfield < this.hfields.length)) {
+      throw new ModelError(
+        `${path}.hfield`,
+        `a heightfield shape needs a heightfield from addHeightfield (got ${desc.hfield})`,
+      );
+    }
     return {
+      mesh,
+      hfield,
       body: desc.body,
       type,
       size,
@@ -478,6 +641,28 @@ export class ModelBuilder {
       shape_flags: new Int32Array(NS),
       shape_color: new Float32Array(NS * 3),
       shape_label: new Array<string>(NS),
+      shape_mesh: new Int32Array(NS).fill(-1),
+      shape_hfield: new Int32Array(NS).fill(-1),
+      shape_filter_pairs: new Int32Array(this.filterPairs.length * 2 * nw),
+      ...this.packMeshes(),
+      ...this.packHeightfields(),
+      eq_count: this.equalities.length * nw,
+      eq_type: new Int32Array(this.equalities.length * nw),
+      eq_world: new Int32Array(this.equalities.length * nw),
+      eq_body0: new Int32Array(this.equalities.length * nw),
+      eq_body1: new Int32Array(this.equalities.length * nw),
+      eq_joint0: new Int32Array(this.equalities.length * nw),
+      eq_joint1: new Int32Array(this.equalities.length * nw),
+      eq_anchor0: new Float64Array(this.equalities.length * nw * 3),
+      eq_anchor1: new Float64Array(this.equalities.length * nw * 3),
+      eq_relpose: new Float64Array(this.equalities.length * nw * 7),
+      eq_ratio: new Float64Array(this.equalities.length * nw),
+      eq_offset: new Float64Array(this.equalities.length * nw),
+      eq_stiffness: new Float64Array(this.equalities.length * nw),
+      eq_tau: new Float64Array(this.equalities.length * nw),
+      eq_label: new Array<string>(this.equalities.length * nw),
+      joint_friction: new Float64Array(NV),
+      joint_collision_filter_parent: new Uint8Array(NB),
       joint_q0: new Float64Array(NQ),
       joint_qd0: new Float64Array(NV),
       joint_target_pos: new Float64Array(NV),
@@ -525,6 +710,7 @@ export class ModelBuilder {
         m.joint_world[J] = w;
         m.joint_tree[J] = w * trees + treeOf[k];
         m.joint_label[J] = jr.label;
+        m.joint_collision_filter_parent[J] = jr.collision_filter_parent ? 1 : 0;
         m.joint_q_start[J] = q;
         m.joint_qd_start[J] = v;
         m.joint_q0.set(jr.q, q);
@@ -544,6 +730,7 @@ export class ModelBuilder {
           m.joint_velocity_limit[D] = jr.dof.velocity_limit;
           m.joint_target_pos[D] = jr.dof.target_pos;
           m.joint_target_vel[D] = jr.dof.target_vel;
+          m.joint_friction[D] = jr.dof.friction;
           m.dof_world[D] = w;
         }
         q += JOINT_Q_SIZE[jr.type];
@@ -558,11 +745,41 @@ export class ModelBuilder {
         }
       }
       // world shapes
+      const s0 = s;
       for (const sr of this.shapes) {
         const body = sr.body < 0 ? -1 : w * nb + newIndexOfBody[sr.body];
         writeShape(m, s, sr, body, w, sr.body < 0 ? off : [0, 0, 0]);
         s++;
       }
+      this.filterPairs.forEach(([a, b], k) => {
+        m.shape_filter_pairs[(w * this.filterPairs.length + k) * 2] = s0 + a;
+        m.shape_filter_pairs[(w * this.filterPairs.length + k) * 2 + 1] = s0 + b;
+      });
+      // equalities
+      this.equalities.forEach((e, k) => {
+        const E = w * this.equalities.length + k;
+        const bodyIdx = (b: number) => (b < 0 ? -1 : w * nb + newIndexOfBody[b]);
+        const jointIdx = (j: number) => (j < 0 ? -1 : w * nb + newIndexOfJoint[j]);
+        m.eq_type[E] = EQUALITY_TYPE_NAMES.indexOf(e.type);
+        m.eq_world[E] = w;
+        m.eq_body0[E] = bodyIdx(e.body0);
+        m.eq_body1[E] = bodyIdx(e.body1);
+        m.eq_joint0[E] = jointIdx(e.joint0);
+        m.eq_joint1[E] = jointIdx(e.joint1);
+        // world-anchored points move with the world's offset
+        const a0 =
+          e.body0 < 0 ? [e.anchor0[0] + off[0], e.anchor0[1] + off[1], e.anchor0[2] + off[2]] : e.anchor0;
+        const a1 =
+          e.body1 < 0 ? [e.anchor1[0] + off[0], e.anchor1[1] + off[1], e.anchor1[2] + off[2]] : e.anchor1;
+        m.eq_anchor0.set(a0, E * 3);
+        m.eq_anchor1.set(a1, E * 3);
+        m.eq_relpose.set(e.relpose ?? this.weldRelpose(e.body0, e.anchor0, e.body1, e.anchor1), E * 7);
+        m.eq_ratio[E] = e.ratio;
+        m.eq_offset[E] = e.offset;
+        m.eq_stiffness[E] = e.stiffness;
+        m.eq_tau[E] = e.tau;
+        m.eq_label[E] = e.label;
+      });
     }
     m.joint_q_start[NB] = q;
     m.joint_qd_start[NB] = v;
@@ -580,6 +797,66 @@ export class ModelBuilder {
     return Object.freeze(m) as SapModel;
   }
 
+  /** the weld's satisfied relative pose from the authored body poses: (X_W0·A0)⁻¹ · (X_W1·A1) */
+  private weldRelpose(b0: number, a0: readonly number[], b1: number, a1: readonly number[]): number[] {
+    const f0 = new Float64Array(7),
+      f1 = new Float64Array(7);
+    const P0 = b0 < 0 ? IDENTITY : this.bodies[b0].X_wb;
+    const P1 = b1 < 0 ? IDENTITY : this.bodies[b1].X_wb;
+    transformMul(P0, 0, [a0[0], a0[1], a0[2], 0, 0, 0, 1], 0, f0, 0);
+    transformMul(P1, 0, [a1[0], a1[1], a1[2], 0, 0, 0, 1], 0, f1, 0);
+    transformInverse(f0, 0, f0, 0);
+    transformMul(f0, 0, f1, 0, f1, 0);
+    return Array.from(f1);
+  }
+
+  private packMeshes() {
+    const V = this.meshes.reduce((n, x) => n + x.vertices.length / 3, 0);
+    const T = this.meshes.reduce((n, x) => n + x.triangles.length / 3, 0);
+    const out = {
+      mesh_count: this.meshes.length,
+      mesh_vertex_start: new Int32Array(this.meshes.length + 1),
+      mesh_vertices: new Float64Array(V * 3),
+      mesh_triangle_start: new Int32Array(this.meshes.length + 1),
+      mesh_triangles: new Int32Array(T * 3),
+      mesh_label: this.meshes.map((x) => x.label),
+    };
+    let v = 0,
+      t = 0;
+    this.meshes.forEach((x, i) => {
+      out.mesh_vertex_start[i] = v;
+      out.mesh_triangle_start[i] = t;
+      out.mesh_vertices.set(x.vertices, v * 3);
+      out.mesh_triangles.set(x.triangles, t * 3);
+      v += x.vertices.length / 3;
+      t += x.triangles.length / 3;
+    });
+    out.mesh_vertex_start[this.meshes.length] = v;
+    out.mesh_triangle_start[this.meshes.length] = t;
+    return out;
+  }
+
+  private packHeightfields() {
+    const n = this.hfields.length;
+    const total = this.hfields.reduce((k, h) => k + h.data.length, 0);
+    const out = {
+      hfield_count: n,
+      hfield_nrow: Int32Array.from(this.hfields.map((h) => h.nrow)),
+      hfield_ncol: Int32Array.from(this.hfields.map((h) => h.ncol)),
+      hfield_size: Float64Array.from(this.hfields.flatMap((h) => h.size)),
+      hfield_data_start: new Int32Array(n + 1),
+      hfield_data: new Float64Array(total),
+    };
+    let k = 0;
+    this.hfields.forEach((h, i) => {
+      out.hfield_data_start[i] = k;
+      out.hfield_data.set(h.data, k);
+      k += h.data.length;
+    });
+    out.hfield_data_start[n] = k;
+    return out;
+  }
+
   private bodyMass(b: BodyRec, index: number): { mass: number; com: number[]; inertia: number[] } {
     // accumulate the shapes' mass, COM and inertia in the body frame
     let mass = 0;
@@ -589,7 +866,15 @@ export class ModelBuilder {
     const Il = new Float64Array(9);
     for (const s of this.shapes) {
       if (s.body !== index) continue;
-      const mp = shapeMassProperties(s.type, s.size, s.cfg.density);
+      const mp =
+        (s.type === ShapeType.MESH || s.type === ShapeType.CONVEX_MESH) && s.mesh >= 0
+          ? meshMassProperties(
+              this.meshes[s.mesh].vertices,
+              this.meshes[s.mesh].triangles,
+              s.size,
+              s.cfg.density,
+            )
+          : shapeMassProperties(s.type, s.size, s.cfg.density);
       if (!(mp.mass > 0)) continue;
       quatToMat3(s.X_bs, 3, R, 0);
       const cw = [0, 0, 0];
@@ -601,6 +886,12 @@ export class ModelBuilder {
       Il[0] = mp.inertia[0];
       Il[4] = mp.inertia[1];
       Il[8] = mp.inertia[2];
+      if ('products' in mp) {
+        const [pxy, pxz, pyz] = (mp as { products: number[] }).products;
+        Il[1] = Il[3] = pxy;
+        Il[2] = Il[6] = pxz;
+        Il[5] = Il[7] = pyz;
+      }
       const I = new Float64Array(9);
       rotateInertia(R, 0, Il, 0, I, 0);
       parts.push({ m: mp.mass, c: cw, I });
@@ -686,6 +977,8 @@ function writeShape(
     (sr.cfg.is_site ? ShapeFlags.SITE : 0);
   a.shape_color.set(sr.color, s * 3);
   a.shape_label[s] = sr.label;
+  (m as unknown as { shape_mesh: Int32Array }).shape_mesh[s] = sr.mesh;
+  (m as unknown as { shape_hfield: Int32Array }).shape_hfield[s] = sr.hfield;
 }
 
 /** world origins: a centered grid over the non-zero spacing axes (a line for one axis) */

@@ -125,6 +125,64 @@ export interface SapModel {
   /** (shape_count × 3) display colour, linear RGB in [0, 1] */
   readonly shape_color: Float32Array;
   readonly shape_label: readonly string[];
+  /** (shape_count) mesh index for MESH / CONVEX_MESH shapes (shape_size is then the scale), else -1 */
+  readonly shape_mesh: Int32Array;
+  /** (shape_count) heightfield index for HEIGHTFIELD shapes, else -1 */
+  readonly shape_hfield: Int32Array;
+  /** (2 × n) shape index pairs that never collide (MJCF exclude, USD filtered pairs), all worlds */
+  readonly shape_filter_pairs: Int32Array;
+
+  // meshes: triangle soups shared by every world (a convex mesh stores its hull)
+  readonly mesh_count: number;
+  /** (mesh_count + 1) offsets into mesh_vertices, in vertices */
+  readonly mesh_vertex_start: Int32Array;
+  /** (V × 3) vertices in the mesh frame, unscaled [m] */
+  readonly mesh_vertices: Float64Array;
+  /** (mesh_count + 1) offsets into mesh_triangles, in triangles */
+  readonly mesh_triangle_start: Int32Array;
+  /** (T × 3) vertex indices, local to the mesh, counter-clockwise seen from outside */
+  readonly mesh_triangles: Int32Array;
+  readonly mesh_label: readonly string[];
+
+  // heightfields: elevation grids shared by every world
+  readonly hfield_count: number;
+  /** (hfield_count) samples along y (rows) and x (columns) */
+  readonly hfield_nrow: Int32Array;
+  readonly hfield_ncol: Int32Array;
+  /** (hfield_count × 4) half-size x, half-size y, elevation scale z, base depth [m] (MuJoCo's hfield size) */
+  readonly hfield_size: Float64Array;
+  /** (hfield_count + 1) offsets into hfield_data */
+  readonly hfield_data_start: Int32Array;
+  /** row-major elevations in [0, 1], scaled by hfield_size[2] */
+  readonly hfield_data: Float64Array;
+
+  // equality constraints (SAP holonomic constraints), all worlds
+  readonly eq_count: number;
+  /** (eq_count) EqualityType */
+  readonly eq_type: Int32Array;
+  readonly eq_world: Int32Array;
+  /** (eq_count) bodies (-1 world) for ball and weld */
+  readonly eq_body0: Int32Array;
+  readonly eq_body1: Int32Array;
+  /** (eq_count) 1-DOF joints for the coupler: q(joint0) = ratio·q(joint1) + offset */
+  readonly eq_joint0: Int32Array;
+  readonly eq_joint1: Int32Array;
+  /** (eq_count × 3) anchor points in body0 / body1 frames [m] */
+  readonly eq_anchor0: Float64Array;
+  readonly eq_anchor1: Float64Array;
+  /** (eq_count × 7) weld: the pose of body1's anchor frame in body0's anchor frame when satisfied */
+  readonly eq_relpose: Float64Array;
+  readonly eq_ratio: Float64Array;
+  readonly eq_offset: Float64Array;
+  /** (eq_count) stiffness (Infinity = near-rigid) [N/m or N·m/rad] and relaxation time [s] */
+  readonly eq_stiffness: Float64Array;
+  readonly eq_tau: Float64Array;
+  readonly eq_label: readonly string[];
+
+  /** (joint_dof_count) Coulomb joint friction [N·m or N] (stored; not yet a SAP constraint) */
+  readonly joint_friction: Float64Array;
+  /** (joint_count) 1 when the parent's and child's shapes are filtered from colliding */
+  readonly joint_collision_filter_parent: Uint8Array;
 
   // initial state and control defaults (all worlds)
   /** (joint_coord_count) initial positions, public convention */

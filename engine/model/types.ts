@@ -56,3 +56,8 @@ export const ShapeFlags = {
   COLLIDE_PARTICLES: 4,
   SITE: 8,
 } as const;
+
+/** equality constraint types (`SapModel.eq_type`), realized as SAP holonomic constraints */
+export const EqualityType = { COUPLER: 0, BALL: 1, WELD: 2 } as const;
+export type EqualityTypeName = 'coupler' | 'ball' | 'weld';
+export const EQUALITY_TYPE_NAMES: readonly EqualityTypeName[] = ['coupler', 'ball', 'weld'];

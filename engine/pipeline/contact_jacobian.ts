@@ -14,6 +14,7 @@ import type { KinematicsData } from '../kinematics';
 import type { SapModel } from '../model';
 import type { SapConstraintSpec } from '../sap/problem';
 import type { SapSolverOptions } from '../sap/options';
+import { diagDelassusWeight } from '../sap/solver';
 import { contactFrame } from './contact_frame';
 
 /** per-model data the contact stage needs */
@@ -156,22 +157,15 @@ export function buildContactConstraints(
       wgt = Math.max(r(s / 3), 1e-12);
     } else {
       // W = Σ_c J_c diag(A_c)⁻¹ J_cᵀ (3×3), w = ‖W‖_F / 3
-      let fro = 0;
-      for (let a = 0; a < 3; a++) {
-        for (let b = 0; b < 3; b++) {
-          let wab = 0;
-          for (let c = 0; c < cliques.length; c++) {
-            const t = trees[c];
-            const dof0 = m.tree_dof_start[t];
-            const nv = m.tree_dof_start[t + 1] - dof0;
-            const Jc = J[c];
-            for (let k = 0; k < nv; k++)
-              wab = r(wab + r(r(Jc[a * nv + k] * Jc[b * nv + k]) / A_diag[dof0 + k]));
-          }
-          fro = r(fro + r(wab * wab));
-        }
-      }
-      wgt = Math.max(r(Math.sqrt(fro) / 3), 1e-12);
+      wgt = diagDelassusWeight(
+        J.map((Jc, c) => {
+          const dof0 = m.tree_dof_start[trees[c]];
+          const nv = m.tree_dof_start[trees[c] + 1] - dof0;
+          return { J: Jc, A: diagonalMatrix(A_diag, dof0, nv), nv };
+        }),
+        3,
+        r,
+      );
     }
     out.push({
       kind: 'contact',
@@ -195,11 +189,18 @@ function identity(x: number): number {
   return x;
 }
 
+/** an nv×nv diagonal matrix holding d[o..o+nv) (diagDelassusWeight reads only the diagonal) */
+function diagonalMatrix(d: Float64Array, o: number, nv: number): Float64Array {
+  const A = new Float64Array(nv * nv);
+  for (let k = 0; k < nv; k++) A[k * nv + k] = d[o + k];
+  return A;
+}
+
 /**
  * Adds sign · R_WCᵀ J_v(x) for body b into Jc (3 × nv, clique-local columns): the linear velocity
  * of the world point x moving with b is Σ_d (s_v + s_ω × x)·q̇_d over the DOFs on b's path to the root.
  */
-function accumulatePointJacobian(
+export function accumulatePointJacobian(
   m: SapModel,
   kin: KinematicsData,
   b: number,
@@ -209,6 +210,7 @@ function accumulatePointJacobian(
   nv: number,
   sign: number,
   Jc: Float64Array,
+  rowOffset = 0,
 ): void {
   const S = kin.dof_S;
   // each DOF on the path contributes one column
@@ -220,7 +222,7 @@ function accumulatePointJacobian(
       const vz = S[s + 5] + S[s] * x[1] - S[s + 1] * x[0];
       const col = d - dof0;
       for (let row = 0; row < 3; row++) {
-        Jc[row * nv + col] +=
+        Jc[(rowOffset + row) * nv + col] +=
           sign * (frame[row * 3] * vx + frame[row * 3 + 1] * vy + frame[row * 3 + 2] * vz);
       }
     }
@@ -265,4 +267,24 @@ function bodyMobility(
     total = r(total + r(invm + r(r(r(ux * qx) + r(uy * qy)) + r(uz * qz))));
   }
   return total;
+}
+
+/** adds sign · ω-rows of body b (world) into Jc (3 × nv): ω_b = Σ_d s_ω,d·q̇_d over b's path */
+export function accumulateAngularJacobian(
+  m: SapModel,
+  kin: KinematicsData,
+  b: number,
+  dof0: number,
+  nv: number,
+  sign: number,
+  Jc: Float64Array,
+  rowOffset = 0,
+): void {
+  const S = kin.dof_S;
+  for (let a = b; a >= 0; a = m.joint_parent[a]) {
+    for (let d = m.joint_qd_start[a]; d < m.joint_qd_start[a + 1]; d++) {
+      const col = d - dof0;
+      for (let row = 0; row < 3; row++) Jc[(rowOffset + row) * nv + col] += sign * S[d * 6 + row];
+    }
+  }
 }

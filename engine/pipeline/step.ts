@@ -34,6 +34,7 @@ import {
 } from './contact_jacobian';
 import { freeMotionTree, makeFreeMotionScratch, type FreeMotionScratch } from './free_motion';
 import { integratePositions } from './integrate';
+import { buildEqualityConstraints } from './equality_constraints';
 import { buildJointConstraints, hasDrive } from './joint_constraints';
 import { worseStatus, type StepReport, type WorldReport } from './report';
 
@@ -224,6 +225,7 @@ export class SolverSAP {
         this.cliqueIndex,
         specs,
       );
+      if (m.eq_count > 0) buildEqualityConstraints(m, this.kin, state_in.joint_q, w, this.cliqueIndex, specs);
       timing.constraints += now() - t0;
 
       // 4. solve

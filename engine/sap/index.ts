@@ -12,3 +12,4 @@ export * from './constraints/common';
 export * from './constraints/contact';
 export * from './constraints/limit';
 export * from './constraints/pd';
+export * from './constraints/holonomic';

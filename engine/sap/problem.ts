@@ -37,6 +37,9 @@ export interface SapProblem {
  *   first (vc = +v for the lower row, −v for the upper row); β default 0.1; w default 1/A_dof,dof.
  * - `pd`: implicit PD drive with effort limit on PD + feed-forward; w default 1/A_dof,dof (used by
  *   the near-rigid gain clamp, β = 0.1). γ = δt·u [N·s or N·m·s].
+ * - `holonomic`: g(q) = 0 with n = g0.length ≤ 6 rows (coupler, ball, weld); `J[c]` is n×nv_c
+ *   row-major with Σ_c J_c v_c = ġ; stiffness may be +∞ (near-rigid, β = 0.1 by default);
+ *   w default ‖Σ_c J_c diag(A_c)⁻¹ J_cᵀ‖_F / n. γ is unbounded [N·s or N·m·s].
  */
 export type SapConstraintSpec =
   | {
@@ -74,6 +77,16 @@ export type SapConstraintSpec =
       kd: number;
       effort_limit: number;
       u0: number;
+      w?: number;
+    }
+  | {
+      kind: 'holonomic';
+      cliques: number[];
+      J: Float64Array[];
+      g0: Float64Array;
+      stiffness: number;
+      tau_d: number;
+      beta?: number;
       w?: number;
     };
 

@@ -23,6 +23,7 @@
  */
 
 import { PARAM_STRIDE, type ConstraintCalc } from './constraints/common';
+import { HOLONOMIC_MAX_ROWS, holonomicCalc, makeHolonomicParams } from './constraints/holonomic';
 import {
   CONTACT_REGION_NAMES,
   CONTACT_ROWS,
@@ -47,7 +48,8 @@ import type { SapConstraintSpec, SapProblem, SapSolveResult, SapSolveStatus } fr
 const KIND_CONTACT = 0;
 const KIND_LIMIT = 1;
 const KIND_PD = 2;
-const KERNELS: readonly ConstraintCalc[] = [contactCalc, limitCalc, pdCalc];
+const KIND_HOLONOMIC = 3;
+const KERNELS: readonly ConstraintCalc[] = [contactCalc, limitCalc, pdCalc, holonomicCalc];
 
 /** floor of a diagonal-Delassus weight estimate */
 export const MIN_DELASSUS_WEIGHT = 1e-12;
@@ -274,6 +276,11 @@ export class SapSolver {
         this.kind[i] = KIND_CONTACT;
         nBlk += s.cliques.length;
         for (const c of s.cliques) nJ += r * p.cliques[c].nv;
+      } else if (s.kind === 'holonomic') {
+        r = s.g0.length;
+        this.kind[i] = KIND_HOLONOMIC;
+        nBlk += s.cliques.length;
+        for (const c of s.cliques) nJ += r * p.cliques[c].nv;
       } else if (s.kind === 'limit') {
         r = limitRowSigns(s).length;
         this.kind[i] = KIND_LIMIT;
@@ -307,7 +314,7 @@ export class SapSolver {
       const s = p.constraints[i];
       const r = this.rows[i];
       this.blkStart[i] = b;
-      if (s.kind === 'contact') {
+      if (s.kind === 'contact' || s.kind === 'holonomic') {
         for (let q = 0; q < s.cliques.length; q++) {
           const c = s.cliques[q];
           const n = p.cliques[c].nv;
@@ -398,6 +405,28 @@ export class SapSolver {
         if (!(Rt > 0 && Rn > 0 && Number.isFinite(Rt) && Number.isFinite(Rn))) {
           return `constraints[${i}] (contact): regularization is not positive and finite (Rt = ${Rt}, Rn = ${Rn}); check stiffness, beta, sigma and w`;
         }
+      } else if (s.kind === 'holonomic') {
+        let w = s.w;
+        if (w === undefined) {
+          const blocks: { J: Float64Array; A: Float64Array; nv: number }[] = [];
+          for (let bb = this.blkStart[i]; bb < this.blkStart[i + 1]; bb++) {
+            const c = this.blkClique[bb];
+            const n = p.cliques[c].nv;
+            blocks.push({
+              J: this.jData.subarray(this.blkJ[bb], this.blkJ[bb] + this.rows[i] * n),
+              A: p.cliques[c].A,
+              nv: n,
+            });
+          }
+          w = diagDelassusWeight(blocks, this.rows[i], rndW);
+        }
+        makeHolonomicParams(s, p.dt, w, this.params, po);
+        for (let r = 0; r < this.rows[i]; r++) {
+          const R = this.params[po + 2 * r];
+          if (!(R > 0 && Number.isFinite(R) && Number.isFinite(this.params[po + 2 * r + 1]))) {
+            return `constraints[${i}] (holonomic): regularization is not positive and finite (R = ${R}); check stiffness, beta and w`;
+          }
+        }
       } else if (s.kind === 'limit') {
         const n = p.cliques[s.clique].nv;
         const w = s.w ?? 1 / p.cliques[s.clique].A[s.dof * n + s.dof];
@@ -433,7 +462,7 @@ export class SapSolver {
     this.dv = growF64(this.dv, np);
     this.dp = growF64(this.dp, np);
     this.H = growF64(this.H, np * np);
-    this.T = growF64(this.T, CONTACT_ROWS * Math.max(1, maxNv));
+    this.T = growF64(this.T, HOLONOMIC_MAX_ROWS * Math.max(1, maxNv));
     this.vc = growF64(this.vc, nRows);
     this.dvc = growF64(this.dvc, nRows);
     this.gamma = growF64(this.gamma, nRows);
@@ -490,6 +519,31 @@ export class SapSolver {
       if (s.w !== undefined && !(fin(s.w) && s.w > 0)) return bad('w', 'must be finite and > 0');
       return null;
     }
+    if (s.kind === 'holonomic') {
+      if (!Array.isArray(s.cliques) || !Array.isArray(s.J) || s.J.length !== s.cliques.length) {
+        return bad('cliques/J', 'must be arrays of equal length');
+      }
+      if (!(s.g0 instanceof Float64Array) || s.g0.length < 1 || s.g0.length > HOLONOMIC_MAX_ROWS) {
+        return bad('g0', `must be a Float64Array of 1..${HOLONOMIC_MAX_ROWS} entries`);
+      }
+      if (!finiteArray(s.g0)) return bad('g0', 'has a NaN or Inf entry');
+      const r = s.g0.length;
+      for (let q = 0; q < s.cliques.length; q++) {
+        const c = s.cliques[q];
+        if (!isIndex(c, nCl)) return bad(`cliques[${q}]`, `must be a clique index in [0, ${nCl})`);
+        const n = this.cliqueOff[c + 1] - this.cliqueOff[c];
+        const Jq = s.J[q];
+        if (!(Jq instanceof Float64Array) || Jq.length !== r * n) {
+          return bad(`J[${q}]`, `must be a Float64Array of length rows·nv = ${r * n}`);
+        }
+        if (!finiteArray(Jq)) return bad(`J[${q}]`, 'has a NaN or Inf entry');
+      }
+      if (!(typeof s.stiffness === 'number' && s.stiffness > 0)) return bad('stiffness', 'must be > 0');
+      if (!(fin(s.tau_d) && s.tau_d >= 0)) return bad('tau_d', 'must be finite and ≥ 0');
+      if (s.beta !== undefined && !(fin(s.beta) && s.beta >= 0)) return bad('beta', 'must be finite and ≥ 0');
+      if (s.w !== undefined && !(fin(s.w) && s.w > 0)) return bad('w', 'must be finite and > 0');
+      return null;
+    }
     if (s.kind === 'limit' || s.kind === 'pd') {
       if (!isIndex(s.clique, nCl)) return bad('clique', `must be a clique index in [0, ${nCl})`);
       const n = this.cliqueOff[s.clique + 1] - this.cliqueOff[s.clique];
@@ -519,7 +573,7 @@ export class SapSolver {
         return bad('effort_limit', 'must be > 0');
       return null;
     }
-    return `constraints[${i}]: unknown kind '${String((s as { kind?: unknown }).kind)}' (allowed: contact, limit, pd)`;
+    return `constraints[${i}]: unknown kind '${String((s as { kind?: unknown }).kind)}' (allowed: contact, limit, pd, holonomic)`;
   }
 
   private invalidResult(p: SapProblem, message: string): SapSolveResult {
@@ -529,6 +583,7 @@ export class SapSolver {
     const gamma = cons.map((s) => {
       if (s?.kind === 'contact') return new Float64Array(3);
       if (s?.kind === 'limit') return new Float64Array(limitRowSigns(s).length);
+      if (s?.kind === 'holonomic') return new Float64Array(s.g0?.length ?? 0);
       return new Float64Array(1);
     });
     return {

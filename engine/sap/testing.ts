@@ -215,3 +215,63 @@ export function limitsAndDrives(seed = 7): SapProblem {
     ],
   };
 }
+
+/**
+ * Holonomic constraints across two cliques: a coupler (1 row, q₀ of clique 0 against q₁ of
+ * clique 1), a 3-row ball-like constraint with random Jacobian blocks in both cliques (rigid), a
+ * compliant 2-row one inside clique 1, and a contact.
+ */
+export function holonomicMix(seed = 5): SapProblem {
+  const rng = seededRandom(seed);
+  const A0 = randomSpd(3, rng);
+  const A1 = randomSpd(4, rng);
+  const v_star = Float64Array.from({ length: 7 }, () => uniform(rng, -1, 1));
+  const rand = (n: number) => Float64Array.from({ length: n }, () => uniform(rng, -1, 1));
+  const coupler0 = new Float64Array(3);
+  coupler0[0] = 1;
+  const coupler1 = new Float64Array(4);
+  coupler1[1] = -2;
+  return {
+    dt: 0.01,
+    cliques: [
+      { nv: 3, A: A0 },
+      { nv: 4, A: A1 },
+    ],
+    v_star,
+    constraints: [
+      {
+        kind: 'holonomic',
+        cliques: [0, 1],
+        J: [coupler0, coupler1],
+        g0: Float64Array.from([0.01]),
+        stiffness: Infinity,
+        tau_d: 0,
+      },
+      {
+        kind: 'holonomic',
+        cliques: [0, 1],
+        J: [rand(9), rand(12)],
+        g0: rand(3).map((x) => x * 0.01),
+        stiffness: Infinity,
+        tau_d: 0,
+      },
+      {
+        kind: 'holonomic',
+        cliques: [1],
+        J: [rand(8)],
+        g0: rand(2).map((x) => x * 0.02),
+        stiffness: 1e4,
+        tau_d: 0.05,
+      },
+      {
+        kind: 'contact',
+        cliques: [1],
+        J: [rand(12)],
+        mu: 0.5,
+        stiffness: 1e5,
+        tau_d: 0.01,
+        phi0: -0.001,
+      },
+    ],
+  };
+}

@@ -1,20 +1,26 @@
 /**
  * box (A) – box (B): separating-axis test over the 15 candidate axes (3 face normals of each box and
  * the 9 cross products of their edge directions, nearly parallel edge pairs skipped), then a clipped
- * face manifold or a single edge–edge point. Up to {@link BOX_BOX_MAX_POINTS} points.
+ * face manifold (≤ {@link BOX_BOX_MAX_FACE_POINTS} points) and/or one point at the closest points.
+ * Up to {@link BOX_BOX_MAX_POINTS} points.
  *
  * Axis choice. sep(L) = |Lᵀ(c_B − c_A)| − r_A(L) − r_B(L) is the separation of the two projections
  * on L. The axis of maximum sep is the minimum-penetration axis when the boxes overlap (sep ≤ 0) and
  * the best separating axis otherwise.
  * - Overlapping: A's face axis is kept unless B's face axis beats it by a small relative tolerance
  *   ({@link BOX_BOX_AXIS_REL_TOL}·|sep| + {@link BOX_BOX_AXIS_ABS_TOL}·size), and an edge axis is used
- *   only when it beats the chosen face axis by the same tolerance (stable resting manifolds).
- * - Separated: the true distance D ≥ max sep. A face axis whose clipped manifold contains a point at
- *   depth max sep realises D exactly (that point projects inside the reference face), likewise an
- *   edge axis whose edge lines meet their closest points inside both edges; otherwise (vertex–vertex,
- *   vertex–edge, clamped edge–edge) D is found exactly as the minimum of the 24 edge–box distances
- *   of one box's edges against the other box, and one point is emitted at those closest points. So a
- *   separated pair inside the gap band always reports its exact distance.
+ *   only when it beats the chosen face axis by the same tolerance (stable resting manifolds); an
+ *   edge axis gives one point at the closest points of the two supporting edges.
+ * - Separated (max sep > 0): the true distance D ≥ max sep, and every emitted d is a true gap
+ *   (≥ D) with the smallest one equal to D:
+ *   1. a face axis whose clipped manifold has a point at depth max sep realises D exactly (that
+ *      point projects inside the reference face): the face manifold alone;
+ *   2. otherwise, when a face axis is within the relative tolerance of max sep (nearly flat boxes,
+ *      e.g. a slightly tilted box resting over an edge), its face manifold is still emitted for
+ *      support, plus 3.;
+ *   3. one point at the exact closest points: the edge–edge axis when its edge lines meet inside
+ *      both edges, else (vertex–vertex, vertex–edge, clamped edges) the minimum of the exact
+ *      edge–box distances of each box's 12 edges against the other box.
  *
  * Face manifold. The reference face is the face of the axis' owner facing the other box (outward
  * normal n_r); the incident face is the other box's face most anti-parallel to n_r. The incident
@@ -38,8 +44,10 @@ import type { ShapeGeom } from '../geometry';
 import { addContact, flipManifold, inBand, type ContactManifold } from '../manifold';
 import { segmentBoxClosest } from './segment_box';
 
-/** the most points a box–box pair emits */
-export const BOX_BOX_MAX_POINTS = 4;
+/** the most points of a clipped face manifold */
+export const BOX_BOX_MAX_FACE_POINTS = 4;
+/** the most points a box–box pair emits (a face manifold plus the exact closest point, separated) */
+export const BOX_BOX_MAX_POINTS = BOX_BOX_MAX_FACE_POINTS + 1;
 /** cross axes of edge pairs with sin²θ below this are skipped */
 export const BOX_BOX_EDGE_SIN2 = 1e-12;
 /** relative preference for face axes (and for A's faces over B's) when the boxes overlap */
@@ -81,7 +89,7 @@ const FR = new Float64Array(12);
 const FCTX = new Int32Array(4);
 const FEXT = new Float64Array(2);
 const CAND = new Int32Array(MAXP);
-const SEL = new Int32Array(BOX_BOX_MAX_POINTS);
+const SEL = new Int32Array(BOX_BOX_MAX_FACE_POINTS);
 const SEG = new Float64Array(4);
 const REL = new Float64Array(6);
 
@@ -206,15 +214,20 @@ function boxBox(g: ShapeGeom, a: number, b: number, margin: number, gap: number,
     // separated: D ≥ sMax, so nothing can be inside the band when sMax is not
     if (!inBand(sMax, margin, gap)) return;
     const tol = EXACT_TOL * scale;
+    // 1. a face whose manifold realises the distance (B's reference face faces A: normal −g_B b_j)
     if (sA >= sMax - tol && clipFace(0, iA, gA, scale) > 0 && minDepth() <= sA + tol) {
       emitFace(margin, gap, out);
       return;
     }
-    // B's reference face faces A: outward normal −n = −g_B b_j
     if (sB >= sMax - tol && clipFace(1, iB, -gB, scale) > 0 && minDepth() <= sB + tol) {
       emitFace(margin, gap, out);
       return;
     }
+    // 2. a nearly-best face keeps its manifold, so nearly flat resting boxes stay supported ...
+    const pref = BOX_BOX_AXIS_REL_TOL * sMax + BOX_BOX_AXIS_ABS_TOL * scale;
+    if (sA >= sMax - pref && clipFace(0, iA, gA, scale) > 0) emitFace(margin, gap, out);
+    else if (sB >= sMax - pref && clipFace(1, iB, -gB, scale) > 0) emitFace(margin, gap, out);
+    // 3. ... and the exact closest points are always reported
     if (sE >= sMax - tol && edgeContact(iE, jE, true, tol, margin, gap, out)) return;
     closestContact(margin, gap, out);
     return;
@@ -349,7 +362,8 @@ function clipFace(ref: number, ia: number, sgn: number, scale: number): number {
         // a vertex exactly on the plane whose edge leaves: the next edge runs along the plane
         qlab[cnt] = dq > 0 && dp === 0 ? 4 + pl : lab;
         cnt++;
-        if (dq > 0 && dp < 0) cnt = crossing(P, i, i2, dp, dq, co, sg * e, lab, pl, Q, qid, qlab, cnt, 4 + pl);
+        if (dq > 0 && dp < 0)
+          cnt = crossing(P, i, i2, dp, dq, co, sg * e, lab, pl, Q, qid, qlab, cnt, 4 + pl);
       } else if (dq < 0) {
         cnt = crossing(P, i, i2, dp, dq, co, sg * e, lab, pl, Q, qid, qlab, cnt, lab);
       }
@@ -420,7 +434,7 @@ function emitFace(margin: number, gap: number, out: ContactManifold): number {
   for (let i = 0; i < n; i++) if (inBand(P[i * 3 + 2], margin, gap)) CAND[cnt++] = i;
   if (cnt === 0) return 0;
   let k = 0;
-  if (cnt <= BOX_BOX_MAX_POINTS) {
+  if (cnt <= BOX_BOX_MAX_FACE_POINTS) {
     for (let i = 0; i < cnt; i++) SEL[k++] = CAND[i];
   } else {
     k = reduce(P, cnt);
@@ -493,7 +507,11 @@ function reduce(P: Float64Array, cnt: number): number {
     const i = CAND[c];
     if (i === i0 || i === i1 || i === i2) continue;
     // area added beyond each triangle edge (points on the far side of an edge)
-    const gain = Math.max(-orient * cross2(P, i0, i1, i), -orient * cross2(P, i1, i2, i), -orient * cross2(P, i2, i0, i));
+    const gain = Math.max(
+      -orient * cross2(P, i0, i1, i),
+      -orient * cross2(P, i1, i2, i),
+      -orient * cross2(P, i2, i0, i),
+    );
     if (gain > best) {
       best = gain;
       i3 = i;
@@ -655,7 +673,19 @@ function closestContact(margin: number, gap: number, out: ContactManifold): void
         const px = REL[s * 3] + sj * hj * jx + sk * hk * kx,
           py = REL[s * 3 + 1] + sj * hj * jy + sk * hk * ky,
           pz = REL[s * 3 + 2] + sj * hj * jz + sk * hk * kz;
-        const f = segmentBoxClosest(px, py, pz, dx, dy, dz, HE[s * 3 + i], HE[o * 3], HE[o * 3 + 1], HE[o * 3 + 2], SEG);
+        const f = segmentBoxClosest(
+          px,
+          py,
+          pz,
+          dx,
+          dy,
+          dz,
+          HE[s * 3 + i],
+          HE[o * 3],
+          HE[o * 3 + 1],
+          HE[o * 3 + 2],
+          SEG,
+        );
         if (f < best) {
           best = f;
           bs = s;
@@ -702,5 +732,18 @@ function closestContact(margin: number, gap: number, out: ContactManifold): void
   const d = Math.hypot(dx, dy, dz);
   if (!(d > 0) || !inBand(d, margin, gap)) return;
   const edge = bi * 4 + (bsj > 0 ? 1 : 0) + (bsk > 0 ? 2 : 0);
-  addContact(out, dx / d, dy / d, dz / d, pax, pay, paz, pbx, pby, pbz, d, BOX_BOX_CLOSEST_FEATURE + bs * 12 + edge);
+  addContact(
+    out,
+    dx / d,
+    dy / d,
+    dz / d,
+    pax,
+    pay,
+    paz,
+    pbx,
+    pby,
+    pbz,
+    d,
+    BOX_BOX_CLOSEST_FEATURE + bs * 12 + edge,
+  );
 }

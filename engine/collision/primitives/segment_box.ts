@@ -33,7 +33,8 @@ function clampTo(x: number, lo: number, hi: number): number {
  * Closest points between the segment p(t) = p0 + t·dir, t ∈ [−h, h], and the box |x_k| ≤ e_k.
  * f(t) = Σ_k max(0, |p_k(t)| − e_k)² is convex and piecewise quadratic with knots where
  * p_k(t) = ±e_k; each piece is minimised in closed form, so the result is exact up to round-off.
- * Ties (a flat minimum, e.g. a segment parallel to a face) resolve to the smallest t.
+ * A flat minimum (e.g. a segment parallel to a face) resolves to the midpoint of the first flat
+ * piece attaining it; a segment crossing the box gives exactly 0.
  * Writes [t, q_x, q_y, q_z] into `res` (q = the closest box point, box frame) and returns f(t)
  * (0 when the segment meets the box). Allocation-free.
  */
@@ -89,7 +90,8 @@ export function segmentBoxClosest(
         B += (p - (x > e ? e : -e)) * d;
       }
     }
-    const t = A > 0 ? clampTo(-B / A, ta, tb) : ta;
+    // a flat piece (no clamped axis moves) is evaluated at its midpoint, robustly inside it
+    const t = A > 0 ? clampTo(-B / A, ta, tb) : tm;
     const f = pointBoxDist2(p0x + t * dx, p0y + t * dy, p0z + t * dz, ex, ey, ez);
     if (f < best) {
       best = f;

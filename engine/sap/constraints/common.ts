@@ -9,7 +9,7 @@
  */
 
 /** number of parameter slots reserved per constraint record in a flat parameter array */
-export const PARAM_STRIDE = 8;
+export const PARAM_STRIDE = 12;
 
 /** Drake's hard-coded near-rigid threshold for limit, PD and holonomic constraints [-] */
 export const NEAR_RIGID_BETA = 0.1;
