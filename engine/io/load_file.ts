@@ -1,12 +1,23 @@
 /**
- * Loads a model file by extension for the CLI and tests: scene files (.yaml, .yml, .json) now;
- * URDF, MJCF and USD join as their importers land (they are rejected with a typed error until then).
+ * Loads a model file by extension for the CLI and tests: scene files (.yaml, .yml, .json; with
+ * `assets` through the importers), URDF (.urdf), MJCF (.xml, .mjcf; an .xml whose root is <robot>
+ * is read as URDF) and USD (.usd, .usda, .usdc, .usdz, through the importer registered for 'usd').
+ * Files are read from the local file system ({@link NodeFsResolver}).
  */
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SapModel } from '../model';
+import { NodeFsResolver } from './assets/node_fs';
+import {
+  assetTypeOfPath,
+  getImporter,
+  loadModelAsset,
+  registerImporter,
+  sniffXmlType,
+  type Importer,
+} from './import';
 import { SceneUnsupportedError } from './scene/errors';
-import { loadScene, parseSceneText } from './scene/load';
+import { loadScene, loadSceneAsync, parseSceneText } from './scene/load';
 
 /** what the CLI needs from any loaded file */
 export interface LoadedSceneFile {
@@ -21,24 +32,68 @@ export interface LoadedSceneFile {
 
 export interface LoadFileOptions {
   num_worlds?: number;
-  /** root folder for git-backed and package:// assets */
+  /** root folder for git-backed scene assets (`<asset_root>/<repo name>/<path>`) */
   asset_root?: string;
+  /** scenes: unsupported features are errors (default true); model files: unsupported features are errors when true is given explicitly */
   strict?: boolean;
+  /** `package://NAME` → folder, for URDF meshes */
+  packages?: Record<string, string>;
 }
 
 const SCENE_EXT = new Set(['.yaml', '.yml', '.json']);
 
+/** registers the USD importer's registry adapter (`importUsdAsset`) when its module provides one */
+async function ensureUsdImporter(): Promise<void> {
+  if (getImporter('usd')) return;
+  const mod = (await import('./usd/index')) as unknown as Record<string, unknown>;
+  if (typeof mod.importUsdAsset === 'function') registerImporter('usd', mod.importUsdAsset as Importer);
+}
+
 export async function loadModelFile(file: string, opts: LoadFileOptions = {}): Promise<LoadedSceneFile> {
   const ext = path.extname(file).toLowerCase();
-  if (!SCENE_EXT.has(ext)) {
+  const resolver = new NodeFsResolver({ packages: opts.packages });
+  const abs = resolver.abs(file);
+  if (SCENE_EXT.has(ext)) {
+    const text = await readFile(file, 'utf8');
+    const doc = parseSceneText(text, file);
+    const assets = (doc as { assets?: { type?: unknown }[] } | null)?.assets;
+    const hasAssets = Array.isArray(assets);
+    if (hasAssets && assets.some((a) => a?.type === 'usd')) await ensureUsdImporter();
+    const common = { strict: opts.strict ?? true, num_worlds: opts.num_worlds };
+    const loaded = hasAssets
+      ? await loadSceneAsync(doc, {
+          ...common,
+          resolver,
+          scene_path: abs,
+          asset_root: opts.asset_root !== undefined ? resolver.abs(opts.asset_root) : path.dirname(abs),
+        })
+      : loadScene(doc, common);
+    return {
+      name: loaded.name,
+      dt: loaded.dt,
+      max_rigid_contact: loaded.max_rigid_contact,
+      solver: loaded.solver,
+      model: loaded.model,
+      warnings: [...loaded.warnings, ...loaded.unsupported.map((u) => `unsupported: ${u}`)],
+    };
+  }
+  let type = assetTypeOfPath(file);
+  if (type === undefined) {
     throw new SceneUnsupportedError(
       [],
-      `${file}: '${ext}' files are not supported yet (scene files .yaml/.yml/.json are; URDF, MJCF and USD arrive with the importers)`,
+      `${file}: '${ext}' files are not supported (scene .yaml/.yml/.json, URDF .urdf, MJCF .xml, USD .usd/.usda/.usdc/.usdz)`,
     );
   }
-  const text = await readFile(file, 'utf8');
-  const doc = parseSceneText(text, file);
-  const loaded = loadScene(doc, { strict: opts.strict ?? true, num_worlds: opts.num_worlds });
+  if (type === 'mjcf') {
+    const head = new TextDecoder().decode((await resolver.read(abs)).subarray(0, 4096));
+    type = sniffXmlType(head) ?? 'mjcf';
+  }
+  if (type === 'usd') await ensureUsdImporter();
+  const loaded = await loadModelAsset(
+    type,
+    { path: abs },
+    { resolver, num_worlds: opts.num_worlds, strict: opts.strict === true },
+  );
   return {
     name: loaded.name,
     dt: loaded.dt,

@@ -214,6 +214,8 @@ interface JointRec {
   axis: [number, number, number];
   label: string;
   dof: JointDofConfig;
+  /** per-DOF overrides of `dof` (public DOF order), for multi-DOF joints */
+  dofOverride: (Partial<JointDofConfig> | undefined)[];
   q: number[];
   qd: number[];
   collision_filter_parent: boolean;
@@ -474,6 +476,7 @@ export class ModelBuilder {
       axis: [axis[0] / an, axis[1] / an, axis[2] / an],
       label: desc.label ?? `joint_${i}`,
       dof,
+      dofOverride: [],
       q: new Array<number>(JOINT_Q_SIZE[type]).fill(0),
       qd: new Array<number>(JOINT_QD_SIZE[type]).fill(0),
       collision_filter_parent: desc.collision_filter_parent ?? true,
@@ -494,6 +497,17 @@ export class ModelBuilder {
     transformMul(t, 0, u, 0, u, 0);
     if (j.type === JointType.FREE) for (let k = 0; k < 7; k++) j.q[k] = u[k];
     else for (let k = 0; k < 4; k++) j.q[k] = u[3 + k];
+  }
+
+  /**
+   * Sets one DOF's parameter of a multi-DOF joint (free, ball), overriding the joint-wide value;
+   * `dof` is the joint-local DOF index in public order (free: v_x, v_y, v_z, ω_x, ω_y, ω_z).
+   */
+  setDofValue(joint: number, dof: number, field: keyof JointDofConfig, value: number): void {
+    const j = this.joints[joint];
+    if (!j) throw new ModelError(`joints[${joint}]`, 'unknown joint');
+    if (!(dof >= 0 && dof < JOINT_QD_SIZE[j.type])) throw new ModelError(`joints[${joint}]`, `DOF ${dof} out of range`);
+    j.dofOverride[dof] = { ...j.dofOverride[dof], [field]: value };
   }
 
   /** index of the joint with this label (or -1) */
@@ -717,20 +731,21 @@ export class ModelBuilder {
         m.joint_qd0.set(jr.qd, v);
         for (let d = 0; d < JOINT_QD_SIZE[jr.type]; d++) {
           const D = v + d;
-          m.joint_armature[D] = jr.dof.armature;
-          m.joint_damping[D] = jr.dof.damping;
+          const dofCfg = jr.dofOverride[d] ? { ...jr.dof, ...jr.dofOverride[d] } : jr.dof;
+          m.joint_armature[D] = dofCfg.armature;
+          m.joint_damping[D] = dofCfg.damping;
           const scalar = jr.type === JointType.REVOLUTE || jr.type === JointType.PRISMATIC;
-          m.joint_limit_lower[D] = scalar ? jr.dof.limit_lower : -Infinity;
-          m.joint_limit_upper[D] = scalar ? jr.dof.limit_upper : Infinity;
-          m.joint_limit_ke[D] = jr.dof.limit_ke;
-          m.joint_limit_kd[D] = jr.dof.limit_kd;
-          m.joint_target_ke[D] = jr.dof.target_ke;
-          m.joint_target_kd[D] = jr.dof.target_kd;
-          m.joint_effort_limit[D] = jr.dof.effort_limit;
-          m.joint_velocity_limit[D] = jr.dof.velocity_limit;
-          m.joint_target_pos[D] = jr.dof.target_pos;
-          m.joint_target_vel[D] = jr.dof.target_vel;
-          m.joint_friction[D] = jr.dof.friction;
+          m.joint_limit_lower[D] = scalar ? dofCfg.limit_lower : -Infinity;
+          m.joint_limit_upper[D] = scalar ? dofCfg.limit_upper : Infinity;
+          m.joint_limit_ke[D] = dofCfg.limit_ke;
+          m.joint_limit_kd[D] = dofCfg.limit_kd;
+          m.joint_target_ke[D] = dofCfg.target_ke;
+          m.joint_target_kd[D] = dofCfg.target_kd;
+          m.joint_effort_limit[D] = dofCfg.effort_limit;
+          m.joint_velocity_limit[D] = dofCfg.velocity_limit;
+          m.joint_target_pos[D] = dofCfg.target_pos;
+          m.joint_target_vel[D] = dofCfg.target_vel;
+          m.joint_friction[D] = dofCfg.friction;
           m.dof_world[D] = w;
         }
         q += JOINT_Q_SIZE[jr.type];

@@ -130,6 +130,8 @@ export class Authoring {
   /** per joint, per DOF target mode and whether it was set explicitly */
   readonly targetMode: number[][] = [];
   readonly targetModeExplicit: boolean[][] = [];
+  /** 'joint:dof' pairs whose drive gains were written by post_build array ops */
+  private readonly gainsWritten = new Set<string>();
   /** per joint, per DOF actuator mode */
   readonly actuatorMode: number[][] = [];
 
@@ -308,25 +310,24 @@ export class Authoring {
     path: readonly KeySegment[],
   ): void {
     const { dofStart } = this.layout();
-    const perJoint = new Map<number, number[]>();
+    if (field === 'target_ke' || field === 'target_kd') {
+      for (const flat of indices) this.gainsWritten.add(this.locate(dofStart, flat).join(':'));
+    }
+    const perJoint = new Map<number, [number, number][]>();
     indices.forEach((flat, k) => {
-      const [j] = this.locate(dofStart, flat);
+      const [j, off] = this.locate(dofStart, flat);
       if (!perJoint.has(j)) perJoint.set(j, []);
-      perJoint.get(j)!.push(values[k]);
+      perJoint.get(j)!.push([off, values[k]]);
     });
     for (const [j, vals] of perJoint) {
       const rec = this.builder.joints[j];
       const n = JOINT_QD_SIZE[rec.type];
-      const same = vals.every((v) => v === vals[0]);
-      if (n === 1 || (same && (vals.length === n || vals[0] === rec.dof[field]))) {
-        rec.dof[field] = vals[0];
+      if (n === 1 || (vals.length === n && vals.every(([, v]) => v === vals[0][1]))) {
+        rec.dof[field] = vals[0][1];
         continue;
       }
-      this.ctx.unsupportedFeature(
-        path,
-        `joint '${rec.label}' (${JOINT_TYPE_NAMES[rec.type]}) stores one ${field} for its ${n} DOFs; ` +
-          `different values per DOF need per-DOF builder arrays (kept ${rec.dof[field]})`,
-      );
+      // a multi-DOF joint with per-DOF values
+      for (const [off, v] of vals) this.builder.setDofValue(j, off, field, v);
     }
   }
 
@@ -457,31 +458,34 @@ export class Authoring {
       const ke: number[] = [];
       const kd: number[] = [];
       for (let d = 0; d < n; d++) {
+        const cfg = { ...rec.dof, ...rec.dofOverride[d] };
         let mode = this.targetMode[j][d];
         if (!this.targetModeExplicit[j][d]) {
-          mode = impliedMode(rec.dof);
+          // free and ball joints are unactuated by the builder defaults: only an explicit mode or
+          // gains written by post_build drive them
+          const multi = rec.type === JointType.FREE || rec.type === JointType.BALL;
+          mode = multi && !this.gainsWritten.has(`${j}:${d}`) ? TargetMode.NONE : impliedMode(cfg);
           this.targetMode[j][d] = mode;
         }
         const drive = mode === TargetMode.POSITION || mode === TargetMode.POSITION_VELOCITY;
-        ke.push(drive ? rec.dof.target_ke : 0);
-        kd.push(drive || mode === TargetMode.VELOCITY ? rec.dof.target_kd : 0);
+        ke.push(drive ? cfg.target_ke : 0);
+        kd.push(drive || mode === TargetMode.VELOCITY ? cfg.target_kd : 0);
       }
       if (n === 0) return;
-      if (ke.some((v) => v !== ke[0]) || kd.some((v) => v !== kd[0])) {
-        this.ctx.unsupportedFeature(
-          ['post_build'],
-          `joint '${rec.label}' has different target modes over its ${n} DOFs; the builder stores one gain per joint`,
-        );
-        return;
-      }
-      const modeName = TARGET_MODES[this.targetMode[j][0]];
-      if (ke[0] !== rec.dof.target_ke || kd[0] !== rec.dof.target_kd) {
+      for (let d = 0; d < n; d++) {
+        const cfg = { ...rec.dof, ...rec.dofOverride[d] };
+        if (ke[d] === cfg.target_ke && kd[d] === cfg.target_kd) continue;
         this.ctx.warn(
           'post_build',
-          `joint '${rec.label}': target mode '${modeName}' overrides gains ke ${rec.dof.target_ke} → ${ke[0]}, kd ${rec.dof.target_kd} → ${kd[0]}`,
+          `joint '${rec.label}' DOF ${d}: target mode '${TARGET_MODES[this.targetMode[j][d]]}' overrides gains ke ${cfg.target_ke} → ${ke[d]}, kd ${cfg.target_kd} → ${kd[d]}`,
         );
-        rec.dof.target_ke = ke[0];
-        rec.dof.target_kd = kd[0];
+        if (n === 1) {
+          rec.dof.target_ke = ke[d];
+          rec.dof.target_kd = kd[d];
+        } else {
+          this.builder.setDofValue(j, d, 'target_ke', ke[d]);
+          this.builder.setDofValue(j, d, 'target_kd', kd[d]);
+        }
       }
     });
   }

@@ -274,7 +274,7 @@ describe('formats and errors', () => {
     const s = loadScene(doc, { strict: false });
     expect(s.unsupported).toEqual([
       "bodies[0].shapes[0].cfg.restitution: shape 'restitution' is not stored by the model builder",
-      'bodies[1].shapes[1].type: inline mesh shapes land with the mesh importers',
+      "bodies[1].shapes[1].source: mesh file 'x.stl' is read by the asynchronous loader (loadSceneAsync) only",
     ]);
     expect(s.model.shape_count).toBe(2);
   });

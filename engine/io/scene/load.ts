@@ -5,7 +5,7 @@
  * Every failure is a typed {@link SceneError} with the key path (and line/column when the document came
  * from {@link parseSceneText}).
  */
-import { quatFromAxisAngle } from '../../math';
+import { quatFromAxisAngle, transformMul } from '../../math';
 import {
   JOINT_QD_SIZE,
   JointType,
@@ -18,8 +18,13 @@ import {
   type ShapeDesc,
   type ShapeTypeName,
 } from '../../model';
+import type { AssetResolver } from '../assets/resolver';
+import { ImportError } from '../assets/errors';
+import { readAsset, type ImportOptions } from '../assets/importer';
+import { importAsset } from '../import';
+import { convexHull, orientedBoundingBox, parseMeshBytes, scaleMesh, type TriMesh } from '../mesh';
 import { Authoring, LoadContext, sceneError, resolveSelection, TargetMode } from './authoring';
-import { SceneError, type KeySegment } from './errors';
+import { SceneError, formatKeyPath, type KeySegment } from './errors';
 import {
   SHAPE_CFG_ALIASES,
   TARGET_MODES,
@@ -42,6 +47,25 @@ export interface LoadSceneOptions {
   num_worlds?: number;
   /** overrides simulation.dt */
   dt?: number;
+}
+
+/** options of {@link loadSceneAsync}: the sync options plus how to find asset files */
+export interface LoadSceneAsyncOptions extends LoadSceneOptions {
+  /** reads asset files (URDF / MJCF / USD and what they reference, inline mesh sources) */
+  resolver: AssetResolver;
+  /**
+   * root of the git-source mirror: `git: {repo: …/NAME.git, path: P}` reads `<asset_root>/NAME/P`, and a
+   * plain `path: P` not found next to the scene is also tried as `<asset_root>/P` and
+   * `<asset_root>/sap_warp/P` (SAP Warp's own scenes use paths inside the sap_warp repository).
+   * Default '' (resolver-relative).
+   */
+  asset_root?: string;
+  /** the scene file's path, for relative asset paths (aliases: `base`, `file`) */
+  scene_path?: string;
+  base?: string;
+  file?: string;
+  /** overrides the git mapping: the resolver path of a git source */
+  git_path?: (git: { repo: string; rev?: string; path: string }) => string;
 }
 
 export interface LoadedArticulation {
@@ -179,6 +203,10 @@ class SceneLoader {
   defaultActuatorMode = 0;
   assetsSkipped = false;
   articulations: { id: string; label: string; joints: number[] }[] = [];
+  /** inline mesh shapes' files, read by the async loader (source → mesh) */
+  meshSources = new Map<string, TriMesh>();
+  /** builder mesh indices of inline mesh shapes (key: source/scale/convex) */
+  private meshCache = new Map<string, number>();
 
   constructor(
     readonly doc: SceneDoc,
@@ -242,9 +270,52 @@ class SceneLoader {
       case 'ellipsoid':
         [type, size] = ['ellipsoid', [s.a, s.b, s.c]];
         break;
-      case 'mesh':
-        this.ctx.unsupportedFeature([...path, 'type'], `inline mesh shapes land with the mesh importers`);
-        return undefined;
+      case 'mesh': {
+        const mesh = this.inlineMesh(s, path);
+        if (mesh === undefined) return undefined;
+        [type, size] = [mesh.convex ? 'convex_mesh' : 'mesh', [1, 1, 1]];
+        const cfg = {
+          ...base,
+          ...this.shapeCfg(s as unknown as ShapeCfgRaw, path),
+          ...this.shapeCfg(s.cfg, [...path, 'cfg']),
+        };
+        return {
+          body,
+          type,
+          size,
+          mesh: mesh.index,
+          X_bs: pickTransform(s, path),
+          label: s.label,
+          color: s.color ? [s.color[0], s.color[1], s.color[2]] : undefined,
+          cfg,
+        };
+      }
+      case 'heightfield': {
+        // an inline MuJoCo-style elevation grid (rows along y), see SapModel.hfield_*
+        const hfield = wrapModel(path, () =>
+          this.builder.addHeightfield({
+            nrow: s.nrow,
+            ncol: s.ncol,
+            size: s.size,
+            data: s.data,
+            label: s.label,
+          }),
+        );
+        return {
+          body,
+          type: 'heightfield',
+          size: [0, 0, 0],
+          hfield,
+          X_bs: pickTransform(s, path),
+          label: s.label,
+          color: s.color ? [s.color[0], s.color[1], s.color[2]] : undefined,
+          cfg: {
+            ...base,
+            ...this.shapeCfg(s as unknown as ShapeCfgRaw, path),
+            ...this.shapeCfg(s.cfg, [...path, 'cfg']),
+          },
+        };
+      }
     }
     const cfg = {
       ...base,
@@ -260,6 +331,53 @@ class SceneLoader {
       color: s.color ? [s.color[0], s.color[1], s.color[2]] : undefined,
       cfg,
     };
+  }
+
+  /** the builder mesh of an inline mesh shape (vertices + indices, or a `source` file read beforehand) */
+  private inlineMesh(
+    s: Extract<ShapeSpec, { type: 'mesh' }>,
+    path: readonly KeySegment[],
+  ): { index: number; convex: boolean } | undefined {
+    const sc =
+      s.scale === undefined ? [1, 1, 1] : typeof s.scale === 'number' ? [s.scale, s.scale, s.scale] : s.scale;
+    if (sc.some((v) => v === 0)) throw sceneError([...path, 'scale'], 'scale must be non-zero');
+    const convex = s.is_convex === true;
+    let raw: TriMesh | undefined;
+    let key: string;
+    if (s.vertices !== undefined) {
+      if (!s.indices || s.indices.length % 3 !== 0) {
+        throw sceneError([...path, 'indices'], 'an inline mesh needs indices, 3 per triangle');
+      }
+      const nv = s.vertices.length;
+      const bad = s.indices.find((i) => i >= nv);
+      if (bad !== undefined) throw sceneError([...path, 'indices'], `index ${bad} ≥ vertex count ${nv}`);
+      raw = { vertices: Float64Array.from(s.vertices.flat()), triangles: Int32Array.from(s.indices) };
+      key = `inline:${formatKeyPath(path)}`;
+    } else if (s.source !== undefined) {
+      raw = this.meshSources.get(s.source);
+      if (!raw) {
+        this.ctx.unsupportedFeature(
+          [...path, 'source'],
+          `mesh file '${s.source}' is read by the asynchronous loader (loadSceneAsync) only`,
+        );
+        return undefined;
+      }
+      key = `file:${s.source}`;
+    } else throw sceneError([...path, 'type'], 'a mesh shape needs vertices + indices or a source file');
+    key += `|${sc.join(',')}|${convex}`;
+    const hit = this.meshCache.get(key);
+    if (hit !== undefined) return { index: hit, convex };
+    let m = scaleMesh(raw, sc);
+    try {
+      if (convex) m = convexHull(m.vertices);
+    } catch (e) {
+      throw sceneError(path, e instanceof Error ? e.message : String(e));
+    }
+    const index = wrapModel(path, () =>
+      this.builder.addMesh({ vertices: m.vertices, triangles: m.triangles, label: s.label }),
+    );
+    this.meshCache.set(key, index);
+    return { index, convex };
   }
 
   // 1 ------------------------------------------------------------------------------------------
@@ -318,6 +436,110 @@ class SceneLoader {
         `${a.type} asset '${a.id}' (${describeSource(a)}): asset import lands with the importers issue`,
       );
     });
+  }
+
+  /** the resolver path of an asset source (undefined for inline XML) */
+  private async assetPath(
+    a: AssetSpec,
+    i: number,
+    opts: LoadSceneAsyncOptions,
+    sceneDir: string,
+  ): Promise<{ path?: string; text?: string }> {
+    const s = a.source;
+    const root = opts.asset_root ?? '';
+    const join = (...p: string[]) => p.filter((x) => x !== '').join('/');
+    if (typeof s === 'string' && s.trimStart().startsWith('<')) return { text: s };
+    if (typeof s === 'object' && 'xml' in s) return { text: s.xml };
+    if (typeof s === 'object' && 'git' in s) {
+      const g = s.git;
+      if (opts.git_path) return { path: opts.git_path(g) };
+      const name =
+        g.repo
+          .replace(/\/+$/, '')
+          .replace(/\.git$/, '')
+          .split('/')
+          .pop() ?? g.repo;
+      return { path: join(root, name, g.path) };
+    }
+    const p = typeof s === 'string' ? s : s.path;
+    if (p.startsWith('/')) return { path: p };
+    const candidates = [join(sceneDir, p), join(root, p), join(root, 'sap_warp', p)];
+    for (const c of candidates) if (await opts.resolver.exists(c)) return { path: c };
+    void i;
+    return { path: candidates[0] };
+  }
+
+  /** step 3 with importers: every asset into the builder, labels prefixed `id/` */
+  async importAssets(opts: LoadSceneAsyncOptions): Promise<void> {
+    const scenePath = opts.scene_path ?? opts.base ?? opts.file ?? '';
+    const sceneDir = scenePath.includes('/') ? scenePath.slice(0, scenePath.lastIndexOf('/')) : '';
+    const assets = this.doc.assets ?? [];
+    for (let i = 0; i < assets.length; i++) {
+      const a = assets[i];
+      const path: KeySegment[] = ['assets', i];
+      const src = await this.assetPath(a, i, opts, sceneDir);
+      const cfg = {
+        ...this.shapeCfg(a.shape, [...path, 'shape']),
+        ...this.shapeCfg(a.physics, [...path, 'physics']),
+        ...this.shapeCfg(a.cfg, [...path, 'cfg']),
+      };
+      const io: ImportOptions = {
+        resolver: opts.resolver,
+        label_prefix: `${a.id}/`,
+        xform: pickTransform(a, path),
+        shape_cfg: cfg,
+        enable_self_collisions: a.enable_self_collisions,
+        hide_collision_shapes: a.hide_collision_shapes,
+        force_show_colliders: a.force_show_colliders,
+        floating: a.floating,
+        load_visual_shapes: a.load_visual_shapes,
+        parse_visuals_as_colliders: a.parse_visuals_as_colliders,
+        ignore_paths: a.ignore_paths,
+        skip_mesh_approximation: a.skip_mesh_approximation,
+        collapse_fixed_joints: a.collapse_fixed_joints,
+        ignore_inertial_definitions: a.ignore_inertial_definitions,
+      };
+      const jointsBefore = this.builder.joints.length;
+      let res;
+      try {
+        res = await importAsset(
+          a.type,
+          this.builder,
+          src.text !== undefined ? { text: src.text, path: src.path ?? scenePath } : { path: src.path! },
+          io,
+        );
+      } catch (e) {
+        if (e instanceof ImportError) {
+          throw sceneError([...path, 'source'], `${a.type} asset '${a.id}': ${e.message}`);
+        }
+        throw e;
+      }
+      for (let j = jointsBefore; j < this.builder.joints.length; j++)
+        this.auth.registerJoint(j, this.defaultActuatorMode);
+      for (const w of res.warnings) this.ctx.warn(path, w);
+      for (const u of res.unsupported) this.ctx.unsupportedFeature(path, `${a.type} asset '${a.id}': ${u}`);
+    }
+  }
+
+  /** reads the files of inline mesh shapes (`type: mesh, source: …`) */
+  async readMeshSources(opts: LoadSceneAsyncOptions): Promise<void> {
+    const scenePath = opts.scene_path ?? opts.base ?? opts.file ?? '';
+    const shapes: { s: ShapeSpec; path: KeySegment[] }[] = [];
+    (this.doc.bodies ?? []).forEach((b, i) =>
+      (b.shapes ?? []).forEach((s, k) => shapes.push({ s, path: ['bodies', i, 'shapes', k] })),
+    );
+    (this.doc.post_build ?? []).forEach((op, k) => {
+      if (op.op === 'add_shape') shapes.push({ s: op.shape, path: ['post_build', k, 'shape'] });
+    });
+    for (const { s, path } of shapes) {
+      if (s.type !== 'mesh' || s.source === undefined || this.meshSources.has(s.source)) continue;
+      const file = opts.resolver.resolve(scenePath, s.source);
+      try {
+        this.meshSources.set(s.source, parseMeshBytes(await readAsset(opts.resolver, file), file));
+      } catch (e) {
+        throw sceneError([...path, 'source'], e instanceof Error ? e.message : String(e));
+      }
+    }
   }
 
   // 4 ------------------------------------------------------------------------------------------
@@ -521,15 +743,7 @@ class SceneLoader {
         return;
       }
       case 'approximate_meshes': {
-        const meshes = b.shapes.filter(
-          (s) => s.type === ShapeType.MESH || s.type === ShapeType.CONVEX_MESH,
-        ).length;
-        if (meshes === 0) this.ctx.warn(path, 'no mesh shapes; nothing to approximate');
-        else
-          this.ctx.unsupportedFeature(
-            path,
-            `mesh approximation (${op.method ?? 'bounding_box'}) lands with the mesh importers`,
-          );
+        this.approximateMeshes(op.method ?? 'bounding_box', path);
         return;
       }
       case 'set_attr': {
@@ -604,6 +818,61 @@ class SceneLoader {
     }
   }
 
+  /**
+   * Replaces colliding mesh shapes: `bounding_box` by their oriented bounding box, `bounding_sphere` by
+   * the sphere around that box, `convex_hull` by a convex_mesh of the hull (coacd / vhacd: unsupported).
+   * A body whose mass came from the replaced mesh now gets it from the replacement.
+   */
+  private approximateMeshes(method: string, path: readonly KeySegment[]): void {
+    const b = this.builder;
+    const targets = b.shapes.filter(
+      (s) =>
+        (s.type === ShapeType.MESH || s.type === ShapeType.CONVEX_MESH) &&
+        s.mesh >= 0 &&
+        s.cfg.has_shape_collision,
+    );
+    if (targets.length === 0) {
+      this.ctx.warn(path, 'no mesh shapes; nothing to approximate');
+      return;
+    }
+    if (method !== 'bounding_box' && method !== 'bounding_sphere' && method !== 'convex_hull') {
+      this.ctx.unsupportedFeature([...path, 'method'], `mesh approximation '${method}' is not available`);
+      return;
+    }
+    const hulls = new Map<string, number>();
+    for (const s of targets) {
+      const m = b.meshes[s.mesh];
+      const v = new Float64Array(m.vertices.length);
+      for (let i = 0; i < v.length; i++) v[i] = m.vertices[i] * (s.size[i % 3] || 1);
+      if (method === 'convex_hull') {
+        const key = `${s.mesh}|${s.size.join(',')}`;
+        let idx = hulls.get(key);
+        if (idx === undefined) {
+          const h = convexHull(v);
+          idx = b.addMesh({ vertices: h.vertices, triangles: h.triangles, label: `${m.label}/hull` });
+          hulls.set(key, idx);
+        }
+        s.type = ShapeType.CONVEX_MESH;
+        s.mesh = idx;
+        s.size = [1, 1, 1];
+        continue;
+      }
+      const box = orientedBoundingBox(v);
+      const local: Transform = [...box.center, ...box.quat] as Transform;
+      const X = new Float64Array(7);
+      transformMul(s.X_bs, 0, local, 0, X, 0);
+      s.X_bs = Array.from(X) as Transform;
+      s.mesh = -1;
+      if (method === 'bounding_box') {
+        s.type = ShapeType.BOX;
+        s.size = [Math.max(box.half[0], 1e-6), Math.max(box.half[1], 1e-6), Math.max(box.half[2], 1e-6)];
+      } else {
+        s.type = ShapeType.SPHERE;
+        s.size = [Math.max(Math.hypot(...box.half), 1e-6), 0, 0];
+      }
+    }
+  }
+
   private gather(name: ArrayName, idx: readonly number[], path: readonly KeySegment[]): number[] {
     const src = this.auth.read(name, path);
     return idx.map((i) => {
@@ -656,7 +925,18 @@ function modelOrder(b: ModelBuilder, m: SapModel): number[] | undefined {
   return modelIndex;
 }
 
-function loadInner(doc: unknown, opts: LoadSceneOptions): LoadedScene {
+interface Prepared {
+  L: SceneLoader;
+  data: SceneDoc;
+  dt: number;
+  solver: Record<string, unknown>;
+  max_rigid_contact: number;
+  num_worlds: number;
+  spacing: Vec3;
+}
+
+/** validation and load steps 1–2 */
+function prepare(doc: unknown, opts: LoadSceneOptions): Prepared {
   const strict = opts.strict ?? true;
   const { data, warnings } = assertValidScene(doc, { strict });
   const L = new SceneLoader(data, strict);
@@ -678,7 +958,12 @@ function loadInner(doc: unknown, opts: LoadSceneOptions): LoadedScene {
 
   const { num_worlds, spacing } = L.worlds(opts); // 1
   L.builderDefaults(); // 2
-  L.assets(); // 3
+  return { L, data, dt, solver, max_rigid_contact, num_worlds, spacing };
+}
+
+/** load steps 4–9, finalize and the id tables */
+function finish(P: Prepared): LoadedScene {
+  const { L, data, dt, solver, max_rigid_contact, num_worlds, spacing } = P;
   L.bodies(); // 4
   L.joints(); // 5
   L.initialJointQ(); // 6
@@ -765,7 +1050,31 @@ function loadInner(doc: unknown, opts: LoadSceneOptions): LoadedScene {
  */
 export function loadScene(doc: unknown, opts: LoadSceneOptions = {}): LoadedScene {
   try {
-    return loadInner(doc, opts);
+    const P = prepare(doc, opts);
+    P.L.assets(); // 3: listed as unsupported (the importers are asynchronous)
+    return finish(P);
+  } catch (e) {
+    if (e instanceof SceneError) throw attachLocation(e, doc);
+    if (e instanceof ModelError) throw attachLocation(sceneError([], `model: ${e.message}`), doc);
+    throw new SceneError('', `internal loader error: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}
+
+/**
+ * Like {@link loadScene}, with step 3 done by the importers: `assets[]` (URDF, MJCF and any registered
+ * format such as USD) are read through `opts.resolver` and imported with every asset option of the
+ * loader doc (xform, cfg/shape/physics, enable_self_collisions, hide_collision_shapes,
+ * force_show_colliders, floating, load_visual_shapes, parse_visuals_as_colliders, ignore_paths,
+ * skip_mesh_approximation, collapse_fixed_joints, ignore_inertial_definitions); labels are prefixed
+ * `assetid/`. Inline mesh shapes may name a `source` file. Throws only {@link SceneError}s; an asset
+ * that fails to import is reported at `assets[i].source` with the importer's file:line: reason.
+ */
+export async function loadSceneAsync(doc: unknown, opts: LoadSceneAsyncOptions): Promise<LoadedScene> {
+  try {
+    const P = prepare(doc, opts);
+    await P.L.importAssets(opts); // 3
+    await P.L.readMeshSources(opts);
+    return finish(P);
   } catch (e) {
     if (e instanceof SceneError) throw attachLocation(e, doc);
     if (e instanceof ModelError) throw attachLocation(sceneError([], `model: ${e.message}`), doc);

@@ -104,23 +104,12 @@ describe('selectors and ranges', () => {
     ).toMatch(/must be integers/);
   });
 
-  it('a multi-DOF joint takes one value for all its DOFs', () => {
+  it('a multi-DOF joint takes one value for all its DOFs, or per-DOF values', () => {
     const ok = withOps([{ op: 'set_array', array: 'joint_armature', range: 'head:6', value: 0.3 }]);
     expect(arr(ok.model.joint_armature.subarray(0, 6))).toEqual([0.3, 0.3, 0.3, 0.3, 0.3, 0.3]);
-    const e = catchErr(() =>
-      withOps([{ op: 'set_array', array: 'joint_armature', range: 'head:3', value: 0.3 }]),
-    );
-    expect(e).toBeInstanceOf(SceneUnsupportedError);
-    expect(e.path).toBe('post_build[0]');
-    expect(e.reason).toMatch(/joint 'base' \(free\) stores one armature for its 6 DOFs/);
-    const lenient = loadScene(
-      {
-        ...chainScene(5),
-        post_build: [{ op: 'set_array', array: 'joint_armature', range: 'head:3', value: 0.3 }],
-      },
-      { strict: false },
-    );
-    expect(lenient.unsupported).toHaveLength(1);
+    const some = withOps([{ op: 'set_array', array: 'joint_armature', range: 'head:3', value: 0.3 }]);
+    expect(arr(some.model.joint_armature.subarray(0, 6))).toEqual([0.3, 0.3, 0.3, 0, 0, 0]);
+    expect(some.unsupported).toEqual([]);
   });
 });
 
@@ -137,7 +126,7 @@ describe('joint operations', () => {
     expect(arr(s.model.joint_target_ke)).toEqual([0, 0, 0, 0, 0, 0, 100, 500, 500, 0]);
     expect(arr(s.model.joint_target_kd)).toEqual([0, 0, 0, 0, 0, 0, 10, 3, 3, 4]);
     expect(arr(s.joint_target_mode)).toEqual([0, 0, 0, 0, 0, 0, 1, 1, 1, 2]);
-    expect(s.warnings.join('\n')).toMatch(/arm\/j4': target mode 'velocity' overrides gains ke 9 → 0/);
+    expect(s.warnings.join('\n')).toMatch(/arm\/j4' DOF 0: target mode 'velocity' overrides gains ke 9 → 0/);
   });
 
   it('joint references: id, exact label, suffix after "/", and errors', () => {

@@ -125,6 +125,7 @@ describe('scene schema', () => {
       'cone',
       'ellipsoid',
       'mesh',
+      'heightfield',
     ]);
     // numeric fields accept numbers or expressions
     expect(jsonValidate(js.properties.builder.properties.rigid_gap, 'pi / 100')).toEqual([]);
@@ -174,7 +175,7 @@ describe('scene schema', () => {
     doc.bodies[1].shapes[0].type = 'torus';
     const [shape] = issuesOf(doc);
     expect(shape.path).toBe('bodies[1].shapes[0].type');
-    expect(shape.message).toMatch(/allowed: box, sphere, capsule, cylinder, cone, ellipsoid, mesh/);
+    expect(shape.message).toMatch(/allowed: box, sphere, capsule, cylinder, cone, ellipsoid, mesh, heightfield/);
     delete doc.bodies[1].shapes[0].type;
     expect(issuesOf(doc)[0].message).toMatch(/required key is missing; allowed: box/);
   });

@@ -160,6 +160,7 @@ export const SHAPE_SPEC_TYPES = [
   'cone',
   'ellipsoid',
   'mesh',
+  'heightfield',
 ] as const;
 export const shapeSpec = z.discriminatedUnion('type', [
   obj({ type: z.literal('box'), hx: positive, hy: positive, hz: positive, ...shapeCommon }),
@@ -175,6 +176,16 @@ export const shapeSpec = z.discriminatedUnion('type', [
     indices: z.array(intMin(0)).optional().describe('flat triangle vertex indices'),
     scale: z.union([num, vec3]).optional(),
     is_convex: z.boolean().optional(),
+    ...shapeCommon,
+  }),
+  obj({
+    type: z.literal('heightfield'),
+    nrow: intMin(2).describe('samples along y (rows)'),
+    ncol: intMin(2).describe('samples along x (columns)'),
+    size: z
+      .tuple([nonneg, nonneg, nonneg, nonneg])
+      .describe('[half x, half y, elevation scale z, base depth] [m] (MuJoCo hfield size)'),
+    data: z.array(num).describe('nrow × ncol elevations in [0, 1], row-major, scaled by size[2]'),
     ...shapeCommon,
   }),
 ]);

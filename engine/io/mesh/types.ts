@@ -1,0 +1,79 @@
+/** triangle meshes as read from files, and shared clean-up */
+import { MeshError } from '../assets/errors';
+
+/** an indexed triangle mesh in the file's units */
+export interface TriMesh {
+  /** (V × 3) vertex coordinates */
+  vertices: Float64Array;
+  /** (T × 3) vertex indices, counter-clockwise seen from outside */
+  triangles: Int32Array;
+}
+
+/** most triangles accepted in one mesh file */
+export const MAX_MESH_TRIANGLES = 4_000_000;
+
+/**
+ * Drops zero-area (degenerate) triangles and vertices no triangle uses; throws when nothing is left.
+ */
+export function cleanTriangles(m: TriMesh, file?: string): TriMesh {
+  const V = m.vertices;
+  const keep: number[] = [];
+  for (let t = 0; t < m.triangles.length; t += 3) {
+    const a = m.triangles[t] * 3,
+      b = m.triangles[t + 1] * 3,
+      c = m.triangles[t + 2] * 3;
+    if (a === b || b === c || a === c) continue;
+    const ux = V[b] - V[a],
+      uy = V[b + 1] - V[a + 1],
+      uz = V[b + 2] - V[a + 2];
+    const vx = V[c] - V[a],
+      vy = V[c + 1] - V[a + 1],
+      vz = V[c + 2] - V[a + 2];
+    const nx = uy * vz - uz * vy,
+      ny = uz * vx - ux * vz,
+      nz = ux * vy - uy * vx;
+    if (nx === 0 && ny === 0 && nz === 0) continue;
+    keep.push(m.triangles[t], m.triangles[t + 1], m.triangles[t + 2]);
+  }
+  if (keep.length === 0) throw new MeshError('the mesh has no triangle of non-zero area', file);
+  return compact(V, keep);
+}
+
+/** keeps only the referenced vertices, renumbering the triangles */
+export function compact(V: ArrayLike<number>, tris: ArrayLike<number>): TriMesh {
+  const map = new Map<number, number>();
+  const out: number[] = [];
+  const t = new Int32Array(tris.length);
+  for (let i = 0; i < tris.length; i++) {
+    let j = map.get(tris[i]);
+    if (j === undefined) {
+      j = map.size;
+      map.set(tris[i], j);
+      out.push(V[tris[i] * 3], V[tris[i] * 3 + 1], V[tris[i] * 3 + 2]);
+    }
+    t[i] = j;
+  }
+  return { vertices: Float64Array.from(out), triangles: t };
+}
+
+/**
+ * Scales a mesh per axis. A negative determinant (a mirror) reverses every triangle's winding so the
+ * faces keep pointing outwards.
+ */
+export function scaleMesh(m: TriMesh, s: readonly number[]): TriMesh {
+  const v = new Float64Array(m.vertices.length);
+  for (let i = 0; i < v.length; i += 3) {
+    v[i] = m.vertices[i] * s[0];
+    v[i + 1] = m.vertices[i + 1] * s[1];
+    v[i + 2] = m.vertices[i + 2] * s[2];
+  }
+  const t = Int32Array.from(m.triangles);
+  if (s[0] * s[1] * s[2] < 0) {
+    for (let i = 0; i < t.length; i += 3) {
+      const x = t[i + 1];
+      t[i + 1] = t[i + 2];
+      t[i + 2] = x;
+    }
+  }
+  return { vertices: v, triangles: t };
+}

@@ -1,0 +1,330 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { JointType, ModelBuilder, ShapeType, type SapModel } from '../../model';
+import { ImportError } from '../assets/errors';
+import { rotate } from '../assets/frames';
+import { NodeFsResolver } from '../assets/node_fs';
+import { MemoryResolver } from '../assets/resolvers';
+import { loadModelAsset } from '../import';
+import { MJCF_MODELS, SHARED_ASSETS, watchRun } from '../testing_assets';
+import { importMjcf } from './mjcf';
+import { Simulation } from '../../pipeline';
+
+/** simulates `seconds` at `dt` and watches the state */
+function simulateFor(
+  model: SapModel,
+  dt: number,
+  seconds: number,
+  solver: Record<string, unknown> = { contact_preset_variant: 'drake' },
+  max_rigid_contact = 256,
+) {
+  return watchRun(new Simulation(model, { dt, solver, max_rigid_contact }), model, Math.round(seconds / dt));
+}
+
+async function load(xml: string, files: Record<string, string | Uint8Array> = {}, opts = {}) {
+  const b = new ModelBuilder();
+  const r = await importMjcf(
+    b,
+    { text: xml, path: 'm/model.xml' },
+    { resolver: new MemoryResolver(files), ...opts },
+  );
+  return { b, r };
+}
+const round = (a: ArrayLike<number>, d = 9) => Array.from(a, (v) => +v.toFixed(d) + 0);
+const shapeNamed = (b: ModelBuilder, label: string) => {
+  const s = b.shapes.find((x) => x.label === label);
+  if (!s) throw new Error(`no shape ${label}; have ${b.shapes.map((x) => x.label).join(', ')}`);
+  return s;
+};
+
+describe('MJCF import', () => {
+  it('resolves nested default classes, childclass and explicit class', async () => {
+    const { b } = await load(`
+<mujoco>
+  <default>
+    <geom type="capsule" size="0.1 0.2" friction="0.7"/>
+    <joint damping="1" armature="0.5"/>
+    <default class="a">
+      <geom size="0.3 0.4"/>
+      <joint damping="2"/>
+      <default class="b"><geom type="sphere" friction="0.9"/><joint frictionloss="0.3"/></default>
+    </default>
+  </default>
+  <worldbody>
+    <body name="p" childclass="a">
+      <freejoint/>
+      <geom name="g1"/>
+      <geom name="g2" class="b"/>
+      <geom name="g3" class="main"/>
+      <body name="c" pos="0 0 1">
+        <joint name="h" class="b"/>
+        <geom name="g4"/>
+      </body>
+    </body>
+  </worldbody>
+</mujoco>`);
+    const g1 = shapeNamed(b, 'p/g1');
+    expect([g1.type, ...g1.size.slice(0, 2), g1.cfg.mu]).toEqual([ShapeType.CAPSULE, 0.3, 0.4, 0.7]);
+    const g2 = shapeNamed(b, 'p/g2');
+    expect([g2.type, g2.size[0], g2.cfg.mu]).toEqual([ShapeType.SPHERE, 0.3, 0.9]);
+    const g3 = shapeNamed(b, 'p/g3');
+    expect([g3.type, ...g3.size.slice(0, 2)]).toEqual([ShapeType.CAPSULE, 0.1, 0.2]);
+    expect(shapeNamed(b, 'c/g4').size.slice(0, 2)).toEqual([0.3, 0.4]); // childclass reaches nested bodies
+    const h = b.joints[b.findJoint('h')];
+    expect(h.type).toBe(JointType.REVOLUTE); // hinge by default
+    expect(h.axis).toEqual([0, 0, 1]);
+    expect(h.dof).toMatchObject({ damping: 2, armature: 0.5, friction: 0.3 });
+  });
+
+  it('fromto for capsule, cylinder, box and ellipsoid', async () => {
+    const { b } = await load(`
+<mujoco><worldbody><body name="p"><freejoint/>
+  <geom name="c" type="capsule" fromto="0 0 0 0 0.6 0.8" size="0.05"/>
+  <geom name="y" type="cylinder" fromto="1 0 0 1 0 -2" size="0.1"/>
+  <geom name="x" type="box" fromto="-1 0 0 1 0 0" size="0.2 0.3"/>
+  <geom name="e" type="ellipsoid" fromto="0 0 0 0 0 1" size="0.2 0.3"/>
+</body></worldbody></mujoco>`);
+    const c = shapeNamed(b, 'p/c');
+    expect(c.size.slice(0, 2)).toEqual([0.05, 0.5]);
+    expect(round(c.X_bs.slice(0, 3))).toEqual([0, 0.3, 0.4]);
+    // the local z axis points along to − from
+    expect(round(rotate(c.X_bs.slice(3), [0, 0, 1]))).toEqual([0, 0.6, 0.8]);
+    const y = shapeNamed(b, 'p/y');
+    expect(round(rotate(y.X_bs.slice(3), [0, 0, 1]))).toEqual([0, 0, -1]);
+    expect(y.size.slice(0, 2)).toEqual([0.1, 1]);
+    const x = shapeNamed(b, 'p/x');
+    expect([x.type, ...x.size]).toEqual([ShapeType.BOX, 0.2, 0.3, 1]);
+    expect(round(rotate(x.X_bs.slice(3), [0, 0, 1]))).toEqual([1, 0, 0]);
+    expect(shapeNamed(b, 'p/e').size).toEqual([0.2, 0.3, 0.5]);
+  });
+
+  it('quat is w x y z; euler follows eulerseq; angles in degrees unless compiler says radian', async () => {
+    const { b } = await load(`
+<mujoco>
+  <compiler eulerseq="zyx"/>
+  <worldbody>
+    <body name="q" quat="0 1 0 0"><geom size="0.1"/></body>
+    <body name="e" euler="90 90 0"><geom size="0.1"/></body>
+    <body name="a" axisangle="0 0 1 90"><geom size="0.1"/></body>
+    <body name="x" xyaxes="0 1 0 -1 0 0"><geom size="0.1"/></body>
+    <body name="z" zaxis="1 0 0"><geom size="0.1"/></body>
+  </worldbody>
+</mujoco>`);
+    const pose = (l: string) => b.bodies[b.findBody(l)].X_wb;
+    expect(round(pose('q').slice(3))).toEqual([1, 0, 0, 0]); // 180° about x
+    // zyx intrinsic: first 90° about z, then 90° about the new y
+    const qe = pose('e').slice(3);
+    expect(round(rotate(qe, [1, 0, 0]))).toEqual([0, 0, -1]);
+    expect(round(rotate(qe, [0, 0, 1]))).toEqual([0, 1, 0]);
+    expect(round(rotate(pose('a').slice(3), [1, 0, 0]))).toEqual([0, 1, 0]);
+    expect(round(rotate(pose('x').slice(3), [1, 0, 0]))).toEqual([0, 1, 0]);
+    expect(round(rotate(pose('z').slice(3), [0, 0, 1]))).toEqual([1, 0, 0]);
+    const rad = await load(`<mujoco><compiler angle="radian" eulerseq="XYZ"/><worldbody>
+      <body name="r" euler="0 0 1.5707963267948966"><geom size="0.1"/></body></worldbody></mujoco>`);
+    expect(round(rotate(rad.b.bodies[0].X_wb.slice(3), [1, 0, 0]))).toEqual([0, 1, 0]);
+  });
+
+  it('several joints in one body become a chain through massless bodies; limits in degrees', async () => {
+    const { b, r } = await load(`
+<mujoco><worldbody>
+  <body name="base"><geom type="box" size="0.1 0.1 0.1"/>
+    <body name="leg" pos="0 0 -0.2">
+      <joint name="hx" axis="1 0 0" pos="0 0 0.1" range="-30 60"/>
+      <joint name="hy" axis="0 1 0" pos="0 0 0.1"/>
+      <joint name="s" type="slide" axis="0 0 1" range="-0.1 0.1"/>
+      <geom type="capsule" fromto="0 0 0 0 0 -0.4" size="0.05"/>
+    </body>
+  </body>
+</worldbody></mujoco>`);
+    expect(b.bodies.map((x) => x.label)).toEqual(['base', 'leg/dof0', 'leg/dof1', 'leg']);
+    expect(b.joints.map((j) => [j.label, j.type, j.parent, j.child])).toEqual([
+      ['base_weld', JointType.FIXED, -1, 0],
+      ['hx', JointType.REVOLUTE, 0, 1],
+      ['hy', JointType.REVOLUTE, 1, 2],
+      ['s', JointType.PRISMATIC, 2, 3],
+    ]);
+    const hx = b.joints[1];
+    expect(round(hx.X_p.slice(0, 3))).toEqual([0, 0, -0.1]); // body pos + joint pos
+    expect(round(hx.X_c.slice(0, 3))).toEqual([0, 0, 0.1]);
+    expect(hx.dof.limit_lower).toBeCloseTo(-Math.PI / 6, 12);
+    expect(hx.dof.limit_upper).toBeCloseTo(Math.PI / 3, 12);
+    expect(b.joints[2].dof.limit_lower).toBe(-Infinity); // no range: unlimited
+    expect(b.joints[3].dof).toMatchObject({ limit_lower: -0.1, limit_upper: 0.1 });
+    expect(b.bodies[1].mass).toBe(0);
+    expect(r.warnings.filter((w) => /mass/.test(w))).toEqual([]);
+    const m = b.finalize();
+    expect(m.body_mass[m.body_label.indexOf('leg')]).toBeGreaterThan(0);
+  });
+
+  it('keyframes: free-joint qpos wxyz → xyzw (moved by xform), ball wxyz → xyzw, hinge minus ref; ctrl → PD targets', async () => {
+    const xml = `
+<mujoco>
+  <compiler angle="radian"/>
+  <worldbody>
+    <body name="torso" pos="0 0 1"><freejoint name="root"/><geom size="0.1"/>
+      <body name="arm"><joint name="sh" type="ball"/><geom size="0.05"/>
+        <body name="fore"><joint name="el" ref="0.5" range="0 2"/><geom size="0.05"/></body>
+      </body>
+    </body>
+  </worldbody>
+  <actuator><position name="pe" joint="el" kp="100" kv="3" gear="2" forcerange="-10 10"/></actuator>
+  <keyframe><key name="k" qpos="1 2 3  0 0 0 1  0 1 0 0  1.5" ctrl="0.8"/></keyframe>
+</mujoco>`;
+    const { b, r } = await load(xml, {}, { xform: [0, 0, 1, 0, 0, 0, 1], keyframe: 'k' });
+    const k = r.keyframes![0];
+    expect(k.name).toBe('k');
+    expect(k.joint_q).toEqual([
+      { joint: 0, q: [1, 2, 4, 0, 0, 1, 0] },
+      { joint: 1, q: [1, 0, 0, 0] },
+      { joint: 2, q: [1] },
+    ]);
+    expect(b.joints[0].q).toEqual([1, 2, 4, 0, 0, 1, 0]);
+    const el = b.joints[2];
+    expect(el.q).toEqual([1]);
+    // position actuator with gear g: ke = kp·g², kd = kv·g², target = ctrl/g, effort = g·forcerange
+    expect(el.dof).toMatchObject({ target_ke: 400, target_kd: 12, target_pos: 0.4, effort_limit: 20 });
+    expect(el.dof.limit_lower).toBeCloseTo(-0.5, 12);
+    expect(r.actuators).toEqual([
+      { name: 'pe', kind: 'position', joint: 2, gear: 2, ctrlrange: undefined, forcerange: [-10, 10] },
+    ]);
+  });
+
+  it('equality connect / weld / joint, contact exclude, tendons unsupported, includes and meshes with negative scale', async () => {
+    const tet = 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n';
+    // an included file's top-level children replace the <include> element
+    const inc = `<mujoco>
+      <body name="b" pos="1 0 0"><joint name="jb"/><geom name="gb" type="mesh" mesh="tetm"/></body>
+    </mujoco>`;
+    const { b, r } = await load(
+      `
+<mujoco>
+  <compiler meshdir="meshes"/>
+  <asset><mesh name="tetm" file="tet.obj" scale="1 -1 1"/></asset>
+  <worldbody>
+    <body name="a"><joint name="ja"/><geom name="ga" size="0.1"/></body>
+    <include file="part.xml"/>
+  </worldbody>
+  <contact><exclude body1="a" body2="b"/></contact>
+  <equality>
+    <connect body1="a" body2="b" anchor="0.5 0 0"/>
+    <weld body1="a" body2="b"/>
+    <joint joint1="jb" joint2="ja" polycoef="0.1 2 0 0 0"/>
+  </equality>
+  <tendon><fixed name="t"><joint joint="ja" coef="1"/></fixed></tendon>
+</mujoco>`,
+      { 'm/part.xml': inc, 'm/meshes/tet.obj': tet },
+    );
+    expect(b.bodies.map((x) => x.label)).toEqual(['a', 'b']);
+    expect(b.equalities.map((e) => e.type)).toEqual(['ball', 'weld', 'coupler']);
+    const ball = b.equalities[0];
+    expect(round(ball.anchor1)).toEqual([-0.5, 0, 0]); // the same world point in b's frame
+    expect(b.equalities[2]).toMatchObject({ joint0: 1, joint1: 0, ratio: 2, offset: 0.1 });
+    expect(r.unsupported.join('\n')).toMatch(/tendon <fixed> 't'/);
+    // mirrored mesh keeps positive volume; collider is the hull (hidden) + a visual copy
+    const hull = shapeNamed(b, 'b/gb');
+    expect(hull.type).toBe(ShapeType.CONVEX_MESH);
+    expect(hull.cfg.is_visible).toBe(false);
+    expect(shapeNamed(b, 'b/gb/visual').cfg.has_shape_collision).toBe(false);
+    const m = b.finalize();
+    expect(m.body_mass[1]).toBeCloseTo(1000 / 6, 6);
+    // exclude: the two bodies' colliders are a filtered pair
+    const ga = b.shapes.findIndex((s) => s.label === 'a/ga');
+    const gb = b.shapes.findIndex((s) => s.label === 'b/gb');
+    expect(b.filterPairs).toContainEqual([ga, gb]);
+  });
+
+  it('contype / conaffinity decide collision flags and filtered pairs', async () => {
+    const { b } = await load(`
+<mujoco><worldbody>
+  <body name="l"><freejoint/><geom name="v" size="0.1" contype="0" conaffinity="0" group="2"/><geom name="c" size="0.1" contype="2" conaffinity="4" group="3"/></body>
+  <body name="r" pos="1 0 0"><freejoint/><geom name="c" size="0.1" contype="2" conaffinity="4"/></body>
+  <body name="x" pos="2 0 0"><freejoint/><geom name="c" size="0.1" contype="4" conaffinity="2"/></body>
+</worldbody></mujoco>`);
+    const v = shapeNamed(b, 'l/v');
+    expect([v.cfg.has_shape_collision, v.cfg.is_visible]).toEqual([false, true]);
+    expect(shapeNamed(b, 'l/c').cfg.is_visible).toBe(false); // group 3 is hidden
+    const idx = (l: string) => b.shapes.findIndex((s) => s.label === l);
+    expect(b.filterPairs).toEqual([[idx('l/c'), idx('r/c')]]); // 2&4 = 0 both ways; x collides with both
+  });
+
+  it('hfield assets from elevation are normalized to [0, 1]; sites are massless non-colliding shapes', async () => {
+    const { b } = await load(`
+<mujoco><asset><hfield name="hf" nrow="2" ncol="3" size="1 2 0.5 0.1" elevation="1 2 3 4 5 5"/></asset>
+<worldbody><geom name="ground" type="hfield" hfield="hf" pos="0 0 -1"/><site name="s0" pos="0 0 1"/>
+  <body name="p"><freejoint/><geom size="0.1"/><site name="tip" type="box" size="0.01 0.02 0.03"/></body></worldbody></mujoco>`);
+    expect(b.hfields).toHaveLength(1);
+    expect(b.hfields[0]).toMatchObject({ nrow: 2, ncol: 3, size: [1, 2, 0.5, 0.1] });
+    expect(round(b.hfields[0].data)).toEqual([0, 0.25, 0.5, 0.75, 1, 1]);
+    const g = shapeNamed(b, 'world/ground');
+    expect([g.type, g.body, g.hfield]).toEqual([ShapeType.HEIGHTFIELD, -1, 0]);
+    const tip = shapeNamed(b, 'p/tip');
+    expect([tip.type, ...tip.size, tip.cfg.is_site, tip.cfg.has_shape_collision, tip.cfg.density]).toEqual([
+      ShapeType.BOX,
+      0.01,
+      0.02,
+      0.03,
+      true,
+      false,
+      0,
+    ]);
+  });
+
+  it('errors are typed and located; the builder is left untouched', async () => {
+    const b = new ModelBuilder();
+    const cases = [
+      ['<mujoco>\n<worldbody>\n<body>\n</worldbody></mujoco>', /m\/model\.xml:4:\d+: /],
+      ['<mujoco><worldbody><body><geom type="box" size="1 2"/></body></worldbody></mujoco>', /needs 3 size/],
+      [
+        '<mujoco><worldbody><body><geom class="nope" size="1"/></body></worldbody></mujoco>',
+        /unknown class 'nope'/,
+      ],
+      ['<mujoco><worldbody><body><joint type="screw"/></body></worldbody></mujoco>', /unknown joint type/],
+      ['<mujoco><include file="missing.xml"/></mujoco>', /missing\.xml/],
+      [
+        '<mujoco><worldbody><body><geom size="1"/></body></worldbody><actuator><motor joint="zz"/></actuator></mujoco>',
+        /unknown joint 'zz'/,
+      ],
+      ['<robot/>', /expected a <mujoco> root/],
+    ] as const;
+    for (const [xml, re] of cases) {
+      const err = await importMjcf(
+        b,
+        { text: xml, path: 'm/model.xml' },
+        { resolver: new MemoryResolver({}) },
+      ).then(
+        () => undefined,
+        (e: unknown) => e,
+      );
+      expect(err, String(xml)).toBeInstanceOf(ImportError);
+      expect((err as Error).message).toMatch(re);
+      expect(b.bodies.length + b.joints.length + b.shapes.length + b.meshes.length).toBe(0);
+    }
+  });
+});
+
+describe('MJCF models of MANIFEST.md load and simulate 2 s without NaN', () => {
+  const resolver = new NodeFsResolver({ root: SHARED_ASSETS });
+  const expected: Record<string, { bodies: number; free: number; hinge: number; ball: number }> = {
+    D1: { bodies: 16, free: 1, hinge: 21, ball: 0 },
+    D2: { bodies: 15, free: 1, hinge: 12, ball: 0 },
+    D3: { bodies: 25, free: 1, hinge: 20, ball: 2 },
+    D4: { bodies: 24, free: 1, hinge: 23, ball: 0 },
+  };
+  for (const [id, file] of Object.entries(MJCF_MODELS)) {
+    it(`${id} ${path.basename(path.dirname(file))}`, async () => {
+      const a = await loadModelAsset('mjcf', { path: file }, { resolver });
+      const m = a.model;
+      const count = (t: number) => Array.from(m.joint_type).filter((x) => x === t).length;
+      const e = expected[id];
+      expect(a.builder.bodies.filter((x) => !/\/dof\d+$/.test(x.label)).length).toBe(e.bodies);
+      expect([count(JointType.FREE), count(JointType.REVOLUTE), count(JointType.BALL)]).toEqual([
+        e.free,
+        e.hinge,
+        e.ball,
+      ]);
+      expect(a.result.keyframes!.length).toBeGreaterThan(0);
+      const r = simulateFor(m, Math.max(a.dt, 0.002), 2);
+      expect(r.finite).toBe(true);
+    });
+  }
+});

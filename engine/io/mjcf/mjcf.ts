@@ -1,0 +1,1569 @@
+/**
+ * MJCF importer (SPEC §5.2). Stages: read + `<include>` ({@link loadMjcfTree}) → compiler settings and
+ * default classes → mesh / heightfield assets loaded through the resolver → one pass over the body tree
+ * that plans bodies, joints, shapes → equality, contact, actuator, keyframe sections → build into the
+ * {@link ModelBuilder}. Any failure throws an {@link ImportError}; the builder is then left unchanged.
+ *
+ * Mapping decisions (documented here once):
+ * - Frames: pos + one of quat (MJCF order w x y z), axisangle, euler (compiler eulerseq; lower case
+ *   intrinsic, upper case extrinsic), xyaxes, zaxis; angles in compiler units (degrees by default).
+ * - A body with several joints becomes a chain of massless intermediate bodies (one joint each, in
+ *   file order) ending at the real body; a body without joints is welded to its parent (fixed joint).
+ *   Hinge/slide axes and anchors (`pos`) are in the body frame; `ref` offsets joint_q (q_ours = qpos − ref).
+ * - Mass: `<inertial>` when present (inertiafromgeom auto/false), else the geoms' mass at their density
+ *   (default 1000; `mass=` sets the density from the geom volume). Mesh geoms use the convex hull's volume.
+ * - Geoms: sizes follow MuJoCo (capsule/cylinder [r, half-length], box half-sizes, ellipsoid radii, plane
+ *   half-sizes with 0 = infinite), `fromto` for capsule/cylinder/box/ellipsoid. Colliding = not
+ *   (contype = conaffinity = 0). Colliding meshes are convex_mesh shapes holding the hull (MuJoCo
+ *   collides with hulls), plus a visual copy of the full mesh when the geom is visible. Visible = group < 3.
+ *   Mesh assets: STL / OBJ or inline vertex/face, `scale` baked in (a negative determinant flips the
+ *   winding), refpos/refquat applied. hfield assets: `elevation` or a MuJoCo `.bin` file, normalized to
+ *   [0, 1] like MuJoCo, as heightfield shapes (PNG files are not read). Sites: massless, non-colliding,
+ *   hidden site shapes.
+ *   friction[0] → mu. solref/solimp/condim/margin are not mapped (materials come from the scene's
+ *   shape defaults); a warning says so.
+ * - contype/conaffinity: every colliding geom gets collision group 1; MuJoCo's bitmask test, the
+ *   same-weld-group and parent-weld filters and `<contact><exclude>` are realized exactly inside the
+ *   asset as filter pairs. Against shapes outside the asset (a scene ground) every colliding geom
+ *   collides (an approximation when the file uses non-default bitmasks).
+ * - Joints: damping → damping, armature → armature, frictionloss → friction, range (limited / autolimits)
+ *   → limits; stiffness k ≠ 0 becomes a PD spring (target_ke += k toward springref) with a warning.
+ *   Ball-joint cone limits are unsupported.
+ * - Actuators (joint transmission): position kp/kv → target_ke = kp·gear², target_kd = kv·gear²;
+ *   velocity kv → target_kd = kv·gear²; general with affine bias (b1 = −g0: position; b1 = 0, b2 = −g0:
+ *   velocity) likewise; motor / general without bias record an effort actuator. forcerange (or motor
+ *   ctrlrange × gear) → effort_limit. ctrl of a keyframe becomes the PD target (ctrl/gear).
+ * - Equality: connect → ball, weld → weld, joint → coupler (polycoef[0] offset, polycoef[1] ratio;
+ *   higher terms unsupported). Tendons, contact pairs, tendon/flex equalities: unsupported.
+ * - Keyframes: qpos (free: p + quat wxyz → p + quat xyzw, moved by `xform`; ball wxyz → xyzw) and qvel
+ *   (free: linear at the body origin, angular rotated from the body frame to the world) are exposed per
+ *   builder joint; `opts.keyframe` applies one as the initial state.
+ */
+import {
+  meshMassProperties,
+  shapeMassProperties,
+  ShapeType,
+  type JointDofConfig,
+  type ModelBuilder,
+  type ShapeConfig,
+  type ShapeTypeName,
+} from '../../model';
+import { ImportError } from '../assets/errors';
+import {
+  IDENTITY_POSE,
+  axisAngleQuat,
+  eulerQuat,
+  matQuat,
+  pose,
+  poseInv,
+  poseMul,
+  quatMult,
+  rotate,
+  rotateTensor,
+  zAxisQuat,
+  type Pose,
+  type Quat,
+} from '../assets/frames';
+import {
+  ImportLog,
+  readAsset,
+  readSourceText,
+  withRollback,
+  type ImportedActuator,
+  type ImportedKeyframe,
+  type ImportOptions,
+  type ImportResult,
+  type ImportSource,
+} from '../assets/importer';
+import { dirname, type AssetResolver } from '../assets/resolver';
+import { joinPath } from '../assets/resolvers';
+import { convexHull, extensionOf, parseMeshBytes, scaleMesh, type TriMesh } from '../mesh';
+import type { XmlElement } from '../xml/xml';
+import { DefaultClasses, elError, loadMjcfTree, readCompiler, type CompilerSettings } from './document';
+
+// ------------------------------------------------------------------------------------------- plan types
+
+type JointKind = 'hinge' | 'slide' | 'ball' | 'free';
+
+interface PJoint {
+  name: string;
+  kind: JointKind;
+  pos: number[];
+  axis: number[];
+  ref: number;
+  dof: Partial<JointDofConfig>;
+  springref: number;
+  stiffness: number;
+  el: XmlElement;
+}
+
+interface PShape {
+  type: ShapeTypeName;
+  size: number[];
+  X: Pose;
+  cfg: Partial<ShapeConfig>;
+  label: string;
+  color?: number[];
+  mesh?: string;
+  hfield?: string;
+  colliding: boolean;
+  contype: number;
+  conaffinity: number;
+  /** mesh geom: also add a visual copy of the full mesh */
+  visualCopy?: boolean;
+}
+
+interface PBody {
+  index: number;
+  name: string;
+  label: string;
+  parent: number; // -1 world
+  /** pose in the parent body frame */
+  local: Pose;
+  world: Pose;
+  joints: PJoint[];
+  shapes: PShape[];
+  inertial?: { mass: number; com: number[]; inertia: number[] };
+  mocap: boolean;
+  el: XmlElement;
+}
+
+interface MeshAsset {
+  name: string;
+  file?: string;
+  scale: number[];
+  refpos: number[];
+  refquat: Quat;
+  inline?: TriMesh;
+  el: XmlElement;
+}
+
+// ------------------------------------------------------------------------------------------- parsing helpers
+
+class Reader {
+  constructor(
+    readonly cs: CompilerSettings,
+    readonly defs: DefaultClasses,
+  ) {}
+
+  /** the element's attribute, else its class default for `kind` */
+  attr(el: XmlElement, cls: string, name: string, kind = el.name): string | undefined {
+    const v = el.attrs[name];
+    if (v !== undefined) return v;
+    return this.defs.attrs(el.attrs.class ?? cls, kind)[name];
+  }
+
+  nums(el: XmlElement, cls: string, name: string, kind = el.name): number[] | undefined {
+    const s = this.attr(el, cls, name, kind);
+    if (s === undefined) return undefined;
+    const t = s.trim();
+    if (t === '') return [];
+    const out = t.split(/\s+/).map((x) => {
+      const l = x.toLowerCase();
+      return l === 'inf' || l === '+inf' ? Infinity : l === '-inf' ? -Infinity : Number(x);
+    });
+    if (out.some((v) => Number.isNaN(v)))
+      throw elError(el, `<${el.name} ${name}="${s.slice(0, 60)}">: expected numbers`);
+    return out;
+  }
+
+  /** exactly n numbers (or undefined) */
+  vec(el: XmlElement, cls: string, name: string, n: number, kind = el.name): number[] | undefined {
+    const v = this.nums(el, cls, name, kind);
+    if (v === undefined) return undefined;
+    if (v.length < n) throw elError(el, `<${el.name} ${name}> needs ${n} numbers, got ${v.length}`);
+    return v.slice(0, n);
+  }
+
+  num(el: XmlElement, cls: string, name: string, kind = el.name): number | undefined {
+    return this.nums(el, cls, name, kind)?.[0];
+  }
+
+  angle(v: number): number {
+    return this.cs.degrees ? (v * Math.PI) / 180 : v;
+  }
+
+  /** the orientation of an element (one of quat, axisangle, euler, xyaxes, zaxis), xyzw */
+  orientation(el: XmlElement, cls: string, kind = el.name): Quat {
+    const given = ['quat', 'axisangle', 'euler', 'xyaxes', 'zaxis'].filter(
+      (k) => this.attr(el, cls, k, kind) !== undefined,
+    );
+    if (given.length > 1) throw elError(el, `<${el.name}> gives ${given.join(' and ')}; use one orientation`);
+    const k = given[0];
+    if (k === undefined) return [0, 0, 0, 1];
+    if (k === 'quat') {
+      const q = this.vec(el, cls, 'quat', 4, kind)!;
+      const n = Math.hypot(q[0], q[1], q[2], q[3]);
+      if (!(n > 0) || !Number.isFinite(n)) throw elError(el, 'quat must be non-zero and finite');
+      return [q[1] / n, q[2] / n, q[3] / n, q[0] / n]; // wxyz → xyzw
+    }
+    if (k === 'axisangle') {
+      const a = this.vec(el, cls, 'axisangle', 4, kind)!;
+      if (!(Math.hypot(a[0], a[1], a[2]) > 0)) throw elError(el, 'axisangle needs a non-zero axis');
+      return axisAngleQuat(a, this.angle(a[3]));
+    }
+    if (k === 'euler') {
+      const e = this.vec(el, cls, 'euler', 3, kind)!;
+      return eulerQuat(
+        e.map((v) => this.angle(v)),
+        this.cs.eulerseq,
+      );
+    }
+    if (k === 'xyaxes') {
+      const v = this.vec(el, cls, 'xyaxes', 6, kind)!;
+      const x = norm(v.slice(0, 3));
+      let y = v.slice(3, 6);
+      const d = x[0] * y[0] + x[1] * y[1] + x[2] * y[2];
+      y = norm([y[0] - d * x[0], y[1] - d * x[1], y[2] - d * x[2]]);
+      if (!x.every(Number.isFinite) || !y.every(Number.isFinite))
+        throw elError(el, 'xyaxes must span a plane');
+      const z = cross(x, y);
+      return matQuat([x[0], y[0], z[0], x[1], y[1], z[1], x[2], y[2], z[2]]);
+    }
+    return zAxisQuat(this.vec(el, cls, 'zaxis', 3, kind)!);
+  }
+
+  pose(el: XmlElement, cls: string, kind = el.name): Pose {
+    return pose(this.vec(el, cls, 'pos', 3, kind) ?? [0, 0, 0], this.orientation(el, cls, kind));
+  }
+
+  /** limited = true / false / auto (auto: limited when a range is given and autolimits is on) */
+  limited(el: XmlElement, cls: string, flag: string, rangeAttr: string, kind = el.name): boolean {
+    const v = this.attr(el, cls, flag, kind) ?? 'auto';
+    if (v === 'true') return true;
+    if (v === 'false') return false;
+    const hasRange = this.attr(el, cls, rangeAttr, kind) !== undefined;
+    if (hasRange && !this.cs.autolimits && this.attr(el, cls, flag, kind) === undefined) return false;
+    return hasRange;
+  }
+}
+
+function norm(v: number[]): number[] {
+  const n = Math.hypot(v[0], v[1], v[2]);
+  return [v[0] / n, v[1] / n, v[2] / n];
+}
+function cross(a: readonly number[], b: readonly number[]): number[] {
+  return [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+}
+const maxAbs = (r: number[]) => Math.max(Math.abs(r[0]), Math.abs(r[1]));
+
+// ------------------------------------------------------------------------------------------- importer
+
+/**
+ * Imports an MJCF model into the builder. File sources (and `<include>`s, mesh files) are read through
+ * `opts.resolver`; mesh paths resolve against the compiler's meshdir (relative to the main file).
+ */
+export async function importMjcf(
+  builder: ModelBuilder,
+  source: ImportSource,
+  opts: ImportOptions = {},
+): Promise<ImportResult> {
+  const file = source.path;
+  const { text, path } = await readSourceText(source, opts.resolver, 'MJCF');
+  const root = await loadMjcfTree(text, path, opts.resolver);
+  const cs = readCompiler(root);
+  const defs = new DefaultClasses(root);
+  const rd = new Reader(cs, defs);
+  const log = new ImportLog();
+  const meshes = readMeshAssets(root, rd);
+  const loaded = await loadMeshFiles(meshes, path, cs, opts.resolver, log);
+  const hfields = await readHfields(root, rd, path, cs, opts.resolver);
+  return withRollback(builder, file, () =>
+    new MjcfBuilder(builder, root, rd, opts, log, meshes, loaded, hfields).build(),
+  );
+}
+
+interface HfieldData {
+  nrow: number;
+  ncol: number;
+  size: number[];
+  data: Float64Array;
+}
+
+/** most samples in one heightfield */
+export const MAX_HFIELD_SAMPLES = 16_000_000;
+
+/**
+ * `<hfield>` assets: `elevation` (nrow × ncol values) or a MuJoCo binary `.bin` file (int32 nrow,
+ * int32 ncol, float32 data), normalized to [0, 1] as MuJoCo does; none of them: a flat field.
+ * Image files (PNG) are not read.
+ */
+async function readHfields(
+  root: XmlElement,
+  rd: Reader,
+  path: string,
+  cs: CompilerSettings,
+  resolver: AssetResolver | undefined,
+): Promise<Map<string, HfieldData | string>> {
+  const out = new Map<string, HfieldData | string>();
+  for (const asset of root.children.filter((c) => c.name === 'asset')) {
+    for (const h of asset.children.filter((c) => c.name === 'hfield')) {
+      const file = h.attrs.file;
+      const name =
+        h.attrs.name ?? (file ? file.slice(file.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '') : undefined);
+      if (!name) throw elError(h, '<hfield> needs a name or a file');
+      const size = rd.vec(h, 'main', 'size', 4);
+      if (!size || size.some((v) => !(v >= 0) || !Number.isFinite(v)))
+        throw elError(h, '<hfield> needs size="rx ry top base" ≥ 0');
+      let nrow = rd.num(h, 'main', 'nrow') ?? 0;
+      let ncol = rd.num(h, 'main', 'ncol') ?? 0;
+      let raw: ArrayLike<number> | undefined = rd.nums(h, 'main', 'elevation');
+      if (file) {
+        if (!resolver) {
+          out.set(name, 'no resolver to read hfield files');
+          continue;
+        }
+        const dir = dirname(path);
+        const target = resolver.resolve(
+          dir ? `${dir}/_` : '_',
+          cs.meshdir && !file.startsWith('/') ? joinPath(cs.meshdir, file) : file,
+        );
+        if (extensionOf(target) !== '.bin') {
+          out.set(name, `${target}: only MuJoCo .bin heightfield files are read`);
+          continue;
+        }
+        try {
+          const bytes = await readAsset(resolver, target);
+          const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+          nrow = bytes.length >= 8 ? dv.getInt32(0, true) : 0;
+          ncol = bytes.length >= 8 ? dv.getInt32(4, true) : 0;
+          if (!(
+            nrow > 0 &&
+            ncol > 0 &&
+            nrow * ncol <= MAX_HFIELD_SAMPLES &&
+            bytes.length === 8 + 4 * nrow * ncol
+          )) {
+            throw new Error(`bad .bin heightfield header (${nrow} × ${ncol}, ${bytes.length} bytes)`);
+          }
+          const f = new Float64Array(nrow * ncol);
+          for (let i = 0; i < f.length; i++) f[i] = dv.getFloat32(8 + 4 * i, true);
+          raw = f;
+        } catch (e) {
+          out.set(name, `${target}: ${e instanceof Error ? e.message : String(e)}`);
+          continue;
+        }
+      }
+      if (!(
+        Number.isInteger(nrow) &&
+        Number.isInteger(ncol) &&
+        nrow >= 2 &&
+        ncol >= 2 &&
+        nrow * ncol <= MAX_HFIELD_SAMPLES
+      )) {
+        throw elError(h, `<hfield> needs integer nrow, ncol ≥ 2 (at most ${MAX_HFIELD_SAMPLES} samples)`);
+      }
+      const data = new Float64Array(nrow * ncol);
+      if (raw) {
+        if (raw.length !== nrow * ncol)
+          throw elError(h, `<hfield> elevation has ${raw.length} values, expected ${nrow * ncol}`);
+        let lo = Infinity,
+          hi = -Infinity;
+        for (let i = 0; i < raw.length; i++) {
+          if (!Number.isFinite(raw[i])) throw elError(h, '<hfield> elevation must be finite');
+          lo = Math.min(lo, raw[i]);
+          hi = Math.max(hi, raw[i]);
+        }
+        for (let i = 0; i < raw.length; i++) data[i] = hi > lo ? (raw[i] - lo) / (hi - lo) : 0;
+      }
+      out.set(name, { nrow, ncol, size, data });
+    }
+  }
+  return out;
+}
+
+function readMeshAssets(root: XmlElement, rd: Reader): Map<string, MeshAsset> {
+  const out = new Map<string, MeshAsset>();
+  for (const asset of root.children.filter((c) => c.name === 'asset')) {
+    for (const m of asset.children.filter((c) => c.name === 'mesh')) {
+      const file = m.attrs.file;
+      const name =
+        m.attrs.name ?? (file ? file.slice(file.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '') : undefined);
+      if (!name) throw elError(m, '<mesh> needs a name or a file');
+      if (out.has(name)) throw elError(m, `duplicate mesh '${name}'`);
+      const scale = rd.vec(m, 'main', 'scale', 3) ?? [1, 1, 1];
+      if (scale.some((s) => s === 0 || !Number.isFinite(s)))
+        throw elError(m, 'mesh scale must be finite and non-zero');
+      const vertex = rd.nums(m, 'main', 'vertex');
+      const face = rd.nums(m, 'main', 'face');
+      let inline: TriMesh | undefined;
+      if (!file) {
+        if (!vertex || vertex.length < 12 || vertex.length % 3)
+          throw elError(m, '<mesh> needs a file or ≥ 4 vertices');
+        const tris = face ?? [];
+        if (tris.length % 3 || tris.some((i) => !(Number.isInteger(i) && i >= 0 && i < vertex.length / 3))) {
+          throw elError(m, '<mesh face> needs vertex index triples');
+        }
+        inline = { vertices: Float64Array.from(vertex), triangles: Int32Array.from(tris) };
+      }
+      out.set(name, {
+        name,
+        file,
+        scale,
+        refpos: rd.vec(m, 'main', 'refpos', 3) ?? [0, 0, 0],
+        refquat: ((): Quat => {
+          const q = rd.vec(m, 'main', 'refquat', 4);
+          return q ? [q[1], q[2], q[3], q[0]] : [0, 0, 0, 1];
+        })(),
+        inline,
+        el: m,
+      });
+    }
+  }
+  return out;
+}
+
+async function loadMeshFiles(
+  meshes: Map<string, MeshAsset>,
+  path: string,
+  cs: CompilerSettings,
+  resolver: AssetResolver | undefined,
+  log: ImportLog,
+): Promise<Map<string, TriMesh | string>> {
+  const out = new Map<string, TriMesh | string>();
+  await Promise.all(
+    [...meshes.values()].map(async (m) => {
+      if (m.inline) {
+        out.set(m.name, m.inline);
+        return;
+      }
+      if (!resolver) {
+        out.set(m.name, 'no resolver to read mesh files');
+        return;
+      }
+      const dir = dirname(path);
+      const rel = cs.meshdir && !m.file!.startsWith('/') ? joinPath(cs.meshdir, m.file!) : m.file!;
+      const target = rel.startsWith('/') ? rel : resolver.resolve(dir ? `${dir}/_` : '_', rel);
+      try {
+        const ext = extensionOf(target);
+        if (ext !== '.stl' && ext !== '.obj')
+          throw new Error(`mesh format '${ext}' is not read (STL and OBJ are)`);
+        out.set(m.name, parseMeshBytes(await readAsset(resolver, target), target));
+      } catch (e) {
+        out.set(m.name, `${target}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }),
+  );
+  void log;
+  return out;
+}
+
+class MjcfBuilder {
+  readonly prefix: string;
+  readonly xform: Pose;
+  readonly bodies: PBody[] = [];
+  readonly jointByName = new Map<string, { body: number; k: number }>();
+  readonly bodyByName = new Map<string, number>();
+  readonly worldShapes: PShape[] = [];
+  readonly sites: { body: number; shape: PShape }[] = [];
+  readonly result: ImportResult;
+  readonly ignored = new Set<string>();
+  /** per MJCF body: builder body index; per (body, joint k): builder joint index */
+  readonly builderBody: number[] = [];
+  readonly builderJoint = new Map<string, number>();
+  /** colliding shapes: builder shape index → MJCF body (-1 world) and bitmasks */
+  readonly colliders: { shape: number; body: number; contype: number; conaffinity: number }[] = [];
+  readonly meshCache = new Map<string, { index: number; mesh: TriMesh }>();
+  readonly hfieldCache = new Map<string, number>();
+  readonly excludes: [number, number][] = [];
+  readonly springs = new Map<number, { ke: number; pos: number }>();
+  pendingSpring: { ke: number; pos: number } | undefined;
+  readonly springJoints: string[] = [];
+  readonly actuatorGains = new Map<
+    number,
+    { ke: number; kd: number; effort?: number; targetScale: number }
+  >();
+
+  constructor(
+    readonly b: ModelBuilder,
+    readonly root: XmlElement,
+    readonly rd: Reader,
+    readonly opts: ImportOptions,
+    readonly log: ImportLog,
+    readonly meshAssets: Map<string, MeshAsset>,
+    readonly meshData: Map<string, TriMesh | string>,
+    readonly hfieldData: Map<string, HfieldData | string>,
+  ) {
+    this.prefix = opts.label_prefix ?? '';
+    this.xform = [...(opts.xform ?? IDENTITY_POSE)] as Pose;
+    this.result = {
+      name: root.attrs.model ?? 'mujoco',
+      bodies: [],
+      joints: [],
+      shapes: [],
+      equalities: [],
+      keyframes: [],
+      actuators: [],
+      warnings: log.warnings,
+      unsupported: log.unsupported,
+    };
+  }
+
+  build(): ImportResult {
+    this.readOption();
+    for (const wb of this.root.children.filter((c) => c.name === 'worldbody')) {
+      this.walk(wb, -1, [...this.xform] as Pose, [...IDENTITY_POSE] as Pose, 'main');
+    }
+    this.emitBodies();
+    this.readContact();
+    this.readEquality();
+    this.readActuators();
+    this.readTendons();
+    this.applyFilters();
+    this.readKeyframes();
+    const known = new Set([
+      'compiler',
+      'option',
+      'size',
+      'default',
+      'asset',
+      'worldbody',
+      'contact',
+      'equality',
+      'actuator',
+      'tendon',
+      'keyframe',
+    ]);
+    for (const c of this.root.children) if (!known.has(c.name)) this.ignored.add(`<${c.name}>`);
+    if (this.ignored.size) this.log.warn(`ignored MJCF elements: ${[...this.ignored].sort().join(', ')}`);
+    return this.result;
+  }
+
+  // ---------------------------------------------------------------------------- option
+
+  readOption(): void {
+    for (const o of this.root.children.filter((c) => c.name === 'option')) {
+      const ts = this.rd.num(o, 'main', 'timestep');
+      if (ts !== undefined) this.result.timestep = ts;
+      const g = this.rd.vec(o, 'main', 'gravity', 3);
+      if (g) this.result.gravity = [g[0], g[1], g[2]];
+    }
+  }
+
+  // ---------------------------------------------------------------------------- tree
+
+  /** walks worldbody / body / frame children; `frame` is the pose of the current frame in body `body` */
+  walk(el: XmlElement, body: number, frameWorld: Pose, frameLocal: Pose, cls: string): void {
+    for (const c of el.children) {
+      const childCls = c.attrs.childclass ?? cls;
+      switch (c.name) {
+        case 'body': {
+          const ccls = c.attrs.childclass ?? cls;
+          if (c.attrs.childclass !== undefined && !this.rd.defs.has(c.attrs.childclass)) {
+            throw elError(c, `unknown childclass '${c.attrs.childclass}'`);
+          }
+          const local = poseMul(frameLocal, this.rd.pose(c, ccls, 'body'));
+          const parentWorld = body < 0 ? (this.xform as Pose) : this.bodies[body].world;
+          const world = poseMul(parentWorld, local);
+          const index = this.bodies.length;
+          const name = c.attrs.name ?? '';
+          const p: PBody = {
+            index,
+            name,
+            label: `${this.prefix}${name || `body${index}`}`,
+            parent: body,
+            local,
+            world,
+            joints: [],
+            shapes: [],
+            mocap: c.attrs.mocap === 'true',
+            el: c,
+          };
+          if (name) {
+            if (this.bodyByName.has(name)) throw elError(c, `duplicate body '${name}'`);
+            this.bodyByName.set(name, index);
+          }
+          this.bodies.push(p);
+          if (c.attrs.gravcomp !== undefined && Number(c.attrs.gravcomp) !== 0) {
+            this.log.unsupportedFeature(`body '${p.label}': gravcomp`);
+          }
+          this.readBodyContent(c, p, ccls);
+          this.walk(c, index, world, [...IDENTITY_POSE] as Pose, ccls);
+          break;
+        }
+        case 'frame': {
+          const fl = poseMul(frameLocal, this.rd.pose(c, childCls, 'frame'));
+          const fw = body < 0 ? poseMul(this.xform, fl) : poseMul(this.bodies[body].world, fl);
+          this.walk(c, body, fw, fl, childCls);
+          break;
+        }
+        case 'geom':
+          if (body < 0) this.readGeom(c, cls, frameLocal, undefined);
+          break;
+        case 'site':
+          if (body < 0) this.readSite(c, cls, frameLocal, -1);
+          break;
+        case 'joint':
+        case 'freejoint':
+        case 'inertial':
+          if (body < 0) throw elError(c, `<${c.name}> is not allowed in the worldbody`);
+          break;
+        case 'camera':
+        case 'light':
+          break;
+        case 'replicate':
+        case 'attach':
+        case 'composite':
+        case 'flexcomp':
+        case 'plugin':
+          this.log.unsupportedFeature(`<${c.name}> at ${c.file ?? ''}:${c.line}`);
+          break;
+        default:
+          this.ignored.add(`<${c.name}>`);
+      }
+    }
+  }
+
+  /** geoms, sites, joints and inertial of a body (geoms/sites inside frames come through `walk`) */
+  readBodyContent(el: XmlElement, p: PBody, cls: string): void {
+    const rd = this.rd;
+    const scan = (container: XmlElement, frame: Pose, ccls: string) => {
+      for (const c of container.children) {
+        const ecls = c.attrs.class ?? ccls;
+        if (c.attrs.class !== undefined && !rd.defs.has(c.attrs.class))
+          throw elError(c, `unknown class '${c.attrs.class}'`);
+        switch (c.name) {
+          case 'geom':
+            this.readGeom(c, ecls, frame, p);
+            break;
+          case 'site':
+            this.readSite(c, ecls, frame, p.index);
+            break;
+          case 'frame':
+            scan(
+              c,
+              poseMul(frame, rd.pose(c, c.attrs.childclass ?? ccls, 'frame')),
+              c.attrs.childclass ?? ccls,
+            );
+            break;
+          case 'joint':
+          case 'freejoint':
+            if (container !== el) throw elError(c, 'joints cannot be inside a <frame>');
+            p.joints.push(this.readJoint(c, ecls, p));
+            break;
+          case 'inertial': {
+            if (p.inertial) throw elError(c, 'a body has at most one <inertial>');
+            const mass = rd.num(c, ecls, 'mass');
+            if (mass === undefined || !(mass >= 0) || !Number.isFinite(mass))
+              throw elError(c, '<inertial> needs a finite mass ≥ 0');
+            const fp = rd.pose(c, ecls);
+            const full = rd.vec(c, ecls, 'fullinertia', 6);
+            const diag = rd.vec(c, ecls, 'diaginertia', 3);
+            let I: number[];
+            if (full) {
+              const [xx, yy, zz, xy, xz, yz] = full;
+              I = [xx, xy, xz, xy, yy, yz, xz, yz, zz];
+            } else if (diag) I = [diag[0], 0, 0, 0, diag[1], 0, 0, 0, diag[2]];
+            else throw elError(c, '<inertial> needs diaginertia or fullinertia');
+            p.inertial = { mass, com: [fp[0], fp[1], fp[2]], inertia: rotateTensor(fp.slice(3), I) };
+            break;
+          }
+        }
+      }
+    };
+    scan(el, [...IDENTITY_POSE] as Pose, cls);
+  }
+
+  readJoint(c: XmlElement, cls: string, p: PBody): PJoint {
+    const rd = this.rd;
+    const name = c.attrs.name ?? '';
+    if (c.name === 'freejoint') {
+      return {
+        name,
+        kind: 'free',
+        pos: [0, 0, 0],
+        axis: [0, 0, 1],
+        ref: 0,
+        dof: {},
+        springref: 0,
+        stiffness: 0,
+        el: c,
+      };
+    }
+    const type = rd.attr(c, cls, 'type') ?? 'hinge';
+    if (!['hinge', 'slide', 'ball', 'free'].includes(type)) throw elError(c, `unknown joint type '${type}'`);
+    const kind = type as JointKind;
+    const axis = rd.vec(c, cls, 'axis', 3) ?? [0, 0, 1];
+    if ((kind === 'hinge' || kind === 'slide') && !(Math.hypot(axis[0], axis[1], axis[2]) > 0)) {
+      throw elError(c, 'joint axis must be non-zero');
+    }
+    const ang = (v: number) => (kind === 'hinge' ? rd.angle(v) : v);
+    const ref = ang(rd.num(c, cls, 'ref') ?? 0);
+    const dof: Partial<JointDofConfig> = {};
+    const damping = rd.num(c, cls, 'damping');
+    if (damping !== undefined) dof.damping = damping;
+    const armature = rd.num(c, cls, 'armature');
+    if (armature !== undefined) dof.armature = armature;
+    const fl = rd.num(c, cls, 'frictionloss');
+    if (fl !== undefined) dof.friction = fl;
+    if (rd.limited(c, cls, 'limited', 'range')) {
+      const r = rd.vec(c, cls, 'range', 2)!;
+      if (kind === 'hinge' || kind === 'slide') {
+        if (r[0] > r[1]) throw elError(c, `joint range lower ${r[0]} > upper ${r[1]}`);
+        dof.limit_lower = ang(r[0]) - ref;
+        dof.limit_upper = ang(r[1]) - ref;
+      } else if (kind === 'ball') {
+        this.log.unsupportedFeature(`joint '${name || p.label}': ball-joint cone limit (range) is not built`);
+      }
+    }
+    if (rd.limited(c, cls, 'actuatorfrclimited', 'actuatorfrcrange')) {
+      dof.effort_limit = maxAbs(rd.vec(c, cls, 'actuatorfrcrange', 2)!);
+    }
+    const stiffness = rd.num(c, cls, 'stiffness') ?? 0;
+    const springref = ang(rd.num(c, cls, 'springref') ?? 0) - ref;
+    if (ref !== 0)
+      this.log.warn(`joints with ref ≠ 0: joint_q is measured from the reference pose (q = qpos − ref)`);
+    return {
+      name,
+      kind,
+      pos: rd.vec(c, cls, 'pos', 3) ?? [0, 0, 0],
+      axis,
+      ref,
+      dof,
+      springref,
+      stiffness,
+      el: c,
+    };
+  }
+
+  readGeom(c: XmlElement, cls: string, frame: Pose, p: PBody | undefined): void {
+    const rd = this.rd;
+    const type = rd.attr(c, cls, 'type') ?? 'sphere';
+    const name = c.attrs.name ?? '';
+    const owner = p ? p.label : `${this.prefix}world`;
+    const label = `${owner}/${name || `geom${p?.shapes.length ?? this.worldShapes.length}`}`;
+    const contype = rd.num(c, cls, 'contype') ?? 1;
+    const conaffinity = rd.num(c, cls, 'conaffinity') ?? 1;
+    const group = rd.num(c, cls, 'group') ?? 0;
+    const colliding = contype !== 0 || conaffinity !== 0;
+    if (!colliding && this.rd.cs.discardvisual) return;
+    let X = poseMul(frame, rd.pose(c, cls, 'geom'));
+    const size = rd.nums(c, cls, 'size') ?? [];
+    const fromto = rd.vec(c, cls, 'fromto', 6);
+    let st: ShapeTypeName;
+    let sz: number[];
+    const need = (n: number) => {
+      if (size.length < n) throw elError(c, `a ${type} geom needs ${n} size value(s), got ${size.length}`);
+      if (size.slice(0, n).some((v) => !(v >= 0) || !Number.isFinite(v)))
+        throw elError(c, `${type} size must be finite and ≥ 0`);
+    };
+    let half = 0;
+    if (fromto) {
+      if (!['capsule', 'cylinder', 'box', 'ellipsoid'].includes(type))
+        throw elError(c, `fromto does not apply to a ${type} geom`);
+      const a = fromto.slice(0, 3),
+        e = fromto.slice(3, 6);
+      const d = [e[0] - a[0], e[1] - a[1], e[2] - a[2]];
+      half = Math.hypot(d[0], d[1], d[2]) / 2;
+      if (!(half > 0)) throw elError(c, 'fromto end points coincide');
+      X = poseMul(frame, pose([(a[0] + e[0]) / 2, (a[1] + e[1]) / 2, (a[2] + e[2]) / 2], zAxisQuat(d)));
+    }
+    switch (type) {
+      case 'sphere':
+        need(1);
+        [st, sz] = ['sphere', [size[0]]];
+        break;
+      case 'capsule':
+      case 'cylinder':
+        need(fromto ? 1 : 2);
+        [st, sz] = [type, [size[0], fromto ? half : size[1]]];
+        break;
+      case 'box':
+      case 'ellipsoid':
+        need(fromto ? 2 : 3);
+        [st, sz] = [type, fromto ? [size[0], size[1], half] : [size[0], size[1], size[2]]];
+        break;
+      case 'plane':
+        if (p) {
+          this.log.unsupportedFeature(`geom '${label}': a plane on a moving body is not built`);
+          return;
+        }
+        [st, sz] = ['plane', [size[0] ?? 0, size[1] ?? 0, 0]];
+        break;
+      case 'mesh':
+      case 'sdf': {
+        if (type === 'sdf') {
+          this.log.unsupportedFeature(`geom '${label}': sdf geoms`);
+          return;
+        }
+        const mname = rd.attr(c, cls, 'mesh');
+        if (!mname) throw elError(c, 'a mesh geom needs a mesh');
+        if (!this.meshAssets.has(mname)) throw elError(c, `unknown mesh '${mname}'`);
+        [st, sz] = ['mesh', [1, 1, 1]];
+        break;
+      }
+      case 'hfield': {
+        const hname = rd.attr(c, cls, 'hfield');
+        if (!hname) throw elError(c, 'an hfield geom needs an hfield');
+        if (!this.hfieldData.has(hname)) throw elError(c, `unknown hfield '${hname}'`);
+        [st, sz] = ['heightfield', [0, 0, 0]];
+        break;
+      }
+      default:
+        throw elError(c, `unknown geom type '${type}'`);
+    }
+    const cfg: Partial<ShapeConfig> = { ...(this.opts.shape_cfg ?? {}) };
+    const friction = rd.nums(c, cls, 'friction');
+    if (friction && friction.length) cfg.mu = friction[0];
+    let visible = group < 3;
+    if (colliding) {
+      if (this.opts.hide_collision_shapes) visible = false;
+      else if (this.opts.force_show_colliders) visible = true;
+    }
+    cfg.is_visible = visible;
+    cfg.has_shape_collision = colliding;
+    if (!colliding) cfg.has_particle_collision = false;
+    if (rd.attr(c, cls, 'solref') !== undefined || rd.attr(c, cls, 'solimp') !== undefined) {
+      this.log.warn(
+        'geom solref/solimp are not mapped; contact stiffness and damping come from the shape defaults (ke, tau)',
+      );
+    }
+    const density = rd.num(c, cls, 'density');
+    if (density !== undefined) cfg.density = density;
+    const mass = rd.num(c, cls, 'mass');
+    const color = this.colorOf(c, cls);
+    const shape: PShape = {
+      type: st,
+      size: sz,
+      X,
+      cfg,
+      label,
+      color,
+      mesh: st === 'mesh' ? rd.attr(c, cls, 'mesh') : undefined,
+      hfield: st === 'heightfield' ? rd.attr(c, cls, 'hfield') : undefined,
+      colliding,
+      contype,
+      conaffinity,
+    };
+    if (mass !== undefined) (shape as PShape & { mass?: number }).mass = mass;
+    if (!p) this.worldShapes.push(shape);
+    else {
+      if (!colliding && p.inertial && this.opts.load_visual_shapes === false) return;
+      p.shapes.push(shape);
+    }
+  }
+
+  colorOf(c: XmlElement, cls: string): number[] | undefined {
+    const rgba = this.rd.vec(c, cls, 'rgba', 4);
+    if (rgba && c.attrs.rgba !== undefined) return rgba.slice(0, 3);
+    const mat = this.rd.attr(c, cls, 'material');
+    if (mat !== undefined) {
+      for (const a of this.root.children.filter((x) => x.name === 'asset')) {
+        const m = a.children.find((x) => x.name === 'material' && x.attrs.name === mat);
+        const mr = m ? this.rd.vec(m, 'main', 'rgba', 4) : undefined;
+        if (mr) return mr.slice(0, 3);
+      }
+    }
+    return rgba?.slice(0, 3);
+  }
+
+  readSite(c: XmlElement, cls: string, frame: Pose, body: number): void {
+    if (this.opts.load_sites === false) return;
+    const rd = this.rd;
+    const type = rd.attr(c, cls, 'type') ?? 'sphere';
+    const size = rd.nums(c, cls, 'size') ?? [0.005];
+    let st: ShapeTypeName = 'sphere';
+    let sz = [size[0] ?? 0.005];
+    let X = poseMul(frame, rd.pose(c, cls, 'site'));
+    const fromto = rd.vec(c, cls, 'fromto', 6);
+    if (type === 'capsule' || type === 'cylinder') {
+      st = type;
+      if (fromto) {
+        const d = [fromto[3] - fromto[0], fromto[4] - fromto[1], fromto[5] - fromto[2]];
+        X = poseMul(
+          frame,
+          pose(
+            [(fromto[0] + fromto[3]) / 2, (fromto[1] + fromto[4]) / 2, (fromto[2] + fromto[5]) / 2],
+            zAxisQuat(d),
+          ),
+        );
+        sz = [size[0] ?? 0.005, Math.hypot(d[0], d[1], d[2]) / 2];
+      } else sz = [size[0] ?? 0.005, size[1] ?? 0.005];
+    } else if (type === 'box' || type === 'ellipsoid') {
+      st = type;
+      sz = [size[0] ?? 0.005, size[1] ?? size[0] ?? 0.005, size[2] ?? size[0] ?? 0.005];
+    }
+    const owner = body >= 0 ? this.bodies[body].label : `${this.prefix}world`;
+    this.sites.push({
+      body,
+      shape: {
+        type: st,
+        size: sz,
+        X,
+        cfg: { is_site: true, is_visible: false, has_shape_collision: false, density: 0 },
+        label: `${owner}/${c.attrs.name ?? 'site'}`,
+        colliding: false,
+        contype: 0,
+        conaffinity: 0,
+      },
+    });
+  }
+
+  // ---------------------------------------------------------------------------- emit
+
+  /** a builder mesh for a mesh asset (hull or full), cached */
+  meshFor(name: string, hull: boolean): { index: number; mesh: TriMesh } | string {
+    const key = `${name}|${hull}`;
+    const hit = this.meshCache.get(key);
+    if (hit) return hit;
+    const data = this.meshData.get(name);
+    if (data === undefined || typeof data === 'string') return data ?? 'not loaded';
+    const a = this.meshAssets.get(name)!;
+    let m = scaleMesh(data, a.scale);
+    if (a.refpos.some((v) => v !== 0) || a.refquat[3] !== 1) {
+      // vertices relative to the reference frame: v' = R(refquat)⁻¹ (v − refpos)
+      const inv: Quat = [-a.refquat[0], -a.refquat[1], -a.refquat[2], a.refquat[3]];
+      const v = new Float64Array(m.vertices.length);
+      for (let i = 0; i < v.length; i += 3) {
+        const r = rotate(inv, [
+          m.vertices[i] - a.refpos[0],
+          m.vertices[i + 1] - a.refpos[1],
+          m.vertices[i + 2] - a.refpos[2],
+        ]);
+        v.set(r, i);
+      }
+      m = { vertices: v, triangles: m.triangles };
+    }
+    if (hull) m = convexHull(m.vertices, a.file ?? name);
+    const index = this.b.addMesh({
+      vertices: m.vertices,
+      triangles: m.triangles,
+      label: `${this.prefix}${name}${hull ? '/hull' : ''}`,
+    });
+    const out = { index, mesh: m };
+    this.meshCache.set(key, out);
+    return out;
+  }
+
+  /** the builder heightfield of an hfield asset (cached), or the reason it is missing */
+  hfieldFor(name: string): number | string {
+    const hit = this.hfieldCache.get(name);
+    if (hit !== undefined) return hit;
+    const h = this.hfieldData.get(name);
+    if (h === undefined || typeof h === 'string') return h ?? 'not loaded';
+    const index = this.b.addHeightfield({ ...h, label: `${this.prefix}${name}` });
+    this.hfieldCache.set(name, index);
+    return index;
+  }
+
+  /** adds one planned shape to builder body `body` (-1 world); returns the shape indices */
+  addShape(s: PShape, body: number, mjBody: number): void {
+    const b = this.b;
+    const cfg = { ...s.cfg };
+    const massAttr = (s as PShape & { mass?: number }).mass;
+    let meshIndex: number | undefined;
+    let hfieldIndex: number | undefined;
+    let type: ShapeTypeName = s.type;
+    if (s.type === 'heightfield') {
+      const h = this.hfieldFor(s.hfield!);
+      if (typeof h === 'string') {
+        this.log.unsupportedFeature(`geom '${s.label}': hfield '${s.hfield}' not loaded (${h})`);
+        return;
+      }
+      hfieldIndex = h;
+    } else if (s.type === 'mesh') {
+      const hullMode = (this.opts.mesh_collision ?? 'convex_hull') === 'convex_hull';
+      const collider = s.colliding;
+      const m = this.meshFor(s.mesh!, collider && hullMode);
+      if (typeof m === 'string') {
+        const msg = `geom '${s.label}': mesh '${s.mesh}' not loaded (${m})`;
+        if (collider) this.log.unsupportedFeature(`${msg}; the collider is left out`);
+        else this.log.warn(`${msg}; visual left out`);
+        return;
+      }
+      meshIndex = m.index;
+      if (collider && hullMode) {
+        type = 'convex_mesh';
+        // a visible collider shows the full mesh through a visual copy; the hull itself stays hidden
+        if (cfg.is_visible && this.opts.load_visual_shapes !== false && !this.opts.force_show_colliders) {
+          const full = this.meshFor(s.mesh!, false);
+          if (typeof full !== 'string') {
+            this.result.shapes.push(
+              b.addShape({
+                body,
+                type: 'mesh',
+                mesh: full.index,
+                size: [1, 1, 1],
+                X_bs: s.X,
+                label: `${s.label}/visual`,
+                color: s.color,
+                cfg: {
+                  ...cfg,
+                  density: 0,
+                  has_shape_collision: false,
+                  has_particle_collision: false,
+                  is_visible: true,
+                },
+              }),
+            );
+            cfg.is_visible = false;
+          }
+        }
+      }
+      if (massAttr !== undefined) {
+        const vol = meshMassProperties(m.mesh.vertices, m.mesh.triangles, [1, 1, 1], 1).mass;
+        cfg.density = vol > 0 ? massAttr / vol : 0;
+      }
+    } else if (massAttr !== undefined) {
+      const vol = shapeMassProperties(
+        ShapeType[type.toUpperCase() as keyof typeof ShapeType],
+        s.size,
+        1,
+      ).mass;
+      cfg.density = vol > 0 ? massAttr / vol : 0;
+    }
+    const idx = b.addShape({
+      body,
+      type,
+      size: s.size,
+      X_bs: s.X,
+      mesh: meshIndex,
+      hfield: hfieldIndex,
+      label: s.label,
+      color: s.color,
+      cfg,
+    });
+    this.result.shapes.push(idx);
+    if (s.colliding)
+      this.colliders.push({ shape: idx, body: mjBody, contype: s.contype, conaffinity: s.conaffinity });
+  }
+
+  emitBodies(): void {
+    const b = this.b;
+    const opts = this.opts;
+    const useInertial = this.rd.cs.inertiafromgeom !== 'true';
+    for (const s of this.worldShapes) this.addShape({ ...s, X: poseMul(this.xform, s.X) }, -1, -1);
+    for (const p of this.bodies) {
+      const parentB = p.parent < 0 ? -1 : this.builderBody[p.parent];
+      const parentWorld = p.parent < 0 ? this.xform : this.bodies[p.parent].world;
+      let joints = p.joints;
+      const top = p.parent < 0;
+      if (top && opts.floating === true && joints.length === 0) {
+        joints = [
+          {
+            name: '',
+            kind: 'free',
+            pos: [0, 0, 0],
+            axis: [0, 0, 1],
+            ref: 0,
+            dof: {},
+            springref: 0,
+            stiffness: 0,
+            el: p.el,
+          },
+        ];
+      }
+      if (p.mocap) {
+        this.log.unsupportedFeature(`body '${p.label}': mocap bodies are welded to the world`);
+        joints = [];
+      }
+      const free = joints.filter((j) => j.kind === 'free');
+      if (free.length && (joints.length > 1 || !top)) {
+        throw elError(free[0].el, 'a free joint must be the only joint of a top-level body');
+      }
+      if (free.length && opts.floating === false) {
+        this.log.warn(`body '${p.label}': free joint welded to the world (floating: false)`);
+        joints = [];
+      }
+      // mass
+      let mass: number | undefined, com: number[] | undefined, inertia: number[] | undefined;
+      const cs = this.rd.cs;
+      if (p.inertial && useInertial && !opts.ignore_inertial_definitions) {
+        ({ mass, com, inertia } = p.inertial);
+      } else if (cs.inertiafromgeom === 'false') {
+        mass = 0;
+        inertia = [0, 0, 0, 0, 0, 0, 0, 0, 0];
+      }
+      if (mass !== undefined && cs.boundmass > 0 && mass < cs.boundmass) mass = cs.boundmass;
+      if (inertia && cs.boundinertia > 0)
+        for (const k of [0, 4, 8]) inertia[k] = Math.max(inertia[k], cs.boundinertia);
+      // intermediate massless bodies for all but the last joint
+      let parent = parentB;
+      let Xp = top ? poseMul(this.xform, p.local) : p.local; // the body frame (at q = 0) in the parent
+      const n = joints.length;
+      for (let k = 0; k < n; k++) {
+        const j = joints[k];
+        const last = k === n - 1;
+        const child = last
+          ? b.addBody({ label: p.label, X_wb: p.world, mass, com, inertia })
+          : b.addBody({
+              label: `${p.label}/dof${k}`,
+              X_wb: p.world,
+              mass: 0,
+              inertia: [0, 0, 0, 0, 0, 0, 0, 0, 0],
+            });
+        this.result.bodies.push(child);
+        this.addJoint(j, k, p, parent, child, Xp);
+        parent = child;
+        Xp = [...IDENTITY_POSE] as Pose;
+      }
+      if (n === 0) {
+        const child = b.addBody({ label: p.label, X_wb: p.world, mass, com, inertia });
+        this.result.bodies.push(child);
+        this.result.joints.push(
+          b.addJoint({
+            type: 'fixed',
+            parent: parentB,
+            child,
+            X_p: top ? poseMul(parentWorld, p.local) : p.local,
+            label: `${p.label}_weld`,
+          }),
+        );
+        parent = child;
+      }
+      this.builderBody[p.index] = parent;
+      for (const s of p.shapes) {
+        if (!s.colliding && p.inertial && useInertial && opts.load_visual_shapes === false) continue;
+        this.addShape(s, parent, p.index);
+      }
+    }
+    for (const { body, shape } of this.sites) {
+      const X_bs = body < 0 ? poseMul(this.xform, shape.X) : shape.X;
+      this.result.shapes.push(
+        this.b.addShape({
+          body: body < 0 ? -1 : this.builderBody[body],
+          type: shape.type,
+          size: shape.size,
+          X_bs,
+          label: shape.label,
+          cfg: shape.cfg,
+        }),
+      );
+    }
+    this.checkMassless();
+    if (this.springJoints.length) {
+      this.log.warn(
+        `joint stiffness realized as a PD spring toward springref (target_ke = stiffness) on ${this.springJoints.length} joint(s): ${this.springJoints.join(', ')}`,
+      );
+    }
+  }
+
+  addJoint(j: PJoint, k: number, p: PBody, parent: number, child: number, Xp: Pose): void {
+    const b = this.b;
+    const label = `${this.prefix}${j.name || `${p.name || `body${p.index}`}_${j.kind}${k}`}`;
+    let index: number;
+    if (j.kind === 'free') {
+      index = b.addJoint({ type: 'free', parent: -1, child, label });
+    } else {
+      const anchor = pose(j.pos);
+      const dof: Partial<JointDofConfig> = { ...j.dof };
+      if (j.stiffness !== 0) {
+        if (j.kind === 'ball') this.log.unsupportedFeature(`joint '${label}': ball-joint stiffness`);
+        else {
+          dof.target_ke = j.stiffness;
+          dof.target_pos = j.springref;
+          this.pendingSpring = { ke: j.stiffness, pos: j.springref };
+          this.springJoints.push(label);
+        }
+      }
+      index = b.addJoint({
+        type: j.kind === 'hinge' ? 'revolute' : j.kind === 'slide' ? 'prismatic' : 'ball',
+        parent,
+        child,
+        X_p: poseMul(Xp, anchor),
+        X_c: anchor,
+        axis: j.kind === 'ball' ? [1, 0, 0] : j.axis,
+        label,
+        ...dof,
+      });
+    }
+    this.result.joints.push(index);
+    if (this.pendingSpring) this.springs.set(index, this.pendingSpring);
+    this.pendingSpring = undefined;
+    if (j.name) {
+      if (this.jointByName.has(j.name)) throw elError(j.el, `duplicate joint '${j.name}'`);
+      this.jointByName.set(j.name, { body: p.index, k });
+    }
+    this.builderJoint.set(`${p.index}:${k}`, index);
+    (j as PJoint & { builder?: number }).builder = index;
+  }
+
+  /** moving bodies whose whole subtree has no mass get a tiny one */
+  checkMassless(): void {
+    const b = this.b;
+    const mine = new Set(this.result.bodies);
+    const massOf = new Map<number, number>();
+    for (const i of this.result.bodies) {
+      const rec = b.bodies[i];
+      let m = rec.mass ?? 0;
+      if (rec.mass === undefined) {
+        for (const s of b.shapes) {
+          if (s.body !== i || !(s.cfg.density > 0)) continue;
+          m +=
+            s.mesh >= 0
+              ? meshMassProperties(
+                  b.meshes[s.mesh].vertices,
+                  b.meshes[s.mesh].triangles,
+                  s.size,
+                  s.cfg.density,
+                ).mass
+              : shapeMassProperties(s.type, s.size, s.cfg.density).mass;
+        }
+      }
+      massOf.set(i, m);
+    }
+    const children = new Map<number, number[]>();
+    for (const j of b.joints)
+      if (mine.has(j.child))
+        (children.get(j.parent) ?? children.set(j.parent, []).get(j.parent)!).push(j.child);
+    const subtree = (i: number): number =>
+      (massOf.get(i) ?? 0) + (children.get(i) ?? []).reduce((s, c) => s + subtree(c), 0);
+    for (const j of b.joints) {
+      if (!mine.has(j.child) || j.type === 0) continue;
+      if (subtree(j.child) > 0) continue;
+      const rec = b.bodies[j.child];
+      rec.mass = 1e-3;
+      rec.inertia = [1e-6, 0, 0, 0, 1e-6, 0, 0, 0, 1e-6];
+      this.log.warn(
+        `body '${rec.label}' moves (joint '${j.label}') but nothing beyond it has mass; it gets 1e-3 kg and 1e-6 kg·m²`,
+      );
+    }
+  }
+
+  // ---------------------------------------------------------------------------- sections
+
+  bodyRef(el: XmlElement, attr: string): number {
+    const name = el.attrs[attr];
+    if (name === undefined) throw elError(el, `<${el.name}> needs ${attr}`);
+    if (name === 'world') return -1;
+    const i = this.bodyByName.get(name);
+    if (i === undefined) throw elError(el, `unknown body '${name}'`);
+    return i;
+  }
+
+  jointRef(el: XmlElement, attr: string): number {
+    const name = el.attrs[attr];
+    if (name === undefined) throw elError(el, `<${el.name}> needs ${attr}`);
+    const j = this.jointByName.get(name);
+    if (!j) throw elError(el, `unknown joint '${name}'`);
+    return this.builderJoint.get(`${j.body}:${j.k}`)!;
+  }
+
+  readContact(): void {
+    for (const sec of this.root.children.filter((c) => c.name === 'contact')) {
+      for (const c of sec.children) {
+        if (c.name === 'exclude') this.excludes.push([this.bodyRef(c, 'body1'), this.bodyRef(c, 'body2')]);
+        else if (c.name === 'pair')
+          this.log.unsupportedFeature(
+            `<contact><pair> (${c.attrs.geom1} / ${c.attrs.geom2}): explicit contact pairs are not built`,
+          );
+      }
+    }
+  }
+
+  readEquality(): void {
+    const b = this.b;
+    const rd = this.rd;
+    for (const sec of this.root.children.filter((c) => c.name === 'equality')) {
+      for (const c of sec.children) {
+        const cls = c.attrs.class ?? 'main';
+        const label = `${this.prefix}${c.attrs.name ?? `${c.name}${this.result.equalities.length}`}`;
+        if ((rd.attr(c, cls, 'active') ?? 'true') === 'false') {
+          this.log.warn(`equality '${label}' is inactive; skipped`);
+          continue;
+        }
+        if (rd.attr(c, cls, 'solref') !== undefined || rd.attr(c, cls, 'solimp') !== undefined) {
+          this.log.warn('equality solref/solimp are not mapped (constraints are near-rigid)');
+        }
+        const bb = (i: number) => (i < 0 ? -1 : this.builderBody[i]);
+        const worldOf = (i: number): Pose => (i < 0 ? ([...IDENTITY_POSE] as Pose) : this.bodies[i].world);
+        if (c.name === 'connect') {
+          if (c.attrs.site1 !== undefined) {
+            this.log.unsupportedFeature(`equality '${label}': site-based connect`);
+            continue;
+          }
+          const b1 = this.bodyRef(c, 'body1');
+          const b2 = c.attrs.body2 !== undefined ? this.bodyRef(c, 'body2') : -1;
+          const anchor = rd.vec(c, cls, 'anchor', 3) ?? [0, 0, 0];
+          const pw = poseMul(worldOf(b1), pose(anchor));
+          const a2 = poseMul(poseInv(worldOf(b2)), pw);
+          this.result.equalities.push(
+            b.addEquality({
+              type: 'ball',
+              body0: bb(b1),
+              body1: bb(b2),
+              anchor0: anchor,
+              anchor1: [a2[0], a2[1], a2[2]],
+              label,
+            }),
+          );
+        } else if (c.name === 'weld') {
+          if (c.attrs.site1 !== undefined) {
+            this.log.unsupportedFeature(`equality '${label}': site-based weld`);
+            continue;
+          }
+          const b1 = this.bodyRef(c, 'body1');
+          const b2 = c.attrs.body2 !== undefined ? this.bodyRef(c, 'body2') : -1;
+          const rp = rd.vec(c, cls, 'relpose', 7);
+          const given = rp && rp.slice(3).some((v) => v !== 0);
+          if ((rd.num(c, cls, 'torquescale') ?? 1) !== 1)
+            this.log.warn(`equality '${label}': torquescale ignored`);
+          this.result.equalities.push(
+            b.addEquality({
+              type: 'weld',
+              body0: bb(b1),
+              body1: bb(b2),
+              relpose: given ? [rp![0], rp![1], rp![2], rp![4], rp![5], rp![6], rp![3]] : undefined,
+              label,
+            }),
+          );
+        } else if (c.name === 'joint') {
+          const j0 = this.jointRef(c, 'joint1');
+          const j1 = c.attrs.joint2 !== undefined ? this.jointRef(c, 'joint2') : j0;
+          const pc = rd.nums(c, cls, 'polycoef') ?? [0, 1, 0, 0, 0];
+          if (pc.slice(2).some((v) => v !== 0))
+            this.log.unsupportedFeature(`equality '${label}': polycoef terms above linear`);
+          const scalar = (j: number) => b.joints[j].type === 2 || b.joints[j].type === 3;
+          if (!scalar(j0) || !scalar(j1)) {
+            this.log.unsupportedFeature(`equality '${label}': joint coupling needs hinge or slide joints`);
+            continue;
+          }
+          this.result.equalities.push(
+            b.addEquality({
+              type: 'coupler',
+              joint0: j0,
+              joint1: j1,
+              ratio: c.attrs.joint2 !== undefined ? (pc[1] ?? 1) : 0,
+              offset: pc[0] ?? 0,
+              label,
+            }),
+          );
+        } else {
+          this.log.unsupportedFeature(`equality <${c.name}> '${label}'`);
+        }
+      }
+    }
+  }
+
+  readTendons(): void {
+    for (const sec of this.root.children.filter((c) => c.name === 'tendon')) {
+      for (const t of sec.children) {
+        this.log.unsupportedFeature(`tendon <${t.name}> '${t.attrs.name ?? ''}': tendons are not built`);
+      }
+    }
+  }
+
+  readActuators(): void {
+    const rd = this.rd;
+    const b = this.b;
+    const actuated = new Map<number, { ke: number; kd: number }>();
+    for (const sec of this.root.children.filter((c) => c.name === 'actuator')) {
+      for (const a of sec.children) {
+        const cls = a.attrs.class ?? 'main';
+        const name = a.attrs.name ?? `${a.name}${this.result.actuators!.length}`;
+        if (a.attrs.joint === undefined) {
+          this.log.unsupportedFeature(`actuator '${name}': only joint transmissions are built`);
+          continue;
+        }
+        const joint = this.jointRef(a, 'joint');
+        const rec = b.joints[joint];
+        if (rec.type !== 2 && rec.type !== 3) {
+          this.log.unsupportedFeature(`actuator '${name}': only hinge/slide joints are actuated`);
+          continue;
+        }
+        const gear = rd.nums(a, cls, 'gear', 'actuator')?.[0] ?? 1;
+        const ctrlrange = rd.limited(a, cls, 'ctrllimited', 'ctrlrange', 'actuator')
+          ? (rd.vec(a, cls, 'ctrlrange', 2, 'actuator') as [number, number])
+          : undefined;
+        const forcerange = rd.limited(a, cls, 'forcelimited', 'forcerange', 'actuator')
+          ? (rd.vec(a, cls, 'forcerange', 2, 'actuator') as [number, number])
+          : undefined;
+        let kind: ImportedActuator['kind'] | undefined;
+        let kp = 0,
+          kv = 0,
+          gain = 1;
+        const shortcut = a.name;
+        if (shortcut === 'motor') kind = 'motor';
+        else if (shortcut === 'position') {
+          kind = 'position';
+          kp = rd.num(a, cls, 'kp', 'actuator') ?? 1;
+          kv = rd.num(a, cls, 'kv', 'actuator') ?? 0;
+          if (rd.attr(a, cls, 'dampratio', 'actuator') !== undefined)
+            this.log.unsupportedFeature(`actuator '${name}': dampratio`);
+        } else if (shortcut === 'velocity') {
+          kind = 'velocity';
+          kv = rd.num(a, cls, 'kv', 'actuator') ?? 1;
+        } else if (shortcut === 'general') {
+          const g = rd.nums(a, cls, 'gainprm', 'actuator') ?? [1];
+          const bias = rd.nums(a, cls, 'biasprm', 'actuator') ?? [0, 0, 0];
+          const biastype = rd.attr(a, cls, 'biastype', 'actuator') ?? 'none';
+          const gaintype = rd.attr(a, cls, 'gaintype', 'actuator') ?? 'fixed';
+          const [b0, b1, b2] = [bias[0] ?? 0, bias[1] ?? 0, bias[2] ?? 0];
+          if (gaintype !== 'fixed') kind = undefined;
+          else if (biastype === 'none') {
+            kind = 'motor';
+            gain = g[0] ?? 1;
+          } else if (biastype === 'affine' && b0 === 0 && b1 === -(g[0] ?? 1) && b2 <= 0) {
+            kind = 'position';
+            kp = g[0] ?? 1;
+            kv = -b2;
+          } else if (biastype === 'affine' && b0 === 0 && b1 === 0 && b2 === -(g[0] ?? 1)) {
+            kind = 'velocity';
+            kv = g[0] ?? 1;
+          }
+        }
+        if (!kind) {
+          this.log.unsupportedFeature(`actuator '${name}' (<${shortcut}>): this gain/bias form is not built`);
+          continue;
+        }
+        const g2 = gear * gear;
+        let effort: number | undefined;
+        if (forcerange) effort = Math.abs(gear) * maxAbs(forcerange);
+        if (kind === 'motor' && ctrlrange) {
+          const e = Math.abs(gear * gain) * maxAbs(ctrlrange);
+          effort = effort === undefined ? e : Math.min(effort, e);
+        }
+        const acc = actuated.get(joint) ?? { ke: 0, kd: 0 };
+        if (kind === 'position') {
+          if (acc.ke > 0)
+            this.log.warn(`joint '${rec.label}': several position actuators; their gains add up`);
+          acc.ke += kp * g2;
+          acc.kd += kv * g2;
+        } else if (kind === 'velocity') acc.kd += kv * g2;
+        actuated.set(joint, acc);
+        if (effort !== undefined) rec.dof.effort_limit = Math.min(rec.dof.effort_limit, effort);
+        this.actuatorGains.set(this.result.actuators!.length, {
+          ke: kp * g2,
+          kd: kv * g2,
+          effort,
+          targetScale: 1 / gear,
+        });
+        this.result.actuators!.push({ name, kind, joint, gear: gear * gain, ctrlrange, forcerange });
+      }
+    }
+    for (const [joint, acc] of actuated) {
+      const dof = b.joints[joint].dof;
+      const spring = this.springs.get(joint);
+      const k = spring?.ke ?? 0;
+      if (acc.ke + k > 0) {
+        dof.target_ke = acc.ke + k;
+        dof.target_pos = spring ? (k * spring.pos) / (acc.ke + k) : 0;
+      }
+      if (acc.kd > 0) dof.target_kd = acc.kd;
+      if (spring && acc.ke > 0)
+        this.log.warn(
+          `joint '${b.joints[joint].label}': stiffness and a position actuator share one PD drive`,
+        );
+    }
+  }
+
+  // ---------------------------------------------------------------------------- collision filters
+
+  applyFilters(): void {
+    const b = this.b;
+    const cols = this.colliders;
+    if (cols.length < 2) return;
+    // weld group of each MJCF body: nearest ancestor-or-self with a joint (-1: the world)
+    const jointType = new Map<number, number>();
+    for (const j of b.joints) jointType.set(j.child, j.type);
+    const builtJoint = (i: number) => (jointType.get(this.builderBody[i]) ?? 0) !== 0;
+    const weld = new Map<number, number>();
+    const weldOf = (i: number): number => {
+      if (i < 0) return -1;
+      const hit = weld.get(i);
+      if (hit !== undefined) return hit;
+      const p = this.bodies[i];
+      const w = builtJoint(i) ? i : weldOf(p.parent);
+      weld.set(i, w);
+      return w;
+    };
+    const parentWeld = (w: number) => (w < 0 ? -2 : weldOf(this.bodies[w].parent));
+    const excluded = new Set(this.excludes.map(([x, y]) => `${Math.min(x, y)},${Math.max(x, y)}`));
+    const parentOf = new Map<number, number>();
+    for (const j of b.joints) parentOf.set(j.child, j.parent);
+    const selfOff = this.opts.enable_self_collisions === false;
+    for (let i = 0; i < cols.length; i++) {
+      for (let k = i + 1; k < cols.length; k++) {
+        const A = cols[i],
+          B = cols[k];
+        const ba = b.shapes[A.shape].body,
+          bb = b.shapes[B.shape].body;
+        if (ba === bb) continue; // filtered by the pipeline
+        if (ba >= 0 && bb >= 0 && (parentOf.get(ba) === bb || parentOf.get(bb) === ba)) continue; // idem
+        const wa = weldOf(A.body),
+          wb = weldOf(B.body);
+        let filter = wa === wb;
+        if (!filter && wa >= 0 && wb >= 0) filter = parentWeld(wa) === wb || parentWeld(wb) === wa;
+        if (!filter) filter = (A.contype & B.conaffinity) === 0 && (B.contype & A.conaffinity) === 0;
+        if (!filter) filter = excluded.has(`${Math.min(A.body, B.body)},${Math.max(A.body, B.body)}`);
+        if (!filter && selfOff) filter = ba >= 0 && bb >= 0;
+        if (filter) b.addFilterPair(A.shape, B.shape);
+      }
+    }
+  }
+
+  // ---------------------------------------------------------------------------- keyframes
+
+  readKeyframes(): void {
+    const rd = this.rd;
+    const b = this.b;
+    // qpos layout in file order: bodies in document order, their joints in order
+    const layout: { j: PJoint; p: PBody }[] = [];
+    for (const p of this.bodies) for (const j of p.joints) layout.push({ j, p });
+    const keys: ImportedKeyframe[] = [];
+    for (const sec of this.root.children.filter((c) => c.name === 'keyframe')) {
+      for (const k of sec.children.filter((c) => c.name === 'key')) {
+        const qpos = rd.nums(k, 'main', 'qpos') ?? [];
+        const qvel = rd.nums(k, 'main', 'qvel') ?? [];
+        const key: ImportedKeyframe = {
+          name: k.attrs.name ?? `key${keys.length}`,
+          time: rd.num(k, 'main', 'time') ?? 0,
+          joint_q: [],
+          joint_qd: [],
+          ctrl: rd.nums(k, 'main', 'ctrl') ?? [],
+        };
+        let qi = 0,
+          vi = 0;
+        for (const { j, p } of layout) {
+          const bj = (j as PJoint & { builder?: number }).builder;
+          const nq = j.kind === 'free' ? 7 : j.kind === 'ball' ? 4 : 1;
+          const nv = j.kind === 'free' ? 6 : j.kind === 'ball' ? 3 : 1;
+          const q = qpos.slice(qi, qi + nq);
+          const v = qvel.slice(vi, vi + nv);
+          qi += nq;
+          vi += nv;
+          if (bj === undefined) continue; // welded (floating: false, mocap)
+          if (q.length === nq) {
+            let out: number[];
+            if (j.kind === 'free') {
+              const X = poseMul(this.xform, [q[0], q[1], q[2], q[4], q[5], q[6], q[3]]);
+              out = [...X];
+            } else if (j.kind === 'ball') out = [q[1], q[2], q[3], q[0]];
+            else out = [q[0] - j.ref];
+            key.joint_q.push({ joint: bj, q: out });
+          }
+          if (v.length === nv && v.some((x) => x !== 0)) {
+            let out = [...v];
+            if (j.kind === 'free') {
+              const qw = q.length === 7 ? [q[4], q[5], q[6], q[3]] : p.world.slice(3);
+              const rq = quatMult(this.xform.slice(3), qw);
+              out = [...rotate(this.xform.slice(3), v.slice(0, 3)), ...rotate(rq, v.slice(3, 6))];
+              this.log.warn(`keyframe '${key.name}': free-joint qvel is taken as the body-origin velocity`);
+            }
+            key.joint_qd.push({ joint: bj, qd: out });
+          }
+        }
+        if (qpos.length > qi)
+          this.log.warn(`keyframe '${key.name}': qpos has ${qpos.length} entries, the model ${qi}`);
+        keys.push(key);
+      }
+    }
+    this.result.keyframes = keys;
+    const sel = this.opts.keyframe;
+    if (sel === undefined) return;
+    const key = typeof sel === 'number' ? keys[sel] : keys.find((k) => k.name === sel);
+    if (!key)
+      throw new ImportError(
+        `keyframe '${sel}' not found (have: ${keys.map((k) => k.name).join(', ') || 'none'})`,
+      );
+    for (const { joint, q } of key.joint_q) b.jointQ(joint).splice(0, q.length, ...q);
+    for (const { joint, qd } of key.joint_qd) b.jointQd(joint).splice(0, qd.length, ...qd);
+    key.ctrl.forEach((u, i) => {
+      const act = this.result.actuators![i];
+      const g = this.actuatorGains.get(i);
+      if (!act || !g) return;
+      const dof = b.joints[act.joint].dof;
+      if (act.kind === 'position') dof.target_pos = u * g.targetScale;
+      else if (act.kind === 'velocity') dof.target_vel = u * g.targetScale;
+    });
+  }
+}

@@ -1,0 +1,258 @@
+import path from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { JointType, ModelBuilder, ShapeFlags, ShapeType, type SapModel } from '../../model';
+import { ImportError } from '../assets/errors';
+import { NodeFsResolver } from '../assets/node_fs';
+import { MemoryResolver } from '../assets/resolvers';
+import { loadModelAsset } from '../import';
+import { SHARED_ASSETS, URDF_MODELS, watchRun } from '../testing_assets';
+import { importUrdf, parseUrdf } from './urdf';
+import { Simulation } from '../../pipeline';
+
+/** simulates `seconds` at `dt` and watches the state */
+function simulateFor(
+  model: SapModel,
+  dt: number,
+  seconds: number,
+  solver: Record<string, unknown> = { contact_preset_variant: 'drake' },
+  max_rigid_contact = 256,
+) {
+  return watchRun(new Simulation(model, { dt, solver, max_rigid_contact }), model, Math.round(seconds / dt));
+}
+
+const ARM = `<?xml version="1.0"?>
+<robot name="arm">
+  <material name="red"><color rgba="1 0 0 1"/></material>
+  <link name="base">
+    <visual><geometry><box size="0.2 0.2 0.1"/></geometry><material name="red"/></visual>
+    <collision><geometry><box size="0.2 0.2 0.1"/></geometry></collision>
+  </link>
+  <joint name="j1" type="revolute">
+    <parent link="base"/><child link="l1"/>
+    <origin xyz="0 0 0.1" rpy="0 0 1.5707963267948966"/>
+    <axis xyz="0 1 0"/>
+    <limit lower="-1" upper="2" effort="30" velocity="4"/>
+    <dynamics damping="0.5" friction="0.25"/>
+  </joint>
+  <link name="l1">
+    <inertial>
+      <origin xyz="0 0 0.25" rpy="1.5707963267948966 0 0"/>
+      <mass value="2"/>
+      <inertia ixx="1" iyy="2" izz="3" ixy="0" ixz="0" iyz="0"/>
+    </inertial>
+    <collision><origin xyz="0 0 0.25"/><geometry><cylinder radius="0.05" length="0.5"/></geometry></collision>
+    <visual><geometry><mesh filename="package://arm/meshes/missing.stl"/></geometry></visual>
+  </link>
+  <joint name="finger_a" type="prismatic">
+    <parent link="l1"/><child link="fa"/><axis xyz="1 0 0"/><limit lower="0" upper="0.04" effort="10" velocity="0.2"/>
+  </joint>
+  <link name="fa"><inertial><mass value="0.1"/><inertia ixx="1e-4" iyy="1e-4" izz="1e-4"/></inertial></link>
+  <joint name="finger_b" type="prismatic">
+    <parent link="l1"/><child link="fb"/><axis xyz="-1 0 0"/><limit lower="0" upper="0.04"/>
+    <mimic joint="finger_a" multiplier="1.5" offset="0.01"/>
+  </joint>
+  <link name="fb"><inertial><mass value="0.1"/><inertia ixx="1e-4" iyy="1e-4" izz="1e-4"/></inertial></link>
+  <joint name="wheel" type="continuous"><parent link="l1"/><child link="w"/><axis xyz="0 0 1"/><limit effort="5" velocity="10"/></joint>
+  <link name="w"><collision><geometry><sphere radius="0.1"/></geometry></collision></link>
+  <transmission name="t"/>
+</robot>`;
+
+async function loadArm(opts = {}) {
+  const b = new ModelBuilder();
+  const r = await importUrdf(
+    b,
+    { text: ARM, path: 'arm/urdf/arm.urdf' },
+    { resolver: new MemoryResolver({}), ...opts },
+  );
+  return { b, r };
+}
+
+describe('URDF import', () => {
+  it('links, joints, limits, dynamics, rpy frames and rotated inertia', async () => {
+    const { b, r } = await loadArm({ label_prefix: 'arm/' });
+    expect(r.name).toBe('arm');
+    expect(b.bodies.map((x) => x.label)).toEqual(['arm/base', 'arm/l1', 'arm/fa', 'arm/fb', 'arm/w']);
+    expect(b.joints.map((j) => j.label)).toEqual([
+      'arm/fixed_base',
+      'arm/j1',
+      'arm/finger_a',
+      'arm/finger_b',
+      'arm/wheel',
+    ]);
+    const j1 = b.joints[1];
+    expect(j1.type).toBe(JointType.REVOLUTE);
+    // origin rpy (0, 0, π/2) → quaternion about z
+    expect(j1.X_p.map((v) => +v.toFixed(12))).toEqual([
+      0,
+      0,
+      0.1,
+      0,
+      0,
+      +Math.SQRT1_2.toFixed(12),
+      +Math.SQRT1_2.toFixed(12),
+    ]);
+    expect(j1.axis).toEqual([0, 1, 0]);
+    expect(j1.dof).toMatchObject({
+      limit_lower: -1,
+      limit_upper: 2,
+      effort_limit: 30,
+      velocity_limit: 4,
+      damping: 0.5,
+      friction: 0.25,
+    });
+    // continuous: no limits, effort kept
+    expect(b.joints[4].dof).toMatchObject({ limit_lower: -Infinity, limit_upper: Infinity, effort_limit: 5 });
+    // inertia rotated by the inertial rpy (π/2 about x swaps y and z)
+    const l1 = b.bodies[1];
+    expect(l1.mass).toBe(2);
+    expect(l1.com).toEqual([0, 0, 0.25]);
+    expect(l1.inertia!.map((v) => +v.toFixed(12) + 0)).toEqual([1, 0, 0, 0, 3, 0, 0, 0, 2]);
+    // world poses at q = 0: base at the origin, l1 at the joint frame
+    expect(l1.X_wb.slice(0, 3).map((v) => +v.toFixed(12))).toEqual([0, 0, 0.1]);
+  });
+
+  it('visual shapes do not collide and carry no mass; a missing visual mesh is a warning and shows the colliders', async () => {
+    const { b, r } = await loadArm();
+    const base = b.shapes.filter((s) => s.body === 0);
+    expect(base.map((s) => [s.type, s.cfg.has_shape_collision, s.cfg.density, s.cfg.is_visible])).toEqual([
+      [ShapeType.BOX, false, 0, true],
+      [ShapeType.BOX, true, 1000, false], // hidden: the link has a visual
+    ]);
+    expect(base[0].color).toEqual([1, 0, 0]);
+    const l1 = b.shapes.filter((s) => s.body === 1);
+    expect(l1).toHaveLength(1); // the missing visual mesh was skipped
+    expect(l1[0].type).toBe(ShapeType.CYLINDER);
+    expect(l1[0].size).toEqual([0.05, 0.25, 0]); // URDF length → half height along z
+    expect(l1[0].cfg.is_visible).toBe(true);
+    expect(r.warnings.join('\n')).toMatch(/visual meshes not loaded on 1 link.*l1/);
+    expect(r.warnings.join('\n')).toMatch(/<transmission>/);
+    expect(r.unsupported).toEqual([]);
+    // a link without <inertial> takes its mass from its collision geometry
+    const m = b.finalize();
+    const w = m.body_label.indexOf('w');
+    expect(m.body_mass[w]).toBeCloseTo((1000 * 4 * Math.PI * 0.1 ** 3) / 3, 9);
+    expect(m.shape_flags[0] & ShapeFlags.COLLIDE_SHAPES).toBe(0);
+  });
+
+  it('mimic becomes a coupler q(follower) = multiplier·q(leader) + offset', async () => {
+    const { b, r } = await loadArm();
+    expect(r.equalities).toHaveLength(1);
+    const e = b.equalities[0];
+    expect(e).toMatchObject({ type: 'coupler', joint0: 3, joint1: 2, ratio: 1.5, offset: 0.01 });
+  });
+
+  it('floating gives a free root at the xform; fixed base welds it there', async () => {
+    const xform = [1, 2, 3, 0, 0, 0, 1];
+    const f = await loadArm({ floating: true, xform });
+    expect(f.b.joints[0].type).toBe(JointType.FREE);
+    expect(f.b.joints[0].q).toEqual(xform);
+    const g = await loadArm({ xform });
+    expect(g.b.joints[0].type).toBe(JointType.FIXED);
+    expect(g.b.joints[0].X_p).toEqual(xform);
+    expect(g.b.bodies[1].X_wb.slice(0, 3).map((v) => +v.toFixed(12))).toEqual([1, 2, 3.1]);
+  });
+
+  it('enable_self_collisions: false filters every colliding pair of the asset', async () => {
+    const { b } = await loadArm({ enable_self_collisions: false });
+    const colliders = b.shapes.map((s, i) => (s.cfg.has_shape_collision ? i : -1)).filter((i) => i >= 0);
+    expect(colliders).toHaveLength(3);
+    expect(b.filterPairs).toHaveLength(3);
+  });
+
+  it('planar joints become two prismatic DOFs in the plane normal to the axis; convex_hull mesh colliders', async () => {
+    const b = new ModelBuilder();
+    const tet = 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n';
+    const r = await importUrdf(
+      b,
+      {
+        text: `<robot name="p"><link name="a"/><joint name="pl" type="planar"><parent link="a"/><child link="c"/><axis xyz="0 0 1"/><limit lower="-1" upper="1"/></joint>
+          <link name="c"><inertial><mass value="1"/><inertia ixx="1" iyy="1" izz="1"/></inertial>
+          <collision><geometry><mesh filename="t.obj"/></geometry></collision></link></robot>`,
+        path: 'p.urdf',
+      },
+      { resolver: new MemoryResolver({ 't.obj': tet }), mesh_collision: 'convex_hull' },
+    );
+    expect(r.joints).toHaveLength(3);
+    const [u, v] = [b.joints[1], b.joints[2]];
+    expect([u.type, v.type]).toEqual([JointType.PRISMATIC, JointType.PRISMATIC]);
+    expect(Math.abs(u.axis[0] * v.axis[0] + u.axis[1] * v.axis[1] + u.axis[2] * v.axis[2])).toBeLessThan(
+      1e-12,
+    );
+    expect(Math.abs(u.axis[2]) + Math.abs(v.axis[2])).toBeLessThan(1e-12);
+    expect(u.dof).toMatchObject({ limit_lower: -1, limit_upper: 1 });
+    expect(b.shapes[0].type).toBe(ShapeType.CONVEX_MESH);
+  });
+
+  it('malformed XML and bad structure are typed errors with a location; the builder is left untouched', async () => {
+    const b = new ModelBuilder();
+    b.addBody({ label: 'keep' });
+    const bad = [
+      ['<robot name="x">\n  <link name="a">\n</robot>', /x\.urdf:3:\d+: /],
+      [
+        '<robot><link name="a"/><joint name="j" type="revolute"><parent link="a"/><child link="b"/></joint></robot>',
+        /unknown child link 'b'/,
+      ],
+      [
+        '<robot><link name="a"/><joint name="j" type="screw"><parent link="a"/><child link="a"/></joint></robot>',
+        /unknown type 'screw'/,
+      ],
+      ['<robot><link name="a"><inertial><mass value="-1"/></inertial></link></robot>', /mass must be/],
+      [
+        '<robot><link name="a"><collision><geometry><box size="1 2"/></geometry></collision></link></robot>',
+        /needs 3 numbers/,
+      ],
+      [
+        '<robot><link name="a"/><link name="b"/><joint name="j" type="fixed"><parent link="a"/><child link="b"/></joint><joint name="k" type="fixed"><parent link="b"/><child link="a"/></joint></robot>',
+        /cycle|child of two/,
+      ],
+    ] as const;
+    for (const [text, re] of bad) {
+      const e = await importUrdf(b, { text, path: 'x.urdf' }).then(
+        () => undefined,
+        (err: unknown) => err,
+      );
+      expect(e).toBeInstanceOf(ImportError);
+      expect((e as Error).message).toMatch(re);
+    }
+    expect(parseUrdf.length).toBe(2);
+    expect(b.bodies.map((x) => x.label)).toEqual(['keep']);
+    expect(b.joints).toHaveLength(0);
+    expect(b.shapes).toHaveLength(0);
+  });
+});
+
+describe('URDF models of MANIFEST.md load and simulate 2 s without NaN', () => {
+  const resolver = new NodeFsResolver({ root: SHARED_ASSETS });
+  for (const [id, file] of Object.entries(URDF_MODELS)) {
+    it(`${id} ${path.basename(file)}`, async () => {
+      // welded 1 m above the ground: these tests are about the import, not mesh contact
+      const a = await loadModelAsset(
+        'urdf',
+        { path: file },
+        { resolver, xform: [0, 0, 1, 0, 0, 0, 1], enable_self_collisions: false },
+      );
+      const m = a.model;
+      expect(a.result.unsupported).toEqual([]);
+      expect(m.body_count).toBeGreaterThan(1);
+      const r = simulateFor(m, 0.005, 2);
+      expect(r.finite).toBe(true);
+      if (id === 'U2') {
+        // upper-case .URDF with relative ../meshes/X.STL: every collision mesh found
+        expect(m.mesh_count).toBe(37);
+      }
+      if (id === 'U3') {
+        // mimic finger, visual DAE files unread (warning), colliders shown instead
+        expect(m.eq_count).toBe(1);
+        expect(a.warnings.join('\n')).toMatch(/visual meshes not loaded/);
+      }
+      if (id === 'U4') {
+        expect(Array.from(m.joint_type)).toEqual([
+          JointType.FIXED,
+          JointType.PRISMATIC,
+          JointType.REVOLUTE,
+          JointType.REVOLUTE,
+        ]);
+      }
+    });
+  }
+});

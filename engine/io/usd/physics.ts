@@ -1,0 +1,1514 @@
+/**
+ * UsdPhysics → ModelBuilder. Reads a composed {@link UsdStage} and adds bodies, shapes, joints,
+ * equality constraints (loop closures) and collision filters to a builder.
+ *
+ * Conventions and conversions:
+ * - everything is brought to metres, kilograms and z-up: the stage's metersPerUnit and
+ *   kilogramsPerUnit scale lengths, masses, inertias and densities; a Y-up stage is rotated +90°
+ *   about x; then the caller's root transform (`xform`) applies;
+ * - body frames are the rigid part of the body prim's world transform; scale in the hierarchy goes
+ *   into shape sizes, mesh vertices and joint anchor positions;
+ * - revolute limits, angular drive targets and angular drive gains are authored per degree and are
+ *   converted to radians;
+ * - joints form a spanning forest rooted at the world: joints to the world first, then one root per
+ *   remaining component (an ArticulationRootAPI body, else the first body in traversal order) with a
+ *   free joint (floating) or a fixed one (`floating: false`); joints that close loops (and joints with
+ *   `physics:excludeFromArticulation`) become equality constraints: fixed → weld, revolute/spherical
+ *   → ball (a revolute closure keeps only its anchor coincidence).
+ */
+import {
+  shapeMassProperties,
+  ShapeType,
+  type JointDofConfig,
+  type ModelBuilder,
+  type ShapeConfig,
+} from '../../model';
+import type { AssetResolver } from '../assets/resolver';
+import { withRollback, type ImportOptions, type ImportResult, type Importer } from '../assets/importer';
+import { convexHull } from '../mesh';
+import { openStage, openStageFromText, type UsdPrim, type UsdStage } from './compose';
+import { UsdError, type UsdLimits } from './errors';
+import { NumArray, UsdReference, asNumber, asString, asTuple } from './values';
+import {
+  decompose,
+  localXform,
+  mat4FromPose,
+  mat4FromQuatWXYZ,
+  mat4Identity,
+  mat4Invert,
+  mat4Mul,
+  mat4Point,
+  mat4RotateAxis,
+  mat4Scale,
+  poseOf,
+  quatFromMat3,
+  rigidInverse,
+  type Mat4,
+  type XformIssue,
+} from './xform';
+
+/** material overrides applied to every imported collider */
+export interface UsdMaterialOverrides {
+  /** contact stiffness [N/m] */
+  ke?: number;
+  /** dissipation time scale [s] */
+  tau?: number;
+  /** Coulomb friction [-] */
+  mu?: number;
+  /** contact margin [m] */
+  margin?: number;
+  /** contact gap [m] */
+  gap?: number;
+}
+
+/** a mesh returned by {@link UsdImportOptions.mesh_fallback}, in the mesh prim's local units */
+export interface UsdFallbackMesh {
+  /** (V × 3) vertices */
+  vertices: ArrayLike<number>;
+  /** (T × 3) triangle indices, counter-clockwise from outside */
+  triangles: ArrayLike<number>;
+}
+
+/** what {@link UsdImportOptions.mesh_fallback} is asked for */
+export interface UsdMeshRequest {
+  /** the composed mesh prim path */
+  primPath: string;
+  /** the prim's name */
+  name: string;
+  /** the references authored on the prim (their layers may be missing): asset path and target prim */
+  references: { assetPath: string; primPath: string }[];
+  /** whether the mesh is a collider */
+  collider: boolean;
+}
+
+/**
+ * Options of {@link importUsd} (every field optional): the shared importer options plus USD-specific
+ * ones. `shape_cfg` (any shape config field) and `material` override every collider's settings.
+ */
+export interface UsdImportOptions extends Omit<ImportOptions, 'resolver'> {
+  /** material overrides for every collider (merged under `shape_cfg`) */
+  material?: UsdMaterialOverrides;
+  /** rotate Y-up stages to z-up (default true) */
+  apply_up_axis?: boolean;
+  /** set builder.gravity from the PhysicsScene (default false; the value is always returned) */
+  apply_gravity?: boolean;
+  /** provides geometry for meshes whose points are missing (e.g. a missing geometry library layer) */
+  mesh_fallback?: (req: UsdMeshRequest) => Promise<UsdFallbackMesh | null> | UsdFallbackMesh | null;
+  /** reader limits */
+  limits?: Partial<UsdLimits>;
+  /** the resolver (only read by {@link importUsdAsset}; {@link importUsd} takes it as an argument) */
+  resolver?: AssetResolver;
+}
+
+/** what an import added to the builder (the shared {@link ImportResult} plus stage facts) */
+export interface UsdImportResult extends ImportResult {
+  /** stage facts */
+  stage: { upAxis: 'Y' | 'Z'; metersPerUnit: number; kilogramsPerUnit: number; layers: number };
+}
+
+/** the collision-relevant geometry prim types */
+const GEOM_TYPES = new Set([
+  'Cube',
+  'Sphere',
+  'Capsule',
+  'Capsule_1',
+  'Cylinder',
+  'Cylinder_1',
+  'Cone',
+  'Plane',
+  'Mesh',
+]);
+
+const DEG = Math.PI / 180;
+const BIG = 1e30;
+
+/**
+ * Imports a USD asset (USDA, USDC or USDZ, with its sublayers, references and payloads) into the
+ * builder.
+ * @param entryPath the entry layer, as the resolver names files
+ */
+export async function importUsd(
+  builder: ModelBuilder,
+  entryPath: string,
+  resolver: AssetResolver,
+  opts: UsdImportOptions = {},
+): Promise<UsdImportResult> {
+  const stage = await openStage(entryPath, resolver, { limits: opts.limits });
+  return importUsdStage(builder, stage, opts);
+}
+
+/**
+ * The {@link Importer} adapter for the importer registry (`registerImporter('usd', importUsdAsset)`):
+ * file sources are read through `opts.resolver`; inline text is parsed as a USDA root layer (its
+ * references resolve relative to `source.path`).
+ */
+export const importUsdAsset: Importer = async (builder, source, opts = {}) => {
+  const o = opts as UsdImportOptions;
+  const file = source.path ?? 'inline.usda';
+  const resolver = o.resolver;
+  return withRollback(builder, file, async () => {
+    let stage: UsdStage;
+    if (source.text !== undefined) {
+      stage = await openStageFromText(source.text, file, resolver, { limits: o.limits });
+    } else {
+      if (!resolver) throw new UsdError('asset', { layer: file }, 'a resolver is needed to read USD files');
+      stage = await openStage(file, resolver, { limits: o.limits });
+    }
+    return importUsdStage(builder, stage, o);
+  });
+};
+
+/** imports an already composed stage (see {@link openStage}) */
+export async function importUsdStage(
+  builder: ModelBuilder,
+  stage: UsdStage,
+  opts: UsdImportOptions = {},
+): Promise<UsdImportResult> {
+  const imp = new UsdPhysicsImporter(builder, stage, opts);
+  await imp.collect();
+  return withRollback(builder, stage.rootLayer.identifier, () => imp.build());
+}
+
+interface BodyInfo {
+  prim: UsdPrim;
+  /** builder index (set in build) */
+  index: number;
+  /** rigid world pose as a matrix */
+  X: Mat4;
+  pose: number[];
+  kinematic: boolean;
+}
+
+interface ShapeInfo {
+  prim: UsdPrim;
+  body: number; // local body slot (-1 static)
+  collider: boolean;
+  index: number;
+}
+
+interface JointRec {
+  prim: UsdPrim;
+  type: 'fixed' | 'revolute' | 'prismatic' | 'ball' | 'free';
+  b0: number; // local body slot or -1
+  b1: number;
+  F0: Mat4;
+  F1: Mat4;
+  axis: [number, number, number];
+  dof: Partial<JointDofConfig>;
+  q0?: number;
+  excluded: boolean;
+  collisionEnabled: boolean;
+  revoluteClosure: boolean;
+}
+
+class UsdPhysicsImporter {
+  private readonly warnings: string[] = [];
+  private readonly unsupported: string[] = [];
+  private readonly world = new Map<UsdPrim, Mat4>();
+  private readonly C: Mat4;
+  private readonly mpu: number;
+  private readonly kpu: number;
+  private readonly ignore: RegExp[];
+  private readonly prefix: string;
+  private readonly overrides: Partial<ShapeConfig>;
+
+  private readonly bodies: BodyInfo[] = [];
+  private readonly bodyOf = new Map<UsdPrim, number>();
+  private readonly colliders: UsdPrim[] = [];
+  private readonly visuals: UsdPrim[] = [];
+  private readonly jointPrims: UsdPrim[] = [];
+  private readonly groups: UsdPrim[] = [];
+  private readonly filteredPairPrims: UsdPrim[] = [];
+  private readonly artRoots: UsdPrim[] = [];
+  private readonly mjcActuators: UsdPrim[] = [];
+  private readonly scenes: UsdPrim[] = [];
+  private readonly fallbackMeshes = new Map<UsdPrim, { points: Float64Array; tris: Int32Array }>();
+  /** meshes without points (skipped), reported once */
+  private readonly pointless = { colliders: [] as string[], visuals: [] as string[] };
+  /** bodies that have visual shapes (their colliders are hidden by default) */
+  private readonly visualBodies = new Set<number>();
+
+  constructor(
+    private readonly builder: ModelBuilder,
+    private readonly stage: UsdStage,
+    private readonly opts: UsdImportOptions,
+  ) {
+    this.mpu = stage.metersPerUnit;
+    this.kpu = stage.kilogramsPerUnit;
+    if (!(this.mpu > 0) || !Number.isFinite(this.mpu)) {
+      throw new UsdError(
+        'schema',
+        { layer: stage.rootLayer.identifier },
+        `invalid metersPerUnit ${this.mpu}`,
+      );
+    }
+    let C = mat4Scale(this.mpu, this.mpu, this.mpu);
+    if (stage.upAxis === 'Y' && opts.apply_up_axis !== false) C = mat4Mul(mat4RotateAxis(0, 90), C);
+    if (opts.xform) {
+      if (opts.xform.length !== 7 || opts.xform.some((x) => !Number.isFinite(x))) {
+        throw new UsdError(
+          'schema',
+          { layer: stage.rootLayer.identifier },
+          'xform must be [px, py, pz, qx, qy, qz, qw]',
+        );
+      }
+      C = mat4Mul(mat4FromPose(opts.xform), C);
+    }
+    this.C = C;
+    this.ignore = (opts.ignore_paths ?? []).map((p) => {
+      try {
+        return new RegExp(`^(?:${p})`);
+      } catch (e) {
+        throw new UsdError(
+          'schema',
+          { layer: stage.rootLayer.identifier },
+          `bad ignore_paths pattern '${p}': ${(e as Error).message}`,
+        );
+      }
+    });
+    this.prefix = opts.label_prefix ?? '';
+    this.overrides = { ...opts.material, ...opts.shape_cfg };
+    this.warnings.push(...stage.warnings);
+    if (opts.collapse_fixed_joints)
+      this.unsupported.push('collapse_fixed_joints: fixed joints are kept as joints');
+  }
+
+  private label(p: UsdPrim): string {
+    return this.prefix ? `${this.prefix}/${p.name}` : p.name;
+  }
+
+  // ------------------------------------------------------------------ attribute helpers
+
+  private num(p: UsdPrim, name: string): number | undefined {
+    return asNumber(p.attr(name));
+  }
+  private tok(p: UsdPrim, name: string): string | undefined {
+    return asString(p.attr(name));
+  }
+  private vec3(p: UsdPrim, name: string): number[] | undefined {
+    return asTuple(p.attr(name), 3);
+  }
+  private quat(p: UsdPrim, name: string): number[] | undefined {
+    return asTuple(p.attr(name), 4);
+  }
+  /** first of several alias attributes that has a number */
+  private alias(p: UsdPrim, names: string[]): { name: string; value: number } | undefined {
+    for (const n of names) {
+      const v = this.num(p, n);
+      if (v !== undefined) return { name: n, value: v };
+    }
+    return undefined;
+  }
+
+  /** world matrix of a prim (column-vector convention, model units and axes) */
+  worldOf(p: UsdPrim | null): Mat4 {
+    if (!p || p.path === '/') return this.C;
+    const have = this.world.get(p);
+    if (have) return have;
+    const issues: XformIssue[] = [];
+    const { m, reset } = localXform((n) => p.attr(n), issues);
+    for (const i of issues) this.warnings.push(`<${p.path}> ${i.op}: ${i.reason}`);
+    const w = mat4Mul(reset ? this.C : this.worldOf(p.parent), m);
+    this.world.set(p, w);
+    return w;
+  }
+
+  // ------------------------------------------------------------------ collection
+
+  async collect(): Promise<void> {
+    const skip = (p: UsdPrim) => this.ignore.some((r) => r.test(p.path));
+    for (const p of this.stage.traverse(skip)) {
+      const t = p.typeName;
+      if (t === 'PhysicsScene') this.scenes.push(p);
+      if (p.hasApi('PhysicsArticulationRootAPI')) this.artRoots.push(p);
+      if (p.hasApi('PhysicsRigidBodyAPI') && p.attr('physics:rigidBodyEnabled') !== false) {
+        const X = this.rigid(this.worldOf(p));
+        const kinematic = p.attr('physics:kinematicEnabled') === true;
+        this.bodyOf.set(p, this.bodies.length);
+        this.bodies.push({ prim: p, index: -1, X, pose: poseOf(X), kinematic });
+      }
+      if (/^Physics\w*Joint$/.test(t)) this.jointPrims.push(p);
+      if (t === 'PhysicsCollisionGroup') this.groups.push(p);
+      if (t === 'MjcActuator') this.mjcActuators.push(p);
+      if (p.props.has('physics:filteredPairs')) this.filteredPairPrims.push(p);
+      if (GEOM_TYPES.has(t)) {
+        const isCollider = p.hasApi('PhysicsCollisionAPI') && p.attr('physics:collisionEnabled') !== false;
+        if (isCollider) this.colliders.push(p);
+        else if (this.opts.load_visual_shapes !== false && this.renderable(p)) this.visuals.push(p);
+      } else if (p.hasApi('PhysicsCollisionAPI')) {
+        this.warnings.push(
+          `<${p.path}> has PhysicsCollisionAPI but is a '${t || 'typeless'}' prim, not a geometry prim`,
+        );
+      }
+    }
+    // meshes whose points are missing: ask the fallback
+    for (const p of [...this.colliders, ...this.visuals]) {
+      if (p.typeName !== 'Mesh') continue;
+      const pts = p.attr('points');
+      if (pts instanceof NumArray && pts.length > 0) continue;
+      const refs: { assetPath: string; primPath: string }[] = [];
+      for (const s of p.sources) {
+        const op = s.spec.listOp('references');
+        if (!op) continue;
+        for (const r of [...op.explicit, ...op.prepend, ...op.append, ...op.add]) {
+          if (r instanceof UsdReference) refs.push({ assetPath: r.assetPath, primPath: r.primPath });
+        }
+      }
+      const collider = this.colliders.includes(p);
+      const fb = this.opts.mesh_fallback
+        ? await this.opts.mesh_fallback({ primPath: p.path, name: p.name, references: refs, collider })
+        : null;
+      if (fb) {
+        const tris = Int32Array.from(fb.triangles);
+        const nv = fb.vertices.length / 3;
+        for (const i of tris) {
+          if (!(i >= 0 && i < nv))
+            throw new UsdError('schema', { primPath: p.path }, `fallback mesh index ${i} out of range`);
+        }
+        this.fallbackMeshes.set(p, { points: Float64Array.from(fb.vertices), tris });
+      }
+    }
+  }
+
+  /** whether a prim is drawn: not a guide/proxy, not invisible (inherited) */
+  private renderable(p: UsdPrim): boolean {
+    const purpose = this.tok(p, 'purpose');
+    if (purpose === 'guide' || purpose === 'proxy') return false;
+    for (let q: UsdPrim | null = p; q && q.path !== '/'; q = q.parent) {
+      if (this.tok(q, 'visibility') === 'invisible') return false;
+      const pp = this.tok(q, 'purpose');
+      if (q !== p && (pp === 'guide' || pp === 'proxy')) return false;
+    }
+    return true;
+  }
+
+  /** the rigid part of a matrix (as a matrix) */
+  private rigid(m: Mat4): Mat4 {
+    return mat4FromPose(poseOf(m));
+  }
+
+  /** the nearest body at or above a prim (local slot), or -1 */
+  private ownerBody(p: UsdPrim): number {
+    for (let q: UsdPrim | null = p; q; q = q.parent) {
+      const b = this.bodyOf.get(q);
+      if (b !== undefined) return b;
+    }
+    return -1;
+  }
+
+  // ------------------------------------------------------------------ build
+
+  build(): UsdImportResult {
+    const b = this.builder;
+    const result: UsdImportResult = {
+      name:
+        this.stage.defaultPrim ??
+        this.stage.rootLayer.identifier.replace(/^.*\//, '').replace(/\.[^.]*$/, ''),
+      bodies: [],
+      joints: [],
+      shapes: [],
+      equalities: [],
+      warnings: this.warnings,
+      unsupported: this.unsupported,
+      stage: {
+        upAxis: this.stage.upAxis,
+        metersPerUnit: this.mpu,
+        kilogramsPerUnit: this.kpu,
+        layers: this.stage.rootStack.layers.length,
+      },
+    };
+    result.gravity = this.gravity();
+    if (result.gravity && this.opts.apply_gravity) b.gravity = [...result.gravity];
+
+    // collider ownership, needed for mass decisions
+    const colliderBody = this.colliders.map((c) => this.ownerBody(c));
+    const bodyHasColliders = new Uint8Array(this.bodies.length);
+    for (const k of colliderBody) if (k >= 0) bodyHasColliders[k] = 1;
+
+    // bodies
+    for (let k = 0; k < this.bodies.length; k++) {
+      const info = this.bodies[k];
+      info.index = b.addBody({
+        label: this.label(info.prim),
+        X_wb: info.pose,
+        ...this.massOf(info, bodyHasColliders[k] === 1),
+      });
+      result.bodies.push(info.index);
+    }
+
+    // shapes
+    for (const v of this.visuals) {
+      const o = this.ownerBody(v);
+      if (o >= 0) this.visualBodies.add(o);
+    }
+    const shapeInfos: ShapeInfo[] = [];
+    this.colliders.forEach((c, i) => {
+      for (const s of this.addGeom(c, colliderBody[i], true))
+        shapeInfos.push({ prim: c, body: colliderBody[i], collider: true, index: s });
+    });
+    for (const v of this.visuals) {
+      const owner = this.ownerBody(v);
+      for (const s of this.addGeom(v, owner, false))
+        shapeInfos.push({ prim: v, body: owner, collider: false, index: s });
+    }
+    result.shapes = shapeInfos.map((s) => s.index);
+    for (const [kind, list] of [
+      ['collider', this.pointless.colliders],
+      ['visual', this.pointless.visuals],
+    ] as const) {
+      if (list.length) {
+        this.warnings.push(
+          `${list.length} ${kind} mesh${list.length > 1 ? 'es' : ''} without points skipped, first <${list[0]}>`,
+        );
+      }
+    }
+
+    // joints
+    const joints = this.parseJoints();
+    const comp = this.buildTree(joints, result);
+
+    // collision filters
+    this.filters(
+      shapeInfos.filter((s) => s.collider),
+      comp,
+    );
+    return result;
+  }
+
+  private gravity(): [number, number, number] | undefined {
+    const sc = this.scenes[0];
+    if (!sc) return undefined;
+    let dir = this.vec3(sc, 'physics:gravityDirection') ?? [0, 0, 0];
+    const up = this.stage.upAxis === 'Y' ? [0, 1, 0] : [0, 0, 1];
+    if (Math.hypot(dir[0], dir[1], dir[2]) === 0) dir = [-up[0], -up[1], -up[2]];
+    let mag = this.num(sc, 'physics:gravityMagnitude');
+    if (mag === undefined || !Number.isFinite(mag) || mag < 0) mag = 9.81 / this.mpu;
+    const n = Math.hypot(dir[0], dir[1], dir[2]);
+    // directions rotate with the up-axis conversion only (not with the asset's root transform)
+    const R =
+      this.stage.upAxis === 'Y' && this.opts.apply_up_axis !== false ? mat4RotateAxis(0, 90) : mat4Identity();
+    const g = mat4Point(
+      R,
+      (dir[0] / n) * mag * this.mpu,
+      (dir[1] / n) * mag * this.mpu,
+      (dir[2] / n) * mag * this.mpu,
+    );
+    return [g[0], g[1], g[2]];
+  }
+
+  /** MassAPI of a body → BodyDesc mass fields */
+  private massOf(
+    info: BodyInfo,
+    hasColliders: boolean,
+  ): { mass?: number; com?: number[]; inertia?: number[] } {
+    const p = info.prim;
+    const mass = this.opts.ignore_inertial_definitions ? undefined : this.num(p, 'physics:mass');
+    const out: { mass?: number; com?: number[]; inertia?: number[] } = {};
+    if (mass !== undefined && mass > 0 && Number.isFinite(mass)) {
+      out.mass = mass * this.kpu;
+      const com = this.vec3(p, 'physics:centerOfMass');
+      if (com && com.every((x) => Number.isFinite(x))) {
+        const w = mat4Point(this.worldOf(p), com[0], com[1], com[2]);
+        const l = mat4Point(rigidInverse(info.X), w[0], w[1], w[2]);
+        out.com = l;
+      }
+      const d = this.vec3(p, 'physics:diagonalInertia');
+      if (d && d.some((x) => x > 0)) {
+        const s = this.kpu * this.mpu * this.mpu;
+        let qa = this.quat(p, 'physics:principalAxes') ?? [1, 0, 0, 0];
+        if (Math.hypot(qa[0], qa[1], qa[2], qa[3]) === 0) qa = [1, 0, 0, 0];
+        const R = mat4FromQuatWXYZ(qa[0], qa[1], qa[2], qa[3]);
+        const I = new Array<number>(9).fill(0);
+        for (let r = 0; r < 3; r++)
+          for (let c = 0; c < 3; c++) {
+            let v = 0;
+            for (let k = 0; k < 3; k++) v += R[r * 4 + k] * d[k] * s * R[c * 4 + k];
+            I[r * 3 + c] = v;
+          }
+        out.inertia = I;
+      }
+    } else if (!hasColliders) {
+      out.mass = 1;
+      this.warnings.push(`<${p.path}>: rigid body without mass or colliders; using 1 kg`);
+    } else if (this.vec3(p, 'physics:diagonalInertia')?.some((x) => x > 0)) {
+      this.warnings.push(
+        `<${p.path}>: diagonalInertia without mass is ignored (mass comes from the colliders)`,
+      );
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ shapes
+
+  /** the physics material bound to a collider (`material:binding:physics`, else `material:binding`) */
+  private materialOf(p: UsdPrim): UsdPrim | undefined {
+    for (const rel of ['material:binding:physics', 'material:binding']) {
+      for (let q: UsdPrim | null = p; q && q.path !== '/'; q = q.parent) {
+        const t = q.rel(rel);
+        if (!t || t.length === 0) continue;
+        const m = this.stage.prim(t[0]);
+        if (m && m.hasApi('PhysicsMaterialAPI')) return m;
+        break; // the nearest binding decides for this purpose
+      }
+    }
+    return undefined;
+  }
+
+  /** adds the shape(s) of one geometry prim; returns builder shape indices */
+  private addGeom(p: UsdPrim, owner: number, collider: boolean): number[] {
+    const b = this.builder;
+    const bodyIndex = owner >= 0 ? this.bodies[owner].index : -1;
+    const Xb = owner >= 0 ? this.bodies[owner].X : mat4Identity();
+    const M = mat4Mul(rigidInverse(Xb), this.worldOf(p));
+    const dec = decompose(M);
+    if (dec.shear > 1e-6) this.warnings.push(`<${p.path}>: sheared transform; shear ignored`);
+    const [sx, sy, sz] = dec.s.map(Math.abs);
+    const cfg: Partial<ShapeConfig> = {};
+    const mat = collider ? this.materialOf(p) : undefined;
+    if (collider) {
+      cfg.has_shape_collision = true;
+      cfg.is_visible = this.opts.force_show_colliders
+        ? true
+        : this.opts.hide_collision_shapes
+          ? false
+          : !(owner >= 0 ? this.visualBodies.has(owner) : false);
+      const mu = mat
+        ? (this.num(mat, 'physics:dynamicFriction') ?? this.num(mat, 'physics:staticFriction'))
+        : undefined;
+      if (mu !== undefined && mu >= 0) cfg.mu = mu;
+      const rest = mat ? this.num(mat, 'physics:restitution') : undefined;
+      if (rest !== undefined && rest !== 0)
+        this.unsupported.push(`<${mat!.path}> restitution ${rest} (SAP contact has none)`);
+    } else {
+      cfg.has_shape_collision = false;
+      cfg.is_visible = true;
+      cfg.density = 0;
+    }
+    const color = (() => {
+      const c = p.attr('primvars:displayColor');
+      if (c instanceof NumArray && c.width === 3 && c.length >= 1) return [c.data[0], c.data[1], c.data[2]];
+      if (Array.isArray(c) && c.length === 3) return c;
+      return undefined;
+    })();
+    const label = this.label(p);
+    const add = (
+      type: 'box' | 'sphere' | 'capsule' | 'cylinder' | 'cone' | 'plane' | 'ellipsoid',
+      size: number[],
+      R: number[],
+      t: number[],
+    ) => {
+      const q = quatFromMat3(R);
+      if (collider) this.setDensity(cfg, p, owner, type, size, mat);
+      return b.addShape({
+        body: bodyIndex,
+        type,
+        size,
+        X_bs: [t[0], t[1], t[2], ...q],
+        label,
+        color,
+        cfg: { ...cfg, ...this.shapeOverrides(collider) },
+      });
+    };
+    const axisRot = (axis: string): number[] => {
+      // maps local z onto the named axis
+      if (axis === 'X') return [0, 0, 1, 0, 1, 0, -1, 0, 0];
+      if (axis === 'Y') return [1, 0, 0, 0, 0, 1, 0, -1, 0];
+      return [1, 0, 0, 0, 1, 0, 0, 0, 1];
+    };
+    const mul3 = (A: number[], B: number[]) => {
+      const out = new Array<number>(9);
+      for (let r = 0; r < 3; r++)
+        for (let c = 0; c < 3; c++)
+          out[r * 3 + c] = A[r * 3] * B[c] + A[r * 3 + 1] * B[3 + c] + A[r * 3 + 2] * B[6 + c];
+      return out;
+    };
+    const axisScale = (axis: string): [number, number] => {
+      const along = axis === 'X' ? sx : axis === 'Y' ? sy : sz;
+      const perp = axis === 'X' ? [sy, sz] : axis === 'Y' ? [sx, sz] : [sx, sy];
+      if (Math.abs(perp[0] - perp[1]) > 1e-6 * Math.max(perp[0], perp[1])) {
+        this.warnings.push(`<${p.path}>: non-uniform radial scale; using the larger`);
+      }
+      return [along, Math.max(perp[0], perp[1])];
+    };
+    switch (p.typeName) {
+      case 'Cube': {
+        const size = this.num(p, 'size') ?? 2;
+        return [add('box', [(size / 2) * sx, (size / 2) * sy, (size / 2) * sz], dec.R, dec.t)];
+      }
+      case 'Sphere': {
+        const r = this.num(p, 'radius') ?? 1;
+        const uniform = Math.abs(sx - sy) <= 1e-6 * sx && Math.abs(sx - sz) <= 1e-6 * sx;
+        return [
+          uniform
+            ? add('sphere', [r * sx], dec.R, dec.t)
+            : add('ellipsoid', [r * sx, r * sy, r * sz], dec.R, dec.t),
+        ];
+      }
+      case 'Capsule':
+      case 'Capsule_1':
+      case 'Cylinder':
+      case 'Cylinder_1':
+      case 'Cone': {
+        const axis = this.tok(p, 'axis') ?? 'Z';
+        const isCyl = p.typeName.startsWith('Cylinder');
+        const isCone = p.typeName === 'Cone';
+        let radius = this.num(p, 'radius') ?? (isCyl || isCone ? 1 : 0.5);
+        if (p.typeName.endsWith('_1')) {
+          const rt = this.num(p, 'radiusTop'),
+            rb = this.num(p, 'radiusBottom');
+          if (rt !== undefined && rb !== undefined && rt !== rb)
+            this.unsupported.push(
+              `<${p.path}> tapered ${p.typeName} (radiusTop ≠ radiusBottom); using the larger`,
+            );
+          radius = Math.max(rt ?? radius, rb ?? radius);
+        }
+        const height = this.num(p, 'height') ?? (isCyl || isCone ? 2 : 1);
+        const [sa, sp] = axisScale(axis);
+        const R = mul3(dec.R, axisRot(axis));
+        const type = isCone ? 'cone' : isCyl ? 'cylinder' : 'capsule';
+        return [add(type, [radius * sp, (height / 2) * sa], R, dec.t)];
+      }
+      case 'Plane': {
+        const axis = this.tok(p, 'axis') ?? 'Z';
+        const R = mul3(dec.R, axisRot(axis));
+        if (owner >= 0) this.warnings.push(`<${p.path}>: a plane collider on a moving body`);
+        return [add('plane', [0, 0, 0], R, dec.t)];
+      }
+      case 'Mesh':
+        return this.addMeshGeom(p, bodyIndex, owner, M, dec, collider, cfg, label, color, mat);
+    }
+    return [];
+  }
+
+  private shapeOverrides(collider: boolean): Partial<ShapeConfig> {
+    if (!collider) return {};
+    const o: Partial<ShapeConfig> = {};
+    for (const [k, v] of Object.entries(this.overrides))
+      if (v !== undefined) (o as Record<string, unknown>)[k] = v;
+    return o;
+  }
+
+  /** collider density: collider MassAPI (mass or density), the bound material, the body's MassAPI density */
+  private setDensity(
+    cfg: Partial<ShapeConfig>,
+    p: UsdPrim,
+    owner: number,
+    type: number | string,
+    size: number[],
+    mat: UsdPrim | undefined,
+    meshVolume?: number,
+  ): void {
+    const dscale = this.kpu / this.mpu ** 3;
+    const m = this.num(p, 'physics:mass');
+    if (m !== undefined && m > 0) {
+      const vol =
+        meshVolume ??
+        shapeMassProperties(
+          typeof type === 'number' ? type : ShapeType[type.toUpperCase() as keyof typeof ShapeType],
+          size,
+          1,
+        ).mass;
+      if (vol > 0) {
+        cfg.density = (m * this.kpu) / vol;
+        return;
+      }
+    }
+    const d = this.num(p, 'physics:density');
+    if (d !== undefined && d > 0) {
+      cfg.density = d * dscale;
+      return;
+    }
+    const md = mat ? this.num(mat, 'physics:density') : undefined;
+    if (md !== undefined && md > 0) {
+      cfg.density = md * dscale;
+      return;
+    }
+    const bd = owner >= 0 ? this.num(this.bodies[owner].prim, 'physics:density') : undefined;
+    if (bd !== undefined && bd > 0) {
+      cfg.density = bd * dscale;
+      return;
+    }
+    cfg.density = 1000; // UsdPhysics' default, SI
+  }
+
+  private addMeshGeom(
+    p: UsdPrim,
+    bodyIndex: number,
+    owner: number,
+    M: Mat4,
+    dec: ReturnType<typeof decompose>,
+    collider: boolean,
+    cfg: Partial<ShapeConfig>,
+    label: string,
+    color: number[] | undefined,
+    mat: UsdPrim | undefined,
+  ): number[] {
+    const b = this.builder;
+    const fb = this.fallbackMeshes.get(p);
+    let points: ArrayLike<number>;
+    let tris: Int32Array;
+    if (fb) {
+      points = fb.points;
+      tris = fb.tris;
+    } else {
+      const pts = p.attr('points');
+      if (!(pts instanceof NumArray) || pts.width !== 3 || pts.length === 0) {
+        (collider ? this.pointless.colliders : this.pointless.visuals).push(p.path);
+        return [];
+      }
+      points = pts.data;
+      const t = this.triangulate(p, pts.length);
+      if (!t) return [];
+      tris = t;
+    }
+    if (tris.length === 0) {
+      this.warnings.push(`<${p.path}>: mesh has no faces`);
+      return [];
+    }
+    const nv = points.length / 3;
+    const forced =
+      this.opts.mesh_collision === 'convex_hull'
+        ? 'convexHull'
+        : this.opts.mesh_collision === 'mesh'
+          ? 'none'
+          : undefined;
+    const approx = collider ? (forced ?? this.tok(p, 'physics:approximation') ?? 'none') : 'none';
+    const skipApprox = this.opts.skip_mesh_approximation === true;
+    if (collider && !skipApprox && (approx === 'boundingSphere' || approx === 'boundingCube')) {
+      // fitted in the prim's local frame (scale applied), posed like the prim
+      const [sx, sy, sz] = dec.s;
+      let lo = [Infinity, Infinity, Infinity],
+        hi = [-Infinity, -Infinity, -Infinity];
+      for (let i = 0; i < nv; i++) {
+        const v = [points[3 * i] * sx, points[3 * i + 1] * sy, points[3 * i + 2] * sz];
+        lo = lo.map((x, k) => Math.min(x, v[k]));
+        hi = hi.map((x, k) => Math.max(x, v[k]));
+      }
+      const c = lo.map((x, k) => (x + hi[k]) / 2);
+      const R = dec.R;
+      const t = [0, 1, 2].map((r) => dec.t[r] + R[r * 3] * c[0] + R[r * 3 + 1] * c[1] + R[r * 3 + 2] * c[2]);
+      const q = quatFromMat3(R);
+      if (approx === 'boundingCube') {
+        const size = hi.map((x, k) => Math.abs(x - lo[k]) / 2);
+        this.setDensity(cfg, p, owner, 'box', size, mat);
+        return [
+          b.addShape({
+            body: bodyIndex,
+            type: 'box',
+            size,
+            X_bs: [t[0], t[1], t[2], ...q],
+            label,
+            color,
+            cfg: { ...cfg, ...this.shapeOverrides(true) },
+          }),
+        ];
+      }
+      let r = 0;
+      for (let i = 0; i < nv; i++) {
+        const v = [points[3 * i] * sx - c[0], points[3 * i + 1] * sy - c[1], points[3 * i + 2] * sz - c[2]];
+        r = Math.max(r, Math.hypot(v[0], v[1], v[2]));
+      }
+      this.setDensity(cfg, p, owner, 'sphere', [r], mat);
+      return [
+        b.addShape({
+          body: bodyIndex,
+          type: 'sphere',
+          size: [r],
+          X_bs: [t[0], t[1], t[2], ...q],
+          label,
+          color,
+          cfg: { ...cfg, ...this.shapeOverrides(true) },
+        }),
+      ];
+    }
+    // vertices in the body frame (the full relative transform, scale included)
+    const verts = new Float64Array(nv * 3);
+    for (let i = 0; i < nv; i++) {
+      const v = mat4Point(M, points[3 * i], points[3 * i + 1], points[3 * i + 2]);
+      verts[3 * i] = v[0];
+      verts[3 * i + 1] = v[1];
+      verts[3 * i + 2] = v[2];
+    }
+    if (dec.s[0] * dec.s[1] * dec.s[2] < 0) {
+      for (let i = 0; i < tris.length; i += 3) {
+        const t = tris[i + 1];
+        tris[i + 1] = tris[i + 2];
+        tris[i + 2] = t;
+      }
+    }
+    let type: 'mesh' | 'convex_mesh' = 'mesh';
+    let mv: ArrayLike<number> = verts;
+    let mt: ArrayLike<number> = tris;
+    if (collider && !skipApprox && (approx === 'convexHull' || approx === 'convexDecomposition')) {
+      try {
+        const h = convexHull(verts, p.layer);
+        type = 'convex_mesh';
+        mv = h.vertices;
+        mt = h.triangles;
+        if (approx === 'convexDecomposition')
+          this.unsupported.push(`<${p.path}> convexDecomposition approximated by one convex hull`);
+      } catch (e) {
+        this.warnings.push(
+          `<${p.path}>: no convex hull (${e instanceof Error ? e.message : String(e)}); kept as a triangle mesh`,
+        );
+      }
+    } else if (
+      collider &&
+      !skipApprox &&
+      approx !== 'none' &&
+      approx !== 'meshSimplification' &&
+      approx !== 'sdf'
+    ) {
+      this.warnings.push(`<${p.path}>: unknown approximation '${approx}'; kept as a triangle mesh`);
+    }
+    const mesh = b.addMesh({ vertices: mv, triangles: mt, label });
+    if (collider) this.setDensity(cfg, p, owner, 'mesh', [1, 1, 1], mat, meshVolume(mv, mt));
+    return [
+      b.addShape({
+        body: bodyIndex,
+        type,
+        size: [1, 1, 1],
+        mesh,
+        label,
+        color,
+        cfg: { ...cfg, ...this.shapeOverrides(collider) },
+      }),
+    ];
+  }
+
+  /** fan-triangulates faceVertexCounts/faceVertexIndices; null (with a warning) when malformed */
+  private triangulate(p: UsdPrim, nv: number): Int32Array | null {
+    const counts = p.attr('faceVertexCounts');
+    const idx = p.attr('faceVertexIndices');
+    if (!(counts instanceof NumArray) || !(idx instanceof NumArray)) {
+      this.warnings.push(`<${p.path}>: mesh without faceVertexCounts/faceVertexIndices`);
+      return null;
+    }
+    const left = this.tok(p, 'orientation') === 'leftHanded';
+    let nt = 0;
+    for (let f = 0; f < counts.data.length; f++) if (counts.data[f] >= 3) nt += counts.data[f] - 2;
+    const out = new Int32Array(nt * 3);
+    let o = 0,
+      k = 0;
+    const I = idx.data;
+    for (let f = 0; f < counts.data.length; f++) {
+      const c = counts.data[f];
+      if (k + c > I.length)
+        throw new UsdError(
+          'schema',
+          { layer: p.layer, primPath: p.path },
+          'faceVertexCounts exceed faceVertexIndices',
+        );
+      for (let j = 1; j + 1 < c; j++) {
+        const a = I[k],
+          b2 = I[k + j],
+          c2 = I[k + j + 1];
+        if (!(a < nv && b2 < nv && c2 < nv && a >= 0 && b2 >= 0 && c2 >= 0)) {
+          throw new UsdError(
+            'schema',
+            { layer: p.layer, primPath: p.path },
+            `face vertex index out of range (${nv} points)`,
+          );
+        }
+        out[o++] = a;
+        out[o++] = left ? c2 : b2;
+        out[o++] = left ? b2 : c2;
+      }
+      k += c;
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------------ joints
+
+  private bodySlotOfTarget(path: string | undefined, joint: UsdPrim): { slot: number; frame: Mat4 } {
+    if (!path) return { slot: -1, frame: this.C };
+    const prim = this.stage.prim(path);
+    if (!prim) {
+      this.warnings.push(`<${joint.path}>: body target <${path}> does not exist; using the world`);
+      return { slot: -1, frame: this.C };
+    }
+    return { slot: this.ownerBody(prim), frame: this.worldOf(prim) };
+  }
+
+  private jointFrame(frame: Mat4, pos: number[] | undefined, rot: number[] | undefined): Mat4 {
+    const p = pos ?? [0, 0, 0];
+    const wp = mat4Point(frame, p[0], p[1], p[2]);
+    const d = decompose(frame);
+    const r = rot && Math.hypot(rot[0], rot[1], rot[2], rot[3]) > 0 ? rot : [1, 0, 0, 0];
+    const Rl = mat4FromQuatWXYZ(r[0], r[1], r[2], r[3]);
+    const Rw = mat4Identity();
+    for (let i = 0; i < 3; i++) for (let j = 0; j < 3; j++) Rw[i * 4 + j] = d.R[i * 3 + j];
+    const m = mat4Mul(Rw, Rl);
+    m[3] = wp[0];
+    m[7] = wp[1];
+    m[11] = wp[2];
+    return m;
+  }
+
+  private parseJoints(): JointRec[] {
+    const out: JointRec[] = [];
+    const actuators = new Map<string, { kp: number; kv: number }>();
+    for (const a of this.mjcActuators) {
+      const target = a.rel('mjc:target')?.[0];
+      const gain = a.attr('mjc:gainPrm');
+      const bias = a.attr('mjc:biasPrm');
+      const biasType = this.tok(a, 'mjc:biasType') ?? 'none';
+      if (!target) continue;
+      const g = gain instanceof NumArray ? gain.data : [];
+      const bb = bias instanceof NumArray ? bias.data : [];
+      const kp = g[0] ?? 0;
+      if (biasType === 'affine' && Math.abs((bb[1] ?? 0) + kp) <= 1e-12 * Math.max(1, Math.abs(kp))) {
+        actuators.set(target, { kp, kv: -(bb[2] ?? 0) });
+      } else if (biasType === 'affine' && (bb[1] ?? 0) === 0 && kp === 0) {
+        actuators.set(target, { kp: 0, kv: -(bb[2] ?? 0) });
+      } else if (biasType !== 'none' || kp !== 0) {
+        this.unsupported.push(`<${a.path}> MjcActuator with gain/bias that is not a position/velocity servo`);
+      }
+    }
+    for (const j of this.jointPrims) {
+      if (j.attr('physics:jointEnabled') === false) continue;
+      const t0 = j.rel('physics:body0') ?? [];
+      const t1 = j.rel('physics:body1') ?? [];
+      if (t0.length > 1 || t1.length > 1)
+        this.warnings.push(`<${j.path}>: several body targets; using the first`);
+      const A = this.bodySlotOfTarget(t0[0], j);
+      const B = this.bodySlotOfTarget(t1[0], j);
+      if (A.slot === B.slot) {
+        this.warnings.push(
+          `<${j.path}>: joins ${A.slot < 0 ? 'the world to itself' : 'a body to itself'}; ignored`,
+        );
+        continue;
+      }
+      const F0 = this.jointFrame(
+        A.frame,
+        this.vec3(j, 'physics:localPos0'),
+        this.quat(j, 'physics:localRot0'),
+      );
+      const F1 = this.jointFrame(
+        B.frame,
+        this.vec3(j, 'physics:localPos1'),
+        this.quat(j, 'physics:localRot1'),
+      );
+      const rec: JointRec = {
+        prim: j,
+        type: 'fixed',
+        b0: A.slot,
+        b1: B.slot,
+        F0,
+        F1,
+        axis: [1, 0, 0],
+        dof: {},
+        excluded: j.attr('physics:excludeFromArticulation') === true,
+        collisionEnabled: j.attr('physics:collisionEnabled') === true,
+        revoluteClosure: false,
+      };
+      const axisVec = (tok: string | undefined): [number, number, number] =>
+        tok === 'Y' ? [0, 1, 0] : tok === 'Z' ? [0, 0, 1] : [1, 0, 0];
+      const lim = (v: number | undefined, scale: number): number | undefined =>
+        v === undefined || Number.isNaN(v)
+          ? undefined
+          : v <= -BIG
+            ? -Infinity
+            : v >= BIG
+              ? Infinity
+              : v * scale;
+      switch (j.typeName) {
+        case 'PhysicsRevoluteJoint':
+        case 'PhysicsPrismaticJoint': {
+          const angular = j.typeName === 'PhysicsRevoluteJoint';
+          rec.type = angular ? 'revolute' : 'prismatic';
+          rec.axis = axisVec(this.tok(j, 'physics:axis'));
+          const s = angular ? DEG : this.mpu;
+          const lo = lim(this.num(j, 'physics:lowerLimit'), s) ?? -Infinity;
+          const hi = lim(this.num(j, 'physics:upperLimit'), s) ?? Infinity;
+          this.setLimits(rec, lo, hi);
+          this.applyDrive(rec, j, angular ? 'angular' : 'linear', angular, actuators);
+          this.applyAliases(rec, j, angular);
+          const st = this.num(
+            j,
+            angular ? 'state:angular:physics:position' : 'state:linear:physics:position',
+          );
+          if (st !== undefined && Number.isFinite(st)) rec.q0 = st * s;
+          break;
+        }
+        case 'PhysicsSphericalJoint': {
+          rec.type = 'ball';
+          const c0 = this.num(j, 'physics:coneAngle0Limit'),
+            c1 = this.num(j, 'physics:coneAngle1Limit');
+          if ((c0 !== undefined && c0 >= 0 && c0 < BIG) || (c1 !== undefined && c1 >= 0 && c1 < BIG)) {
+            this.unsupported.push(`<${j.path}> spherical cone limits`);
+          }
+          this.applyAliases(rec, j, true);
+          break;
+        }
+        case 'PhysicsFixedJoint':
+          rec.type = 'fixed';
+          break;
+        case 'PhysicsDistanceJoint':
+          this.unsupported.push(`<${j.path}> PhysicsDistanceJoint (ignored)`);
+          continue;
+        case 'PhysicsJoint': {
+          const r = this.genericJoint(rec, j, actuators);
+          if (!r) continue;
+          break;
+        }
+        default:
+          this.unsupported.push(`<${j.path}> ${j.typeName} (ignored)`);
+          continue;
+      }
+      out.push(rec);
+    }
+    return out;
+  }
+
+  private setLimits(rec: JointRec, lo: number, hi: number): void {
+    if (lo > hi) {
+      this.warnings.push(`<${rec.prim.path}>: lower limit above upper limit; limits ignored`);
+      return;
+    }
+    rec.dof.limit_lower = lo;
+    rec.dof.limit_upper = hi;
+  }
+
+  /** D6 joint: DOFs exist where a LimitAPI (not locked) or DriveAPI instance is applied */
+  private genericJoint(
+    rec: JointRec,
+    j: UsdPrim,
+    actuators: Map<string, { kp: number; kv: number }>,
+  ): boolean {
+    const names = ['transX', 'transY', 'transZ', 'rotX', 'rotY', 'rotZ'];
+    const limits = new Set(j.apiInstances('PhysicsLimitAPI'));
+    const drives = new Set(j.apiInstances('PhysicsDriveAPI'));
+    const free: string[] = [];
+    for (const n of names) {
+      if (limits.has(n)) {
+        const lo = this.num(j, `limit:${n}:physics:low`) ?? -Infinity;
+        const hi = this.num(j, `limit:${n}:physics:high`) ?? Infinity;
+        if (lo > hi) continue; // locked
+        free.push(n);
+      } else if (drives.has(n)) free.push(n);
+    }
+    const ft = free.filter((n) => n.startsWith('trans'));
+    const fr = free.filter((n) => n.startsWith('rot'));
+    const axisOf = (n: string): [number, number, number] =>
+      n.endsWith('X') ? [1, 0, 0] : n.endsWith('Y') ? [0, 1, 0] : [0, 0, 1];
+    if (free.length === 0) {
+      rec.type = 'fixed';
+      if (limits.size === 0 && drives.size === 0) {
+        this.warnings.push(`<${j.path}>: generic PhysicsJoint without LimitAPI/DriveAPI treated as fixed`);
+      }
+      return true;
+    }
+    if (ft.length === 0 && fr.length === 1) {
+      rec.type = 'revolute';
+      rec.axis = axisOf(fr[0]);
+      if (limits.has(fr[0])) {
+        const lo = this.num(j, `limit:${fr[0]}:physics:low`),
+          hi = this.num(j, `limit:${fr[0]}:physics:high`);
+        this.setLimits(
+          rec,
+          lo === undefined || lo <= -BIG ? -Infinity : lo * DEG,
+          hi === undefined || hi >= BIG ? Infinity : hi * DEG,
+        );
+      }
+      this.applyDrive(rec, j, fr[0], true, actuators);
+      this.applyAliases(rec, j, true);
+      return true;
+    }
+    if (ft.length === 1 && fr.length === 0) {
+      rec.type = 'prismatic';
+      rec.axis = axisOf(ft[0]);
+      if (limits.has(ft[0])) {
+        const lo = this.num(j, `limit:${ft[0]}:physics:low`),
+          hi = this.num(j, `limit:${ft[0]}:physics:high`);
+        this.setLimits(
+          rec,
+          lo === undefined || lo <= -BIG ? -Infinity : lo * this.mpu,
+          hi === undefined || hi >= BIG ? Infinity : hi * this.mpu,
+        );
+      }
+      this.applyDrive(rec, j, ft[0], false, actuators);
+      this.applyAliases(rec, j, false);
+      return true;
+    }
+    if (ft.length === 0 && fr.length === 3) {
+      rec.type = 'ball';
+      return true;
+    }
+    if (ft.length === 3 && fr.length === 3 && (rec.b0 < 0 || rec.b1 < 0)) {
+      rec.type = 'free';
+      return true;
+    }
+    this.unsupported.push(`<${j.path}> generic joint with free DOFs [${free.join(', ')}] (ignored)`);
+    return false;
+  }
+
+  private applyDrive(
+    rec: JointRec,
+    j: UsdPrim,
+    inst: string,
+    angular: boolean,
+    actuators: Map<string, { kp: number; kv: number }>,
+  ): void {
+    const d = rec.dof;
+    if (j.hasApi(`PhysicsDriveAPI:${inst}`)) {
+      const pre = `drive:${inst}:physics:`;
+      const gs = angular ? (this.kpu * this.mpu * this.mpu) / DEG : this.kpu;
+      const ks = this.num(j, pre + 'stiffness');
+      const kd = this.num(j, pre + 'damping');
+      if (ks !== undefined) d.target_ke = ks * gs;
+      if (kd !== undefined) d.target_kd = kd * gs;
+      const tp = this.num(j, pre + 'targetPosition');
+      const tv = this.num(j, pre + 'targetVelocity');
+      if (tp !== undefined) d.target_pos = tp * (angular ? DEG : this.mpu);
+      if (tv !== undefined) d.target_vel = tv * (angular ? DEG : this.mpu);
+      const mf = this.num(j, pre + 'maxForce');
+      if (mf !== undefined && mf > 0 && mf < BIG)
+        d.effort_limit = mf * this.kpu * this.mpu * (angular ? this.mpu : 1);
+      if (this.tok(j, pre + 'type') === 'acceleration') {
+        this.unsupported.push(`<${j.path}> acceleration drive treated as a force drive`);
+      }
+      return;
+    }
+    const act = actuators.get(j.path);
+    if (act) {
+      d.target_ke = act.kp;
+      d.target_kd = act.kv;
+    }
+  }
+
+  /** PhysX / MuJoCo / Newton attribute aliases of per-DOF parameters */
+  private applyAliases(rec: JointRec, j: UsdPrim, angular: boolean): void {
+    const d = rec.dof;
+    const arm = this.alias(j, ['physxJoint:armature', 'mjc:armature', 'newton:armature']);
+    if (arm && arm.value >= 0)
+      d.armature = arm.value * this.kpu * this.mpu * this.mpu * (angular ? 1 : 1 / (this.mpu * this.mpu));
+    const fr = this.alias(j, ['mjc:frictionloss', 'newton:friction', 'physxJoint:jointFriction']);
+    if (fr && fr.value >= 0) d.friction = fr.value;
+    const dm = this.alias(j, ['mjc:damping', 'newton:damping']);
+    if (dm && dm.value >= 0) d.damping = dm.value;
+    const vl = this.alias(j, ['physxJoint:maxJointVelocity', 'newton:velocityLimit']);
+    if (vl && vl.value > 0 && vl.value < BIG) {
+      d.velocity_limit =
+        vl.name === 'physxJoint:maxJointVelocity' && angular
+          ? vl.value * DEG
+          : vl.value * (angular ? 1 : this.mpu);
+    }
+    const fmax = this.num(j, 'mjc:actuatorfrcrange:max');
+    const fmin = this.num(j, 'mjc:actuatorfrcrange:min');
+    if (d.effort_limit === undefined && (fmax !== undefined || fmin !== undefined)) {
+      const e = Math.max(Math.abs(fmax ?? 0), Math.abs(fmin ?? 0));
+      if (e > 0) d.effort_limit = e;
+    }
+    const el = this.num(j, 'newton:effortLimit');
+    if (d.effort_limit === undefined && el !== undefined && el > 0 && el < BIG) d.effort_limit = el;
+  }
+
+  /** spanning forest + loop closures; returns each local body's component id */
+  private buildTree(joints: JointRec[], result: UsdImportResult): Int32Array {
+    const b = this.builder;
+    const nb = this.bodies.length;
+    const adj: number[][] = Array.from({ length: nb + 1 }, () => []); // slot+1; 0 = world
+    const floating = this.opts.floating;
+    joints.forEach((j, e) => {
+      if (j.excluded) return;
+      if (floating === true && j.type === 'fixed' && (j.b0 < 0 || j.b1 < 0)) {
+        this.warnings.push(`<${j.prim.path}>: fixed joint to the world dropped (floating: true)`);
+        j.excluded = true;
+        (j as { dropped?: boolean }).dropped = true;
+        return;
+      }
+      adj[j.b0 + 1].push(e);
+      adj[j.b1 + 1].push(e);
+    });
+    const inTree = new Uint8Array(nb);
+    const comp = new Int32Array(nb).fill(-1);
+    const used = new Uint8Array(joints.length); // 1 tree, 2 loop
+    const loops: number[] = [];
+    const jointIndex = new Map<number, number>();
+    const addTreeJoint = (e: number, parent: number, child: number) => {
+      const j = joints[e];
+      const reversed = j.b1 !== child;
+      const Fp = reversed ? j.F1 : j.F0;
+      const Fc = reversed ? j.F0 : j.F1;
+      const Xp = parent < 0 ? Fp : mat4Mul(rigidInverse(this.bodies[parent].X), Fp);
+      const Xc = mat4Mul(rigidInverse(this.bodies[child].X), Fc);
+      const axis: [number, number, number] = reversed ? [-j.axis[0], -j.axis[1], -j.axis[2]] : j.axis;
+      if (j.type === 'free') {
+        const ji = b.addJoint({
+          type: 'free',
+          parent: -1,
+          child: this.bodies[child].index,
+          label: this.label(j.prim),
+        });
+        jointIndex.set(e, ji);
+        result.joints.push(ji);
+        return;
+      }
+      const ji = b.addJoint({
+        type: j.type,
+        parent: parent < 0 ? -1 : this.bodies[parent].index,
+        child: this.bodies[child].index,
+        X_p: poseOf(Xp),
+        X_c: poseOf(Xc),
+        axis,
+        label: this.label(j.prim),
+        collision_filter_parent: !j.collisionEnabled,
+        ...j.dof,
+      });
+      jointIndex.set(e, ji);
+      result.joints.push(ji);
+      if (j.type === 'revolute' || j.type === 'prismatic') {
+        let q = j.q0;
+        if (q === undefined) q = this.initialQ(j.type, parent, child, Xp, Xc, axis);
+        if (q !== 0 && Number.isFinite(q)) b.jointQ(ji)[0] = q;
+      }
+    };
+    const bfs = (start: number, c: number) => {
+      const queue = [start];
+      while (queue.length) {
+        const u = queue.shift()!;
+        if (u >= 0) comp[u] = c;
+        for (const e of adj[u + 1]) {
+          if (used[e]) continue;
+          const j = joints[e];
+          const v = j.b0 === u ? j.b1 : j.b0;
+          if (v < 0 || inTree[v]) {
+            used[e] = 2;
+            loops.push(e);
+            continue;
+          }
+          used[e] = 1;
+          inTree[v] = 1;
+          addTreeJoint(e, u, v);
+          queue.push(v);
+        }
+      }
+    };
+    // kinematic bodies are welded to the world
+    for (let k = 0; k < nb; k++) {
+      if (!this.bodies[k].kinematic) continue;
+      this.unsupported.push(
+        `<${this.bodies[k].prim.path}> kinematic body (fixed to the world at its authored pose)`,
+      );
+      inTree[k] = 1;
+      const ji = b.addJoint({
+        type: 'fixed',
+        parent: -1,
+        child: this.bodies[k].index,
+        X_p: this.bodies[k].pose,
+        label: `${this.label(this.bodies[k].prim)}_kinematic`,
+      });
+      result.joints.push(ji);
+    }
+    let ncomp = 0;
+    // everything reachable from the world (and from kinematic bodies)
+    const worldComp = ncomp++;
+    bfs(-1, worldComp);
+    for (let k = 0; k < nb; k++) if (this.bodies[k].kinematic) bfs(k, worldComp);
+    // remaining components: articulation roots first, then traversal order
+    const order: number[] = [];
+    const pushed = new Set<number>();
+    for (const r of this.artRoots) {
+      const direct = this.bodyOf.get(r);
+      if (direct !== undefined) {
+        order.push(direct);
+        pushed.add(direct);
+        continue;
+      }
+      for (let k = 0; k < nb; k++) {
+        if (this.bodies[k].prim.path.startsWith(r.path + '/')) {
+          if (!pushed.has(k)) {
+            order.push(k);
+            pushed.add(k);
+          }
+          break;
+        }
+      }
+    }
+    for (let k = 0; k < nb; k++) if (!pushed.has(k)) order.push(k);
+    for (const r of order) {
+      if (inTree[r]) continue;
+      inTree[r] = 1;
+      const c = ncomp++;
+      const body = this.bodies[r];
+      const fixed = floating === false;
+      const ji = b.addJoint({
+        type: fixed ? 'fixed' : 'free',
+        parent: -1,
+        child: body.index,
+        X_p: fixed ? body.pose : undefined,
+        label: this.label(body.prim) + (fixed ? '_fixed' : '_free'),
+      });
+      result.joints.push(ji);
+      bfs(r, c);
+    }
+    // excluded joints close loops too
+    joints.forEach((j, e) => {
+      if (!used[e] && j.excluded && !(j as { dropped?: boolean }).dropped) loops.push(e);
+    });
+    for (const e of loops) this.closeLoop(joints[e], result);
+    return comp;
+  }
+
+  /** the joint coordinate that reproduces the authored body poses (0 when consistent) */
+  private initialQ(
+    type: 'revolute' | 'prismatic',
+    parent: number,
+    child: number,
+    Xp: Mat4,
+    Xc: Mat4,
+    axis: number[],
+  ): number {
+    const Wp = parent < 0 ? mat4Identity() : this.bodies[parent].X;
+    const F = mat4Mul(Wp, Xp);
+    const Mm = mat4Mul(this.bodies[child].X, Xc);
+    const inv = mat4Invert(F);
+    if (!inv) return 0;
+    const rel = mat4Mul(inv, Mm);
+    let q: number;
+    if (type === 'prismatic') q = rel[3] * axis[0] + rel[7] * axis[1] + rel[11] * axis[2];
+    else {
+      const qq = quatFromMat3([rel[0], rel[1], rel[2], rel[4], rel[5], rel[6], rel[8], rel[9], rel[10]]);
+      q = 2 * Math.atan2(qq[0] * axis[0] + qq[1] * axis[1] + qq[2] * axis[2], qq[3]);
+      if (q > Math.PI) q -= 2 * Math.PI;
+    }
+    return Math.abs(q) < 1e-6 ? 0 : q;
+  }
+
+  private closeLoop(j: JointRec, result: UsdImportResult): void {
+    const b = this.builder;
+    const Xp = j.b0 < 0 ? j.F0 : mat4Mul(rigidInverse(this.bodies[j.b0].X), j.F0);
+    const Xc = j.b1 < 0 ? j.F1 : mat4Mul(rigidInverse(this.bodies[j.b1].X), j.F1);
+    const a0 = [Xp[3], Xp[7], Xp[11]];
+    const a1 = [Xc[3], Xc[7], Xc[11]];
+    const body0 = j.b0 < 0 ? -1 : this.bodies[j.b0].index;
+    const body1 = j.b1 < 0 ? -1 : this.bodies[j.b1].index;
+    const label = this.label(j.prim);
+    if (j.type === 'fixed') {
+      // relpose = A0⁻¹ · X_p · X_c⁻¹ · A1 (anchor frames carry the body orientation)
+      const inv = mat4Invert(Xc)!;
+      const rel = mat4Mul(
+        mat4Mul(mat4Mul(mat4FromPose([-a0[0], -a0[1], -a0[2], 0, 0, 0, 1]), Xp), inv),
+        mat4FromPose([a1[0], a1[1], a1[2], 0, 0, 0, 1]),
+      );
+      result.equalities.push(
+        b.addEquality({ type: 'weld', body0, body1, anchor0: a0, anchor1: a1, relpose: poseOf(rel), label }),
+      );
+    } else if (j.type === 'revolute' || j.type === 'ball') {
+      if (j.type === 'revolute') {
+        this.warnings.push(
+          `<${j.prim.path}>: revolute loop closure as a ball constraint (its axis is not enforced)`,
+        );
+      }
+      result.equalities.push(b.addEquality({ type: 'ball', body0, body1, anchor0: a0, anchor1: a1, label }));
+    } else {
+      this.unsupported.push(`<${j.prim.path}> ${j.type} joint closing a loop (ignored)`);
+      return;
+    }
+    if (!j.collisionEnabled && j.b0 >= 0 && j.b1 >= 0) {
+      (this.loopFilter ??= []).push([j.b0, j.b1]);
+    }
+  }
+
+  private loopFilter?: [number, number][];
+
+  // ------------------------------------------------------------------ filters
+
+  private filters(colliders: ShapeInfo[], comp: Int32Array): void {
+    const b = this.builder;
+    const seen = new Set<number>();
+    const ns = b.shapes.length;
+    let budget = 200_000;
+    const pair = (x: ShapeInfo, y: ShapeInfo) => {
+      if (x.index === y.index || x.body === y.body) return;
+      if (x.body < 0 && y.body < 0) return;
+      const key = x.index < y.index ? x.index * ns + y.index : y.index * ns + x.index;
+      if (seen.has(key)) return;
+      if (--budget < 0) return;
+      seen.add(key);
+      b.addFilterPair(x.index, y.index);
+    };
+    const under = (root: string) =>
+      colliders.filter((c) => c.prim.path === root || c.prim.path.startsWith(root + '/'));
+    // collision groups
+    const members = new Map<string, ShapeInfo[]>();
+    for (const g of this.groups) {
+      const inc = g.rel('collection:colliders:includes') ?? [];
+      const exc = new Set(g.rel('collection:colliders:excludes') ?? []);
+      const set = new Set<ShapeInfo>();
+      for (const p of inc) for (const c of under(p)) set.add(c);
+      for (const p of exc) for (const c of under(p)) set.delete(c);
+      members.set(g.path, [...set]);
+      if (g.attr('physics:invertFilteredGroups') === true) {
+        this.unsupported.push(`<${g.path}> invertFilteredGroups`);
+      }
+    }
+    for (const g of this.groups) {
+      const A = members.get(g.path) ?? [];
+      for (const other of g.rel('physics:filteredGroups') ?? []) {
+        const B = members.get(other);
+        if (!B) continue;
+        for (const x of A) for (const y of B) pair(x, y);
+      }
+    }
+    // filtered pairs
+    for (const p of this.filteredPairPrims) {
+      const A = under(p.path);
+      for (const t of p.rel('physics:filteredPairs') ?? [])
+        for (const x of A) for (const y of under(t)) pair(x, y);
+    }
+    // loop-closing joints without collisions between their bodies
+    for (const [b0, b1] of this.loopFilter ?? []) {
+      const A = colliders.filter((c) => c.body === b0);
+      const B = colliders.filter((c) => c.body === b1);
+      for (const x of A) for (const y of B) pair(x, y);
+    }
+    // self collisions
+    const selfOn = this.opts.enable_self_collisions !== false;
+    const disabledComps = new Set<number>();
+    for (let k = 0; k < this.bodies.length; k++) {
+      if (!selfOn) disabledComps.add(comp[k]);
+    }
+    if (selfOn) {
+      for (const r of this.artRoots) {
+        if (r.attr('physxArticulation:enabledSelfCollisions') === false) {
+          for (let k = 0; k < this.bodies.length; k++) {
+            const bp = this.bodies[k].prim.path;
+            if (bp === r.path || bp.startsWith(r.path + '/')) disabledComps.add(comp[k]);
+          }
+        }
+      }
+    }
+    if (disabledComps.size) {
+      const byComp = new Map<number, ShapeInfo[]>();
+      for (const c of colliders) {
+        if (c.body < 0) continue;
+        const k = comp[c.body];
+        if (!disabledComps.has(k)) continue;
+        let l = byComp.get(k);
+        if (!l) byComp.set(k, (l = []));
+        l.push(c);
+      }
+      for (const l of byComp.values())
+        for (let i = 0; i < l.length; i++) for (let k = i + 1; k < l.length; k++) pair(l[i], l[k]);
+    }
+    if (budget < 0) this.warnings.push('more than 200000 filtered shape pairs; the rest were dropped');
+  }
+}
+
+/** signed volume of a closed triangle mesh (≥ 0 when outward-facing) */
+function meshVolume(v: ArrayLike<number>, t: ArrayLike<number>): number {
+  let vol = 0;
+  for (let i = 0; i < t.length; i += 3) {
+    const a = 3 * t[i],
+      b = 3 * t[i + 1],
+      c = 3 * t[i + 2];
+    vol +=
+      v[a] * (v[b + 1] * v[c + 2] - v[b + 2] * v[c + 1]) -
+      v[a + 1] * (v[b] * v[c + 2] - v[b + 2] * v[c]) +
+      v[a + 2] * (v[b] * v[c + 1] - v[b + 1] * v[c]);
+  }
+  return Math.abs(vol / 6);
+}

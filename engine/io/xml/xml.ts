@@ -1,0 +1,131 @@
+/**
+ * XML reader for the importers (SPEC §5.3): a thin wrapper over `saxes` (strict, streaming, no DOM,
+ * so it runs inside a Web Worker) that builds a small element tree with 1-based line/column per
+ * element. Entity declarations are refused (no expansion beyond the five predefined entities and
+ * character references), and the text size, nesting depth and element count are bounded.
+ */
+import { SaxesParser } from 'saxes';
+import { XmlSyntaxError } from '../assets/errors';
+
+/** one element: name, attributes, child elements and its own text */
+export interface XmlElement {
+  name: string;
+  attrs: Record<string, string>;
+  children: XmlElement[];
+  /** concatenated character data directly inside this element (trimmed) */
+  text: string;
+  /** 1-based position of the element's start tag */
+  line: number;
+  column: number;
+  /** the file it was read from, when known (elements from `<include>`d files keep theirs) */
+  file?: string;
+}
+
+export interface XmlParseOptions {
+  /** the file name used in errors and stored on the elements */
+  file?: string;
+  /** largest accepted text [characters] (default {@link MAX_XML_CHARS}) */
+  maxChars?: number;
+  /** deepest accepted nesting (default {@link MAX_XML_DEPTH}) */
+  maxDepth?: number;
+  /** most accepted elements (default {@link MAX_XML_ELEMENTS}) */
+  maxElements?: number;
+}
+
+/** default size limit of an XML document [characters] */
+export const MAX_XML_CHARS = 64 * 1024 * 1024;
+/** default nesting limit */
+export const MAX_XML_DEPTH = 256;
+/** default element-count limit */
+export const MAX_XML_ELEMENTS = 2_000_000;
+
+/**
+ * Parses XML text into its root element. Throws {@link XmlSyntaxError} (with line/column) on
+ * malformed input, DTD entity declarations, or when a limit is exceeded.
+ */
+export function parseXml(text: string, opts: XmlParseOptions = {}): XmlElement {
+  const file = opts.file;
+  const maxChars = opts.maxChars ?? MAX_XML_CHARS;
+  const maxDepth = opts.maxDepth ?? MAX_XML_DEPTH;
+  const maxElements = opts.maxElements ?? MAX_XML_ELEMENTS;
+  if (typeof text !== 'string') throw new XmlSyntaxError('XML input must be text', file);
+  if (text.length > maxChars) {
+    throw new XmlSyntaxError(`XML text of ${text.length} characters exceeds the limit of ${maxChars}`, file);
+  }
+  // a UTF-8 byte-order mark is not part of the document
+  const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const parser = new SaxesParser({ position: true });
+  const stack: XmlElement[] = [];
+  const texts: string[][] = [];
+  let root: XmlElement | undefined;
+  let count = 0;
+  let failure: XmlSyntaxError | undefined;
+  const fail = (reason: string): never => {
+    throw new XmlSyntaxError(reason, file, parser.line, parser.column + 1);
+  };
+  let tagLine = 1;
+  let tagColumn = 1;
+
+  parser.on('opentagstart', (tag) => {
+    // saxes reports the position just after the name; plus the next character; the "<" is name.length + 1 characters before that
+    tagLine = parser.line;
+    tagColumn = Math.max(1, parser.column - tag.name.length - 1);
+  });
+  parser.on('opentag', (tag) => {
+    if (++count > maxElements) fail(`more than ${maxElements} elements`);
+    if (stack.length >= maxDepth) fail(`nesting deeper than ${maxDepth} levels`);
+    const attrs: Record<string, string> = {};
+    for (const [k, v] of Object.entries(tag.attributes)) attrs[k] = typeof v === 'string' ? v : v.value;
+    const el: XmlElement = {
+      name: tag.name,
+      attrs,
+      children: [],
+      text: '',
+      line: tagLine,
+      column: tagColumn,
+    };
+    if (file !== undefined) el.file = file;
+    if (stack.length) stack[stack.length - 1].children.push(el);
+    else root = el;
+    stack.push(el);
+    texts.push([]);
+  });
+  parser.on('closetag', () => {
+    const el = stack.pop();
+    const t = texts.pop();
+    if (el && t && t.length) el.text = t.join('').trim();
+  });
+  const addText = (s: string) => {
+    if (texts.length) texts[texts.length - 1].push(s);
+  };
+  parser.on('text', addText);
+  parser.on('cdata', addText);
+  parser.on('doctype', (d) => {
+    if (/<!ENTITY/i.test(d)) fail('DTD entity declarations are not accepted (entity expansion is disabled)');
+  });
+  parser.on('error', (e) => {
+    if (!failure) {
+      const msg = e.message.replace(/^(?:[^:\n]*:)?\d+:\d+: /, '');
+      failure = new XmlSyntaxError(msg, file, parser.line, parser.column + 1);
+    }
+  });
+  try {
+    parser.write(src).close();
+  } catch (e) {
+    if (e instanceof XmlSyntaxError) throw e;
+    throw failure ?? new XmlSyntaxError(e instanceof Error ? e.message : String(e), file, parser.line);
+  }
+  if (failure) throw failure;
+  if (!root) throw new XmlSyntaxError('no root element', file);
+  return root;
+}
+
+/** the child elements named `name` */
+export function childrenNamed(el: XmlElement, name: string): XmlElement[] {
+  return el.children.filter((c) => c.name === name);
+}
+
+/** the first child element named `name`, if any */
+export function childNamed(el: XmlElement, name: string): XmlElement | undefined {
+  return el.children.find((c) => c.name === name);
+}
