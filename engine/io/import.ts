@@ -1,6 +1,6 @@
 /**
- * The importer registry, by asset type (SPEC §5.2): 'urdf' and 'mjcf' are built in; the USD importer
- * registers itself with `registerImporter('usd', importUsd)` (same {@link Importer} signature).
+ * The importer registry, by asset type (SPEC §5.2): 'urdf', 'mjcf' and 'usd' are built in; more can
+ * be added with `registerImporter` (same {@link Importer} signature).
  */
 import { ModelBuilder, ModelError, type SapModel } from '../model';
 import { ImportError } from './assets/errors';
@@ -8,6 +8,7 @@ import type { AssetResolver } from './assets/resolver';
 import type { Importer, ImportOptions, ImportResult, ImportSource } from './assets/importer';
 import { importMjcf } from './mjcf/mjcf';
 import { importUrdf } from './urdf/urdf';
+import { importUsdAsset } from './usd/physics';
 
 export type {
   Importer,
@@ -23,6 +24,7 @@ export { withRollback } from './assets/importer';
 const registry = new Map<string, Importer>([
   ['urdf', importUrdf],
   ['mjcf', importMjcf],
+  ['usd', importUsdAsset as Importer],
 ]);
 
 /** installs (or replaces) the importer of an asset type ('urdf', 'mjcf', 'usd', …) */

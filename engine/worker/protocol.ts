@@ -1,67 +1,341 @@
 /**
  * Worker protocol (SPEC §7), versioned. Commands go main → worker, events worker → main.
- * Poses travel as flat Float32Array frames (7 floats per body: p, q xyzw), transferred.
- * This first version carries load / play / pause / step / reset / set options; the studio issue
- * extends it (seek, perturb, control, ablation, SharedArrayBuffer ring).
+ *
+ * Every command is validated against one zod schema on arrival ({@link parseCommand}); a malformed
+ * message is answered by an `error` event with code `protocol`, never by a crash. Types are inferred
+ * from the schemas, so the schema is the single source of truth.
+ *
+ * Poses stream as flat Float32Array frames, 7 floats per body (p, q xyzw), in one of two transports:
+ * - a SharedArrayBuffer ring ({@link ./frame_ring}) when the page is cross-origin isolated: the worker
+ *   posts one `ring` event with the buffer after `ready`, then each `frame` event carries no poses;
+ * - otherwise each `frame` event carries a transferred Float32Array.
+ * Contact data ({@link CONTACT_FIELDS}) rides along with a frame only while the overlay asks for it.
  */
-export const PROTOCOL_VERSION = 1;
+import { z } from 'zod';
 
-export type Command =
-  | { v: 1; type: 'load_scene'; text: string; file_name: string }
-  | { v: 1; type: 'set_options'; options: Record<string, unknown> }
-  | { v: 1; type: 'play' }
-  | { v: 1; type: 'pause' }
-  | { v: 1; type: 'step'; n: number }
-  | { v: 1; type: 'reset' };
+export const PROTOCOL_VERSION = 2;
 
+/** longest scene text accepted over the protocol (characters) */
+export const MAX_TEXT = 8 * 1024 * 1024;
+/** most files in one file map, and most bytes over all of them */
+export const MAX_FILES = 4096;
+export const MAX_FILE_BYTES = 256 * 1024 * 1024;
+/** largest `step` request */
+export const MAX_STEP_N = 100_000;
+
+const finite = z.number().finite();
+const vec3 = z.tuple([finite, finite, finite]);
+const optionValue = z.union([z.string().max(64), finite, z.boolean(), z.null()]);
+
+const fileMap = z
+  .map(
+    z.string().min(1).max(1024),
+    z.custom<Uint8Array>((x) => x instanceof Uint8Array, 'file contents must be a Uint8Array'),
+  )
+  .refine((m) => m.size <= MAX_FILES, `at most ${MAX_FILES} files`)
+  .refine(
+    (m) => [...m.values()].reduce((s, b) => s + b.byteLength, 0) <= MAX_FILE_BYTES,
+    `at most ${MAX_FILE_BYTES} bytes in all`,
+  );
+
+export const sceneSourceSchema = z.discriminatedUnion('kind', [
+  z.object({
+    kind: z.literal('text'),
+    text: z.string().max(MAX_TEXT),
+    file_name: z.string().min(1).max(1024),
+  }),
+  z.object({ kind: z.literal('files'), files: fileMap, entry: z.string().min(1).max(1024) }),
+]);
+export type SceneSource = z.infer<typeof sceneSourceSchema>;
+
+const v = z.literal(PROTOCOL_VERSION);
+
+export const commandSchema = z.discriminatedUnion('type', [
+  /** loads a scene; on failure the current scene keeps running */
+  z.object({
+    v,
+    type: z.literal('load_scene'),
+    source: sceneSourceSchema,
+    /** overrides the scene's num_worlds (replication) */
+    num_worlds: z.number().int().min(1).max(4096).optional(),
+    /** explicit solver options applied on top of the scene's (null clears a key) */
+    options: z.record(optionValue).optional(),
+    /** overrides the scene's dt [s] */
+    dt: finite.positive().max(1).optional(),
+    /** start playing after loading */
+    play: z.boolean().optional(),
+    /** echoed in the `ready` event */
+    request_id: z.number().int().optional(),
+  }),
+  /** reloads the last scene, e.g. with another num_worlds; keeps explicit options */
+  z.object({ v, type: z.literal('reload'), num_worlds: z.number().int().min(1).max(4096).optional() }),
+  /** merges explicit solver options (null removes a key); answered by `options` or `error` */
+  z.object({ v, type: z.literal('set_options'), options: z.record(optionValue) }),
+  /** simulation settings that need no reload */
+  z.object({
+    v,
+    type: z.literal('set_sim'),
+    dt: finite.positive().max(1).optional(),
+    /** real-time factor target (0.01 … 10) */
+    speed: finite.min(0.01).max(10).optional(),
+    /** send contact data with frames (the overlay is on) */
+    contacts: z.boolean().optional(),
+  }),
+  z.object({ v, type: z.literal('play') }),
+  z.object({ v, type: z.literal('pause') }),
+  /** advances n steps at once (paused or not), then sends a frame */
+  z.object({ v, type: z.literal('step'), n: z.number().int().min(1).max(MAX_STEP_N) }),
+  /** back to the initial state; clears history, drags and control edits */
+  z.object({ v, type: z.literal('reset') }),
+  /** restores a history snapshot by its step number (pauses) */
+  z.object({ v, type: z.literal('seek'), step: z.number().int().min(0) }),
+  /**
+   * drags body `body` by a spring from `point` (body frame) to `target` (world); body −1 releases.
+   * stiffness is per kilogram of the body [N/m/kg].
+   */
+  z.object({
+    v,
+    type: z.literal('perturb'),
+    body: z.number().int().min(-1),
+    point: vec3.optional(),
+    target: vec3.optional(),
+    stiffness: finite.positive().max(1e5).optional(),
+  }),
+  /** writes control entries: `values[i]` goes to DOF `dofs[i]` (all worlds when `all_worlds`) */
+  z.object({
+    v,
+    type: z.literal('set_control'),
+    field: z.enum(['joint_f', 'joint_target_pos', 'joint_target_vel']),
+    dofs: z.array(z.number().int().min(0)).max(100_000),
+    values: z.array(finite).max(100_000),
+    all_worlds: z.boolean().optional(),
+  }),
+  /** one-step ablation every `every` steps (0 = off); `now` computes one sample immediately */
+  z.object({
+    v,
+    type: z.literal('request_ablation'),
+    every: z.number().int().min(0).max(100_000).optional(),
+    now: z.boolean().optional(),
+  }),
+]);
+export type Command = z.infer<typeof commandSchema>;
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** a command without the version field (the client adds it) */
+export type CommandBody = DistributiveOmit<Command, 'v'>;
+
+/** validates an untrusted message; returns the command or a readable reason with the key path */
+export function parseCommand(msg: unknown): { ok: true; command: Command } | { ok: false; error: string } {
+  if (typeof msg !== 'object' || msg === null) return { ok: false, error: 'command must be an object' };
+  const m = msg as Record<string, unknown>;
+  if (m.v !== PROTOCOL_VERSION) {
+    return { ok: false, error: `protocol version ${String(m.v)} is not ${PROTOCOL_VERSION}` };
+  }
+  const r = commandSchema.safeParse(msg);
+  if (r.success) return { ok: true, command: r.data };
+  const issue = r.error.issues[0];
+  const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('');
+  const type = typeof m.type === 'string' ? m.type : '?';
+  return { ok: false, error: `${type}${path}: ${issue.message}` };
+}
+
+// ---------------------------------------------------------------------------------------------- events
+
+/** one shape, as the viewport needs it */
+export interface ShapeInfo {
+  /** ShapeType */
+  type: number;
+  /** owning body, −1 for static world geometry */
+  body: number;
+  /** world index, −1 for shared geometry (the ground) */
+  world: number;
+  /** size parameters (3), see ShapeType; the scale for meshes */
+  size: number[];
+  /** pose in the body frame (world frame when static): p, q xyzw */
+  X_bs: number[];
+  /** linear RGB in [0, 1] */
+  color: number[];
+  /** ShapeFlags bits */
+  flags: number;
+  /** mesh index for mesh shapes, else −1 */
+  mesh: number;
+  /** heightfield index, else −1 */
+  hfield: number;
+  label: string;
+}
+
+/** a triangle mesh for rendering (mesh frame, unscaled) */
+export interface MeshInfo {
+  label: string;
+  vertices: Float32Array;
+  triangles: Uint32Array;
+}
+
+export interface HfieldInfo {
+  nrow: number;
+  ncol: number;
+  /** half-size x, half-size y, elevation scale, base depth */
+  size: number[];
+  data: Float32Array;
+}
+
+/** a DOF that the control panel can drive (world 0) */
+export interface DofInfo {
+  dof: number;
+  label: string;
+  lower: number;
+  upper: number;
+  /** has a PD drive */
+  driven: boolean;
+  target: number;
+}
+
+/** everything the studio needs to draw a scene; sent once per load */
 export interface SceneInfo {
   name: string;
+  /** the file the scene came from */
+  file_name: string;
+  description: string;
   dt: number;
   num_worlds: number;
   body_count: number;
+  bodies_per_world: number;
   body_label: string[];
-  /** per shape: type, body, size (3), pose in body (7), colour (3) */
-  shapes: { type: number; body: number; size: number[]; X_bs: number[]; color: number[] }[];
-  options: Record<string, unknown>;
+  body_world: number[];
+  body_mass: number[];
+  shapes: ShapeInfo[];
+  meshes: MeshInfo[];
+  hfields: HfieldInfo[];
+  /** per world, a display offset added to everything drawn in that world (replicas side by side) */
+  world_offset: number[][];
+  /** axis-aligned bounds of world 0's initial geometry (min, max), for camera framing */
+  bounds: { min: number[]; max: number[] };
+  dofs: DofInfo[];
+  /** contact slots per world */
+  contact_capacity: number;
+  /** warnings of the loader */
+  warnings: string[];
+}
+
+/** the solver options in force: the explicit keys and their full expansion */
+export interface OptionsInfo {
+  explicit: Record<string, string | number | boolean>;
+  effective: Record<string, string | number | boolean>;
+}
+
+/**
+ * Contact record layout: `CONTACT_STRIDE` float64 per contact in a frame's `contacts.data`.
+ * Points p0/p1 are in body frames (world for static shapes), n/force/position in world.
+ */
+export const CONTACT_FIELDS = [
+  'world',
+  'body0',
+  'body1',
+  'shape0',
+  'shape1',
+  'p0x',
+  'p0y',
+  'p0z',
+  'p1x',
+  'p1y',
+  'p1z',
+  'nx',
+  'ny',
+  'nz',
+  'phi0',
+  'fx',
+  'fy',
+  'fz',
+  'px',
+  'py',
+  'pz',
+  'slip',
+  'mu',
+  'ke',
+  'tau',
+  'margin0',
+  'margin1',
+] as const;
+export const CONTACT_STRIDE = CONTACT_FIELDS.length;
+/** field offsets inside a contact record */
+export const CF = Object.fromEntries(CONTACT_FIELDS.map((f, i) => [f, i])) as Record<
+  (typeof CONTACT_FIELDS)[number],
+  number
+>;
+/** most contacts sent with one frame */
+export const MAX_FRAME_CONTACTS = 8192;
+
+export interface ContactFrame {
+  count: number;
+  /** candidates dropped for capacity in the step, all worlds */
+  truncated: number;
+  /** contacts that exist but were not sent (over MAX_FRAME_CONTACTS) */
+  omitted: number;
+  /** the step dt the forces belong to [s] */
+  dt: number;
+  data: Float64Array;
+}
+
+export interface StatsInfo {
+  time: number;
+  step: number;
+  status: string;
+  iterations: number;
+  iterations_max: number;
+  line_search_iterations: number;
+  contacts: number;
+  truncated: number;
+  /** mean wall time per step over the last interval [ms] */
+  step_ms: number;
+  /** simulated seconds per wall second over the last interval */
+  realtime_factor: number;
+  playing: boolean;
+  speed: number;
+  resyncs: number;
+  history: { first_step: number; last_step: number; first_time: number; last_time: number };
+}
+
+export interface AblationSample {
+  time: number;
+  step: number;
+  delta_precision: number;
+  delta_model: number;
+  delta_precision_max: number;
+  delta_model_max: number;
+  /** Newton iterations and contacts of the live step at that time */
+  iterations: number;
+  contacts: number;
+  /** wall time of the ablation [ms] */
+  ms: number;
+}
+
+/** a typed error: which file, where, why */
+export interface ErrorInfo {
+  /** 'protocol' | 'load' | 'options' | 'divergence' | 'worker' | … */
+  code: string;
+  message: string;
+  file?: string;
+  line?: number;
+  column?: number;
+  /** key path inside the file, e.g. bodies[0].shapes[1].cfg.density */
+  path?: string;
+  reason?: string;
 }
 
 export type WorkerEvent =
-  | { v: 1; type: 'ready'; scene: SceneInfo }
-  | { v: 1; type: 'frame'; time: number; poses: Float32Array; contacts: number }
+  | { v: 2; type: 'ready'; scene: SceneInfo; options: OptionsInfo; request_id?: number }
+  | { v: 2; type: 'options'; options: OptionsInfo }
+  | { v: 2; type: 'ring'; buffer: SharedArrayBuffer; slots: number; floats: number }
   | {
-      v: 1;
-      type: 'stats';
+      v: 2;
+      type: 'frame';
+      seq: number;
       time: number;
-      status: string;
-      iterations: number;
-      line_search_iterations: number;
-      contacts: number;
-      truncated: number;
-      step_ms: number;
+      step: number;
+      /** present in transfer mode; in ring mode read slot `seq % slots` */
+      poses?: Float32Array;
+      contacts?: ContactFrame;
     }
-  | { v: 1; type: 'error'; message: string; where?: string };
-
-/** validates an untrusted message as a Command; returns an error string when malformed */
-export function checkCommand(msg: unknown): string | null {
-  if (typeof msg !== 'object' || msg === null) return 'command must be an object';
-  const m = msg as Record<string, unknown>;
-  if (m.v !== PROTOCOL_VERSION) return `protocol version ${String(m.v)} is not ${PROTOCOL_VERSION}`;
-  switch (m.type) {
-    case 'load_scene':
-      return typeof m.text === 'string' && typeof m.file_name === 'string'
-        ? null
-        : 'load_scene needs text and file_name';
-    case 'set_options':
-      return typeof m.options === 'object' && m.options !== null ? null : 'set_options needs options';
-    case 'step':
-      return Number.isInteger(m.n) && (m.n as number) > 0 && (m.n as number) <= 100000
-        ? null
-        : 'step needs 0 < n ≤ 100000';
-    case 'play':
-    case 'pause':
-    case 'reset':
-      return null;
-    default:
-      return `unknown command type '${String(m.type)}'`;
-  }
-}
+  | { v: 2; type: 'stats'; stats: StatsInfo }
+  | { v: 2; type: 'ablation'; sample: AblationSample }
+  | { v: 2; type: 'play_state'; playing: boolean }
+  | { v: 2; type: 'error'; error: ErrorInfo };

@@ -1,26 +1,41 @@
 /// <reference lib="webworker" />
 /**
- * Web Worker entry: runs a SimHost and keeps real time — while playing, each tick steps as many dt
- * as the wall clock advanced (at most 0.7 of a 16 ms frame of work, re-syncing after drift).
+ * Web Worker entry: a SimHost driven by a frame clock. Each tick (≈ 60 Hz) the host steps what the
+ * wall clock owes within 0.7 of a frame (pacing.ts), so the worker stays responsive to commands
+ * between ticks. Poses go through a SharedArrayBuffer ring when the page is cross-origin isolated.
  */
 import { SimHost } from './sim_host';
 import type { WorkerEvent } from './protocol';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
-const host = new SimHost((e: WorkerEvent, transfer?: Transferable[]) => scope.postMessage(e, transfer ?? []));
+const useRing = scope.crossOriginIsolated === true && typeof SharedArrayBuffer !== 'undefined';
+const host = new SimHost(
+  (e: WorkerEvent, transfer?: Transferable[]) => scope.postMessage(e, transfer ?? []),
+  {
+    useRing,
+  },
+);
 scope.onmessage = (ev: MessageEvent) => host.handle(ev.data);
 
-let simAhead = 0;
-let last = performance.now();
-const FRAME_MS = 16;
-setInterval(() => {
+const FRAME_MS = 1000 / 60;
+let next = performance.now();
+function loop(): void {
+  try {
+    host.tick();
+  } catch (err) {
+    host.setPlaying(false);
+    scope.postMessage({
+      v: 2,
+      type: 'error',
+      error: {
+        code: 'worker',
+        message: `worker step failed: ${err instanceof Error ? err.message : String(err)}`,
+      },
+    } satisfies WorkerEvent);
+  }
+  next += FRAME_MS;
   const now = performance.now();
-  const wall = (now - last) / 1000;
-  last = now;
-  const sim = host.sim;
-  if (!host.playing || !sim) return;
-  simAhead += wall;
-  if (simAhead > 0.1) simAhead = 0.1; // re-sync after drift
-  const taken = host.advance(Math.floor(simAhead / sim.dt), 0.7 * FRAME_MS);
-  simAhead -= taken * sim.dt;
-}, FRAME_MS);
+  if (next < now) next = now; // fell behind: do not queue a burst of ticks
+  setTimeout(loop, next - now);
+}
+setTimeout(loop, FRAME_MS);

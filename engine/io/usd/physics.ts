@@ -274,7 +274,8 @@ class UsdPhysicsImporter {
   }
 
   private label(p: UsdPrim): string {
-    return this.prefix ? `${this.prefix}/${p.name}` : p.name;
+    if (!this.prefix) return p.name;
+    return this.prefix.endsWith('/') ? this.prefix + p.name : `${this.prefix}/${p.name}`;
   }
 
   // ------------------------------------------------------------------ attribute helpers

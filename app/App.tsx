@@ -1,0 +1,104 @@
+/** the studio layout: viewport with overlays and leva panels, timeline, ablation plots */
+import { Leva } from 'leva';
+import { useEffect, useRef } from 'react';
+import { filesFromInput } from './files';
+import {
+  ControlPanel,
+  ScenePanel,
+  SimulationPanel,
+  SolverPanel,
+  StatsPanel,
+  ViewPanel,
+} from './panels/Panels';
+import { Plots } from './plots/Plots';
+import { loadFiles, send, setPlaying, viewport } from './session';
+import { useStudio } from './store';
+import {
+  ContactInspector,
+  DropZone,
+  ErrorBanner,
+  Notice,
+  SceneInfoBox,
+  Timeline,
+  TruncationWarning,
+} from './ui/Overlays';
+import { Viewport } from './viewport/Viewport';
+
+export function App() {
+  const fileInput = useRef<HTMLInputElement>(null);
+  const folderInput = useRef<HTMLInputElement>(null);
+
+  // keyboard: space play/pause, s step, r reset, f frame selected
+  useEffect(() => {
+    const key = (e: KeyboardEvent) => {
+      const t = e.target as HTMLElement | null;
+      if (t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA')) return;
+      if (e.key === ' ') {
+        e.preventDefault();
+        setPlaying(!useStudio.getState().playing);
+      } else if (e.key === 's') {
+        setPlaying(false);
+        send({ type: 'step', n: 1 });
+      } else if (e.key === 'r') send({ type: 'reset' });
+      else if (e.key === 'f') viewport.handle?.frameSelected();
+    };
+    window.addEventListener('keydown', key);
+    return () => window.removeEventListener('keydown', key);
+  }, []);
+
+  const onFiles = (e: React.ChangeEvent<HTMLInputElement>) => {
+    const list = e.currentTarget.files;
+    if (list && list.length) void loadFiles(filesFromInput(list));
+    e.currentTarget.value = '';
+  };
+
+  return (
+    <div className="studio">
+      <div className="stage">
+        <Viewport />
+        <SceneInfoBox />
+        <ErrorBanner />
+        <Notice />
+        <TruncationWarning />
+        <ContactInspector />
+        <div className="leva-wrap">
+          <Leva
+            fill
+            collapsed={false}
+            titleBar={{ title: 'SAP Studio', filter: false, drag: false }}
+            theme={{ sizes: { rootWidth: '100%', controlWidth: '150px' } }}
+          />
+        </div>
+      </div>
+      <Timeline />
+      <Plots />
+      <DropZone />
+      <ScenePanel
+        openFiles={() => fileInput.current?.click()}
+        openFolder={() => folderInput.current?.click()}
+      />
+      <SolverPanel />
+      <SimulationPanel />
+      <ViewPanel />
+      <ControlPanel />
+      <StatsPanel />
+      <input
+        ref={fileInput}
+        type="file"
+        multiple
+        hidden
+        data-testid="file-input"
+        accept=".yaml,.yml,.json,.urdf,.xml,.mjcf,.usd,.usda,.usdc,.usdz,.zip,.stl,.obj,.dae,.png"
+        onChange={onFiles}
+      />
+      <input
+        ref={folderInput}
+        type="file"
+        hidden
+        data-testid="folder-input"
+        {...({ webkitdirectory: '', directory: '' } as Record<string, string>)}
+        onChange={onFiles}
+      />
+    </div>
+  );
+}

@@ -1,0 +1,32 @@
+import { strToU8, zipSync } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import { DropError, MAX_DROP_FILES, chooseEntry, collectFiles, unzipInto } from './files';
+
+describe('dropped files', () => {
+  it('chooses the entry: scene files, then URDF, MJCF, USD; shallowest first', () => {
+    expect(chooseEntry(['robot/meshes/a.stl', 'robot/robot.urdf', 'robot/scene.yaml'])).toBe(
+      'robot/scene.yaml',
+    );
+    expect(chooseEntry(['r/urdf/r.urdf', 'r/r.xml'])).toBe('r/urdf/r.urdf');
+    expect(chooseEntry(['a/b/deep.xml', 'top.xml'])).toBe('top.xml');
+    expect(chooseEntry(['x.usdz', 'y.usda'])).toBe('y.usda');
+    expect(chooseEntry(['notes.txt', 'mesh.stl'])).toBeNull();
+  });
+
+  it('expands zip archives with limits', async () => {
+    const zip = zipSync({
+      'robot/robot.urdf': strToU8('<robot/>'),
+      'robot/meshes/a.stl': new Uint8Array(10),
+    });
+    const files = await collectFiles([{ path: 'robot.zip', file: new Blob([zip]) }]);
+    expect([...files.keys()].sort()).toEqual(['robot/meshes/a.stl', 'robot/robot.urdf']);
+
+    const many: Record<string, Uint8Array> = {};
+    for (let i = 0; i <= MAX_DROP_FILES; i++) many[`f${i}.txt`] = new Uint8Array(0);
+    expect(() => unzipInto('many.zip', zipSync(many), new Map(), { bytes: 1e9 })).toThrow(DropError);
+    expect(() => unzipInto('big.zip', zip, new Map(), { bytes: 5 })).toThrow(/inflates to more than/);
+    expect(() => unzipInto('junk.zip', strToU8('not a zip'), new Map(), { bytes: 1e9 })).toThrow(
+      /not a readable zip/,
+    );
+  });
+});

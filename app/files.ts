@@ -1,0 +1,152 @@
+/**
+ * Files from the picker or a drop (single files, folders, zip archives) → one flat file map
+ * (POSIX paths → bytes) and the entry file to load. Zip archives are unpacked with fflate, with
+ * limits on entry count and inflated size. USDZ archives stay whole: the USD importer reads them.
+ */
+import { unzipSync } from 'fflate';
+
+export const MAX_DROP_FILES = 4096;
+export const MAX_DROP_BYTES = 256 * 1024 * 1024;
+
+export class DropError extends Error {
+  constructor(
+    readonly file: string,
+    readonly reason: string,
+  ) {
+    super(`${file}: ${reason}`);
+    this.name = 'DropError';
+  }
+}
+
+/** entry preference: scene files first, then URDF, MJCF, USD */
+const ENTRY_RANK: Record<string, number> = {
+  '.yaml': 0,
+  '.yml': 0,
+  '.json': 1,
+  '.urdf': 2,
+  '.xml': 3,
+  '.mjcf': 3,
+  '.usda': 4,
+  '.usd': 4,
+  '.usdc': 5,
+  '.usdz': 5,
+};
+
+function ext(path: string): string {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  const i = base.lastIndexOf('.');
+  return i <= 0 ? '' : base.slice(i).toLowerCase();
+}
+
+/** the file to load among `paths`: best-ranked extension, then shallowest, then alphabetical */
+export function chooseEntry(paths: Iterable<string>): string | null {
+  let best: string | null = null;
+  let key: [number, number, string] | null = null;
+  for (const p of paths) {
+    const r = ENTRY_RANK[ext(p)];
+    if (r === undefined) continue;
+    // an MJCF .xml is only a candidate when no better format is present; depth decides among equals
+    const k: [number, number, string] = [r, p.split('/').length, p];
+    if (!key || k[0] < key[0] || (k[0] === key[0] && (k[1] < key[1] || (k[1] === key[1] && k[2] < key[2])))) {
+      key = k;
+      best = p;
+    }
+  }
+  return best;
+}
+
+/** unpacks a zip archive into `out` under `prefix` */
+export function unzipInto(
+  name: string,
+  data: Uint8Array,
+  out: Map<string, Uint8Array>,
+  budget: { bytes: number },
+): void {
+  let count = out.size;
+  let entries: Record<string, Uint8Array>;
+  try {
+    entries = unzipSync(data, {
+      filter: (f) => {
+        if (f.name.endsWith('/')) return false;
+        count++;
+        budget.bytes -= f.originalSize;
+        if (count > MAX_DROP_FILES) throw new DropError(name, `more than ${MAX_DROP_FILES} files`);
+        if (budget.bytes < 0) throw new DropError(name, `inflates to more than ${MAX_DROP_BYTES} bytes`);
+        return true;
+      },
+    });
+  } catch (e) {
+    if (e instanceof DropError) throw e;
+    throw new DropError(name, `not a readable zip archive (${e instanceof Error ? e.message : String(e)})`);
+  }
+  for (const [p, bytes] of Object.entries(entries)) {
+    // guard the declared size: fflate trusts the header's originalSize
+    if (bytes.byteLength > MAX_DROP_BYTES) throw new DropError(name, 'entry larger than the size limit');
+    out.set(p.replace(/^\/+/, ''), bytes);
+  }
+}
+
+/** reads named files into a map, expanding zip archives */
+export async function collectFiles(items: { path: string; file: Blob }[]): Promise<Map<string, Uint8Array>> {
+  const out = new Map<string, Uint8Array>();
+  const budget = { bytes: MAX_DROP_BYTES };
+  if (items.length > MAX_DROP_FILES) throw new DropError('(drop)', `more than ${MAX_DROP_FILES} files`);
+  for (const { path, file } of items) {
+    budget.bytes -= file.size;
+    if (budget.bytes < 0) throw new DropError(path, `the files add up to more than ${MAX_DROP_BYTES} bytes`);
+    const bytes = new Uint8Array(await file.arrayBuffer());
+    if (ext(path) === '.zip') unzipInto(path, bytes, out, budget);
+    else out.set(path.replace(/^\/+/, ''), bytes);
+  }
+  return out;
+}
+
+/** files from an <input type=file> (keeps folder-relative paths of directory pickers) */
+export function filesFromInput(list: FileList): { path: string; file: Blob }[] {
+  return Array.from(list).map((f) => ({
+    path: (f as File & { webkitRelativePath?: string }).webkitRelativePath || f.name,
+    file: f,
+  }));
+}
+
+type Entry = FileSystemEntry;
+
+function readAllEntries(dir: FileSystemDirectoryEntry): Promise<Entry[]> {
+  const reader = dir.createReader();
+  const all: Entry[] = [];
+  return new Promise((resolve, reject) => {
+    const next = () =>
+      reader.readEntries((batch) => {
+        if (batch.length === 0) resolve(all);
+        else {
+          all.push(...batch);
+          if (all.length > MAX_DROP_FILES)
+            reject(new DropError(dir.fullPath, `more than ${MAX_DROP_FILES} files`));
+          else next();
+        }
+      }, reject);
+    next();
+  });
+}
+
+/** files from a drop, walking dropped folders */
+export async function filesFromDrop(dt: DataTransfer): Promise<{ path: string; file: Blob }[]> {
+  const out: { path: string; file: Blob }[] = [];
+  const entries = Array.from(dt.items)
+    .filter((i) => i.kind === 'file')
+    .map((i) => (typeof i.webkitGetAsEntry === 'function' ? i.webkitGetAsEntry() : null));
+  if (entries.some((e) => e === null)) {
+    return Array.from(dt.files).map((f) => ({ path: f.name, file: f }));
+  }
+  const walk = async (e: Entry): Promise<void> => {
+    if (out.length > MAX_DROP_FILES) throw new DropError(e.fullPath, `more than ${MAX_DROP_FILES} files`);
+    if (e.isFile) {
+      const file = await new Promise<File>((res, rej) => (e as FileSystemFileEntry).file(res, rej));
+      out.push({ path: e.fullPath.replace(/^\/+/, ''), file });
+    } else if (e.isDirectory) {
+      for (const c of await readAllEntries(e as FileSystemDirectoryEntry)) await walk(c);
+    }
+  };
+  for (const e of entries) if (e) await walk(e);
+  return out;
+}

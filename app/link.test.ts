@@ -1,0 +1,103 @@
+import { deflateSync, strToU8 } from 'fflate';
+import { describe, expect, it } from 'vitest';
+import {
+  LinkError,
+  MAX_INLINE_SCENE,
+  MAX_LINK_CHARS,
+  MAX_LINK_JSON_BYTES,
+  boundedInflate,
+  decodeLink,
+  encodeLink,
+  fromBase64Url,
+  linkPayloadFromHash,
+  linkUrl,
+  toBase64Url,
+  type LinkState,
+} from './link';
+
+const raw = (value: unknown) => toBase64Url(deflateSync(strToU8(JSON.stringify(value))));
+
+describe('share links', () => {
+  const state: LinkState = {
+    v: 1,
+    scene: { kind: 'catalog', id: 'box_stack' },
+    options: { contact_preset_variant: 'approx64', max_iterations: 50, use_f64_boundary_pose: false },
+    sim: { dt: 0.002, speed: 0.5, num_worlds: 4 },
+    camera: { position: [1, -2, 1.5], target: [0, 0, 0.5] },
+    step: 120,
+    time: 0.24,
+    playing: false,
+    selection: 3,
+    view: { overlay: true, collision: false },
+  };
+
+  it('round-trips every field', () => {
+    const payload = encodeLink(state);
+    expect(payload).toMatch(/^[A-Za-z0-9_-]+$/);
+    expect(decodeLink(payload)).toEqual(state);
+    const url = linkUrl('http://127.0.0.1:4173/?quality=low#old', state);
+    expect(url.startsWith('http://127.0.0.1:4173/?quality=low#link=')).toBe(true);
+    expect(linkPayloadFromHash(new URL(url).hash)).toBe(payload);
+    expect(linkPayloadFromHash('#foo=1')).toBeNull();
+  });
+
+  it('carries an inline scene compressed, and URLs', () => {
+    const text = 'schema_version: 1\n' + '# padding\n'.repeat(5000);
+    const inline: LinkState = { v: 1, scene: { kind: 'inline', name: 'a.yaml', text } };
+    const payload = encodeLink(inline);
+    expect(payload.length).toBeLessThan(text.length / 20);
+    expect(decodeLink(payload)).toEqual(inline);
+    const url: LinkState = { v: 1, scene: { kind: 'url', url: 'https://example.org/s.yaml' } };
+    expect(decodeLink(encodeLink(url))).toEqual(url);
+  });
+
+  it('rejects invalid payloads naming the key path', () => {
+    const err = (payload: string) => {
+      try {
+        decodeLink(payload);
+      } catch (e) {
+        expect(e).toBeInstanceOf(LinkError);
+        return e as LinkError;
+      }
+      throw new Error('accepted');
+    };
+    expect(err('not base64!').reason).toMatch(/base64url/);
+    expect(err(toBase64Url(new Uint8Array([1, 2, 3, 4]))).reason).toMatch(/deflate|JSON/);
+    expect(err(toBase64Url(deflateSync(strToU8('{not json')))).reason).toMatch(/JSON/);
+    expect(err(raw({ v: 2, scene: { kind: 'catalog', id: 'a' } })).path).toBe('v');
+    expect(err(raw({ v: 1, scene: { kind: 'catalog', id: '../../etc' } })).path).toBe('scene.id');
+    expect(err(raw({ v: 1, scene: { kind: 'url', url: 'javascript:alert(1)' } })).path).toBe('scene.url');
+    expect(err(raw({ v: 1, scene: { kind: 'catalog', id: 'a' }, options: { evil: 1 } })).path).toMatch(
+      /^options/,
+    );
+    expect(
+      err(raw({ v: 1, scene: { kind: 'catalog', id: 'a' }, camera: { position: [0, 0], target: [0, 0, 0] } }))
+        .path,
+    ).toMatch(/^camera\.position/);
+    expect(err(raw({ v: 1, scene: { kind: 'catalog', id: 'a' }, step: -1 })).path).toBe('step');
+    expect(err(raw({ v: 1, scene: { kind: 'catalog', id: 'a' }, extra: '<script>' })).reason).toMatch(
+      /extra|Unrecognized/,
+    );
+  });
+
+  it('limits sizes before and during decompression', () => {
+    expect(() => decodeLink('A'.repeat(MAX_LINK_CHARS + 1))).toThrow(/limit/);
+    // a deflate bomb: a few KB that inflate past the JSON limit
+    const bomb = toBase64Url(deflateSync(new Uint8Array(MAX_LINK_JSON_BYTES * 4), { level: 9 }));
+    expect(bomb.length).toBeLessThan(MAX_LINK_CHARS);
+    expect(() => decodeLink(bomb)).toThrow(/inflates to more than/);
+    expect(() => boundedInflate(deflateSync(new Uint8Array(100)), 99)).toThrow(LinkError);
+    expect(boundedInflate(deflateSync(new Uint8Array(100)), 100)).toHaveLength(100);
+    // an inline scene over the limit is refused when encoding and when decoding
+    const big: LinkState = {
+      v: 1,
+      scene: { kind: 'inline', name: 'a.yaml', text: 'x'.repeat(MAX_INLINE_SCENE + 1) },
+    };
+    expect(() => encodeLink(big)).toThrow(/scene\.text/);
+  });
+
+  it('base64url round-trips arbitrary bytes', () => {
+    const b = new Uint8Array(70000).map((_, i) => (i * 7919) & 255);
+    expect(Array.from(fromBase64Url(toBase64Url(b)))).toEqual(Array.from(b));
+  });
+});

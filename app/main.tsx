@@ -1,0 +1,18 @@
+/**
+ * SAP Studio entry: mounts the React app, opens the link in the URL hash (or the default scene) and
+ * exposes read-only state for end-to-end tests as `window.__sapStudio`.
+ */
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './App';
+import { start, testApi, watchHash } from './session';
+import './style.css';
+
+(window as unknown as { __sapStudio: typeof testApi }).__sapStudio = testApi;
+createRoot(document.getElementById('root')!).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);
+start();
+watchHash();

@@ -1,0 +1,278 @@
+/**
+ * leva panels: scene, solver (every option of SPEC §3.6, applied live), simulation, view, control and
+ * stats. Controls post commands from `onChange` when the edit comes from the panel; values that the
+ * worker reports back (effective options, stats) are written into the panel with `set`.
+ */
+import { LevaInputs, button, buttonGroup, useControls } from 'leva';
+import { useEffect, useMemo } from 'react';
+import { PRESETS, SOLVER_OPTION_KEYS, allowedValues, resolveSolverOptions } from '../../engine/index';
+import { CATALOG, DEFAULT_SCENE } from '../catalog';
+import { copyLink, loadCatalog, send, setPlaying, viewport } from '../session';
+import { useStudio } from '../store';
+
+/** keys a preset expands into; changing the preset clears explicit overrides of these */
+export const PRESET_KEYS = [...Object.keys(PRESETS.approx32), 'line_search_relative_slop'];
+const INTEGER_KEYS = new Set(['line_search_max_iterations', 'max_iterations', 'max_rigid_contact']);
+const BOOLEAN_KEYS = new Set(['use_f64_boundary_pose']);
+
+/** a number as the panel shows it: compact, exact enough to round-trip */
+export function formatNumber(x: number): string {
+  if (x === 0) return '0';
+  const a = Math.abs(x);
+  return a >= 1e-3 && a < 1e6 ? String(Number(x.toPrecision(12))) : x.toExponential().replace('e+', 'e');
+}
+
+/** the option patch for a panel edit of `key` */
+export function optionPatch(key: string, raw: unknown): Record<string, string | number | boolean | null> {
+  if (key === 'contact_preset_variant') {
+    const patch: Record<string, string | number | boolean | null> = { contact_preset_variant: raw as string };
+    for (const k of PRESET_KEYS) patch[k] = null;
+    return patch;
+  }
+  if (typeof raw === 'string' && !allowedValues(key as never)) {
+    const v = Number(raw.trim());
+    return { [key]: raw.trim() === '' || !Number.isFinite(v) ? raw : v };
+  }
+  return { [key]: raw as string | number | boolean };
+}
+
+function panelValue(key: string, v: unknown): unknown {
+  if (typeof v === 'number' && !INTEGER_KEYS.has(key)) return formatNumber(v);
+  return v;
+}
+
+export function ScenePanel({ openFiles, openFolder }: { openFiles: () => void; openFolder: () => void }) {
+  const sceneRef = useStudio((s) => s.sceneRef);
+  const [, set] = useControls(
+    'scene',
+    () => ({
+      catalog: {
+        options: CATALOG.map((c) => c.id),
+        value: DEFAULT_SCENE,
+        onChange: (v: string, _p: string, ctx: { fromPanel: boolean; initial: boolean }) => {
+          if (ctx.fromPanel && !ctx.initial) void loadCatalog(v);
+        },
+      },
+      'open file…': button(() => openFiles()),
+      'open folder…': button(() => openFolder()),
+      'copy link': button(() => void copyLink()),
+    }),
+    { order: 0 },
+  );
+  useEffect(() => {
+    if (sceneRef?.kind === 'catalog') set({ catalog: sceneRef.id });
+  }, [sceneRef, set]);
+  return null;
+}
+
+export function SolverPanel() {
+  const options = useStudio((s) => s.options);
+  const schema = useMemo(() => {
+    const defaults = resolveSolverOptions({}) as unknown as Record<string, unknown>;
+    const out: Record<string, unknown> = {};
+    for (const key of SOLVER_OPTION_KEYS) {
+      const onChange = (v: unknown, _p: string, ctx: { fromPanel: boolean; initial: boolean }) => {
+        if (!ctx.fromPanel || ctx.initial) return;
+        send({ type: 'set_options', options: optionPatch(key, v) });
+      };
+      const allowed = allowedValues(key);
+      if (allowed) out[key] = { options: [...allowed], value: defaults[key], onChange };
+      else if (BOOLEAN_KEYS.has(key)) out[key] = { value: defaults[key], onChange };
+      else if (INTEGER_KEYS.has(key)) out[key] = { value: defaults[key], step: 1, min: 0, onChange };
+      else out[key] = { value: panelValue(key, defaults[key]), type: LevaInputs.STRING, onChange };
+    }
+    out['overrides'] = { value: '', editable: false, type: LevaInputs.STRING };
+    out['back to preset'] = button(() => {
+      const explicit = useStudio.getState().options?.explicit ?? {};
+      const patch: Record<string, null> = {};
+      for (const k of Object.keys(explicit)) if (k !== 'contact_preset_variant') patch[k] = null;
+      send({ type: 'set_options', options: patch });
+    });
+    return out;
+  }, []);
+  const [, set] = useControls('solver', () => schema as never, { order: 1 });
+  useEffect(() => {
+    if (!options) return;
+    const values: Record<string, unknown> = {};
+    for (const key of SOLVER_OPTION_KEYS) {
+      if (key in options.effective) values[key] = panelValue(key, options.effective[key]);
+    }
+    const ov = Object.entries(options.explicit)
+      .map(([k, v]) => `${k}=${String(v)}`)
+      .join(', ');
+    values.overrides = ov || '(none)';
+    set(values as never);
+  }, [options, set]);
+  return null;
+}
+
+export function SimulationPanel() {
+  const scene = useStudio((s) => s.scene);
+  const [, set] = useControls(
+    'simulation',
+    () => ({
+      run: buttonGroup({
+        play: () => setPlaying(true),
+        pause: () => setPlaying(false),
+        step: () => {
+          setPlaying(false);
+          send({ type: 'step', n: 1 });
+        },
+        reset: () => send({ type: 'reset' }),
+      }),
+      speed: {
+        value: 1,
+        min: 0.05,
+        max: 4,
+        step: 0.05,
+        onChange: (v: number, _p: string, ctx: { fromPanel: boolean; initial: boolean }) => {
+          if (!ctx.fromPanel || ctx.initial) return;
+          useStudio.getState().set({ speed: v });
+          send({ type: 'set_sim', speed: v });
+        },
+      },
+      dt: {
+        value: '0.005',
+        type: LevaInputs.STRING,
+        onChange: (v: string, _p: string, ctx: { fromPanel: boolean; initial: boolean }) => {
+          if (!ctx.fromPanel || ctx.initial) return;
+          const dt = Number(v);
+          if (!(dt > 0 && dt <= 1)) {
+            useStudio
+              .getState()
+              .pushError({ code: 'input', message: `simulation.dt: '${v}' is not a step size in (0, 1] s` });
+            return;
+          }
+          send({ type: 'set_sim', dt });
+        },
+      },
+      num_worlds: {
+        options: [1, 2, 4, 8, 16, 32, 64],
+        value: 1,
+        onChange: (v: number, _p: string, ctx: { fromPanel: boolean; initial: boolean }) => {
+          if (!ctx.fromPanel || ctx.initial) return;
+          send({ type: 'reload', num_worlds: Number(v) });
+        },
+      },
+      'ablation every': {
+        value: 10,
+        min: 0,
+        max: 1000,
+        step: 1,
+        hint: 'one-step Δprecision / Δmodel sample every N steps (0: off)',
+        onChange: (v: number, _p: string, ctx: { fromPanel: boolean; initial: boolean }) => {
+          if (!ctx.fromPanel || ctx.initial) return;
+          send({ type: 'request_ablation', every: Math.max(0, Math.round(v)) });
+        },
+      },
+    }),
+    { order: 2 },
+  );
+  useEffect(() => {
+    if (scene) set({ dt: formatNumber(scene.dt), num_worlds: scene.num_worlds } as never);
+  }, [scene, set]);
+  return null;
+}
+
+export function ViewPanel() {
+  useControls(
+    'view',
+    () => ({
+      'visual geometry': {
+        value: true,
+        onChange: (v: boolean) => useStudio.getState().setView({ visual: v }),
+      },
+      'collision geometry': {
+        value: false,
+        onChange: (v: boolean) => useStudio.getState().setView({ collision: v }),
+      },
+      'contact overlay': {
+        value: false,
+        onChange: (v: boolean) => {
+          useStudio.getState().setView({ overlay: v });
+          send({ type: 'set_sim', contacts: v });
+        },
+      },
+      normals: { value: true, onChange: (v: boolean) => useStudio.getState().setView({ normals: v }) },
+      forces: { value: true, onChange: (v: boolean) => useStudio.getState().setView({ forces: v }) },
+      'force scale (m/N)': {
+        value: 0.01,
+        min: 0.0001,
+        max: 1,
+        onChange: (v: number) => useStudio.getState().setView({ force_scale: v }),
+      },
+      shadows: { value: true, onChange: (v: boolean) => useStudio.getState().setView({ shadows: v }) },
+      camera: buttonGroup({
+        'frame all': () => viewport.handle?.frameAll(),
+        'frame selected': () => viewport.handle?.frameSelected(),
+      }),
+    }),
+    { order: 3 },
+  );
+  return null;
+}
+
+/** sliders for the PD targets of world 0's driven 1-DOF joints (applied to every world) */
+export function ControlPanel() {
+  const scene = useStudio((s) => s.scene);
+  const driven = useMemo(() => scene?.dofs.filter((d) => d.driven) ?? [], [scene]);
+  useControls(
+    'control',
+    () => {
+      const out: Record<string, unknown> = {};
+      for (const d of driven) {
+        const lo = Number.isFinite(d.lower) ? d.lower : -Math.PI;
+        const hi = Number.isFinite(d.upper) ? d.upper : Math.PI;
+        out[`${d.label} target`] = {
+          value: Math.min(hi, Math.max(lo, d.target)),
+          min: lo,
+          max: hi,
+          onChange: (v: number, _p: string, ctx: { fromPanel: boolean; initial: boolean }) => {
+            if (!ctx.fromPanel || ctx.initial) return;
+            send({
+              type: 'set_control',
+              field: 'joint_target_pos',
+              dofs: [d.dof],
+              values: [v],
+              all_worlds: true,
+            });
+          },
+        };
+      }
+      return out as never;
+    },
+    { collapsed: true, order: 4, render: () => driven.length > 0 },
+    [driven],
+  );
+  return null;
+}
+
+export function StatsPanel() {
+  const stats = useStudio((s) => s.stats);
+  const fields = {
+    time: { value: '0', editable: false, type: LevaInputs.STRING },
+    status: { value: '—', editable: false, type: LevaInputs.STRING },
+    'Newton iterations': { value: '0', editable: false, type: LevaInputs.STRING },
+    'line-search iterations': { value: '0', editable: false, type: LevaInputs.STRING },
+    contacts: { value: '0', editable: false, type: LevaInputs.STRING },
+    'step time': { value: '0', editable: false, type: LevaInputs.STRING },
+    'real-time factor': { value: '0', editable: false, type: LevaInputs.STRING },
+  };
+  const [, set] = useControls('stats', () => fields, { order: 5 });
+  useEffect(() => {
+    if (!stats) return;
+    set({
+      time: `${stats.time.toFixed(3)} s (step ${stats.step})`,
+      status: stats.status,
+      'Newton iterations': `${stats.iterations.toFixed(1)} (max ${stats.iterations_max})`,
+      'line-search iterations': String(stats.line_search_iterations),
+      contacts:
+        stats.truncated > 0 ? `${stats.contacts} (+${stats.truncated} truncated)` : String(stats.contacts),
+      'step time': `${stats.step_ms.toFixed(2)} ms`,
+      'real-time factor': stats.playing
+        ? `${stats.realtime_factor.toFixed(2)} (target ${stats.speed})`
+        : 'paused',
+    });
+  }, [stats, set]);
+  return null;
+}

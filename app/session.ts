@@ -1,0 +1,471 @@
+/**
+ * The studio session: one engine worker (through SimClient), event routing into the slow store,
+ * the fast-path frame source for the viewport, the ablation series for the plots, scene loading by
+ * reference (catalog, URL, inline text, dropped files) and shareable links.
+ */
+import { SOLVER_OPTION_KEYS } from '../engine/index';
+import { SimClient } from '../engine/worker/client';
+import type { AblationSample, CommandBody, ErrorInfo, WorkerEvent } from '../engine/worker/protocol';
+import { CATALOG, DEFAULT_SCENE, catalogEntry } from './catalog';
+import { DropError, chooseEntry, collectFiles } from './files';
+import {
+  LinkError,
+  MAX_INLINE_SCENE,
+  decodeLink,
+  linkPayloadFromHash,
+  linkUrl,
+  type LinkState,
+} from './link';
+import { useStudio, type SceneRef } from './store';
+
+// ------------------------------------------------------------------------------------------ ablation series
+
+/** the plotted series (plain arrays, mutated in place; `version` bumps on change) */
+export const series = {
+  time: [] as number[],
+  dp: [] as (number | null)[],
+  dm: [] as (number | null)[],
+  dpMax: [] as number[],
+  dmMax: [] as number[],
+  iterations: [] as number[],
+  contacts: [] as number[],
+  version: 0,
+};
+const MAX_POINTS = 4000;
+const seriesListeners = new Set<() => void>();
+export function onSeries(fn: () => void): () => void {
+  seriesListeners.add(fn);
+  return () => seriesListeners.delete(fn);
+}
+function clearSeries(fromTime = -Infinity): void {
+  let n = series.time.findIndex((t) => t >= fromTime);
+  if (n < 0) n = series.time.length;
+  for (const a of [
+    series.time,
+    series.dp,
+    series.dm,
+    series.dpMax,
+    series.dmMax,
+    series.iterations,
+    series.contacts,
+  ]) {
+    a.length = n;
+  }
+  series.version++;
+  seriesListeners.forEach((f) => f());
+}
+function pushSample(s: AblationSample): void {
+  const last = series.time[series.time.length - 1];
+  if (last !== undefined && s.time <= last) clearSeries(s.time); // history rewound (reset, seek)
+  // log-scale plots cannot show 0: such samples become gaps
+  series.time.push(s.time);
+  series.dp.push(s.delta_precision > 0 && Number.isFinite(s.delta_precision) ? s.delta_precision : null);
+  series.dm.push(s.delta_model > 0 && Number.isFinite(s.delta_model) ? s.delta_model : null);
+  series.dpMax.push(s.delta_precision_max);
+  series.dmMax.push(s.delta_model_max);
+  series.iterations.push(s.iterations);
+  series.contacts.push(s.contacts);
+  if (series.time.length > MAX_POINTS) {
+    for (const a of [
+      series.time,
+      series.dp,
+      series.dm,
+      series.dpMax,
+      series.dmMax,
+      series.iterations,
+      series.contacts,
+    ]) {
+      a.splice(0, a.length - MAX_POINTS);
+    }
+  }
+  series.version++;
+  seriesListeners.forEach((f) => f());
+}
+
+/** CSV of the series */
+export function seriesCsv(): string {
+  const rows = ['time_s,delta_precision,delta_model,delta_precision_max,delta_model_max,iterations,contacts'];
+  for (let i = 0; i < series.time.length; i++) {
+    rows.push(
+      [
+        series.time[i],
+        series.dp[i] ?? 0,
+        series.dm[i] ?? 0,
+        series.dpMax[i],
+        series.dmMax[i],
+        series.iterations[i],
+        series.contacts[i],
+      ].join(','),
+    );
+  }
+  return rows.join('\n') + '\n';
+}
+
+// ------------------------------------------------------------------------------------------ viewport hooks
+
+/** what the viewport registers so links and buttons can read and move the camera */
+export interface ViewportHandle {
+  getCamera(): { position: number[]; target: number[] };
+  setCamera(position: number[], target: number[]): void;
+  frameAll(): void;
+  frameSelected(): void;
+  /** page coordinates [CSS px] of a world point (for tests that click and drag) */
+  project(p: number[]): [number, number];
+  /** world position of a body as drawn (with its world's display offset) */
+  bodyPosition(body: number): number[] | null;
+  /** world positions of the rendered contact markers (for tests) */
+  markers(): { pC: number[][]; x0: number[][]; x1: number[][] };
+}
+export const viewport: { handle: ViewportHandle | null } = { handle: null };
+
+/** what the plots register: the data each chart currently draws (for tests) */
+export const plots: { data: (() => Record<string, (number | null)[][]>) | null } = { data: null };
+
+// ------------------------------------------------------------------------------------------ worker client
+
+let frames = 0;
+let nextRequest = 1;
+const pending = new Map<number, { ref: SceneRef; after?: () => void }>();
+let afterNextReady: (() => void) | null = null;
+const consoleErrors: string[] = [];
+
+function describeError(e: ErrorInfo): string {
+  return e.message;
+}
+
+function onEvent(e: WorkerEvent): void {
+  const st = useStudio.getState();
+  switch (e.type) {
+    case 'ready': {
+      const p = e.request_id !== undefined ? pending.get(e.request_id) : undefined;
+      if (e.request_id !== undefined) pending.delete(e.request_id);
+      clearSeries();
+      st.set({
+        scene: e.scene,
+        options: e.options,
+        loads: st.loads + 1,
+        num_worlds: e.scene.num_worlds,
+        contact: null,
+        selection: null,
+        ...(p ? { sceneRef: p.ref } : {}),
+      });
+      client.send({ type: 'set_sim', contacts: st.view.overlay, speed: st.speed });
+      p?.after?.();
+      const a = afterNextReady;
+      afterNextReady = null;
+      a?.();
+      break;
+    }
+    case 'options':
+      st.set({ options: e.options });
+      break;
+    case 'frame':
+      frames++;
+      break;
+    case 'stats':
+      st.set({ stats: e.stats });
+      break;
+    case 'ablation':
+      pushSample(e.sample);
+      break;
+    case 'play_state':
+      st.set({ playing: e.playing });
+      break;
+    case 'error':
+      st.pushError(e.error);
+      consoleErrors.push(describeError(e.error));
+      break;
+    case 'ring':
+      break;
+  }
+}
+
+export const client = new SimClient(onEvent);
+
+export function send(cmd: CommandBody, transfer?: Transferable[]): void {
+  client.send(cmd, transfer);
+}
+
+// ------------------------------------------------------------------------------------------ loading
+
+interface LoadExtras {
+  num_worlds?: number;
+  options?: Record<string, string | number | boolean | null>;
+  dt?: number;
+  play?: boolean;
+  after?: () => void;
+}
+
+function loadText(ref: SceneRef, text: string, fileName: string, x: LoadExtras = {}): void {
+  const id = nextRequest++;
+  pending.set(id, { ref, after: x.after });
+  send({
+    type: 'load_scene',
+    source: { kind: 'text', text, file_name: fileName },
+    num_worlds: x.num_worlds,
+    options: x.options,
+    dt: x.dt,
+    play: x.play ?? useStudio.getState().playing,
+    request_id: id,
+  });
+}
+
+export async function loadCatalog(id: string, x: LoadExtras = {}): Promise<void> {
+  const entry = catalogEntry(id);
+  if (!entry) {
+    useStudio
+      .getState()
+      .pushError({ code: 'load', message: `no built-in scene '${id}'`, reason: 'unknown catalog id' });
+    return;
+  }
+  loadText({ kind: 'catalog', id }, await entry.load(), entry.file_name, x);
+}
+
+/** fetches a scene by URL (http/https, size-limited) and loads it */
+export async function loadUrl(url: string, x: LoadExtras = {}): Promise<void> {
+  const st = useStudio.getState();
+  try {
+    const u = new URL(url);
+    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('only http(s) URLs can be loaded');
+    const res = await fetch(u.href, { credentials: 'omit' });
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    const len = Number(res.headers.get('content-length') ?? 0);
+    if (len > MAX_INLINE_SCENE * 16) throw new Error('file too large');
+    const text = await res.text();
+    if (text.length > MAX_INLINE_SCENE * 16) throw new Error('file too large');
+    const name = u.pathname.slice(u.pathname.lastIndexOf('/') + 1) || 'scene.yaml';
+    loadText({ kind: 'url', url: u.href }, text, name, x);
+  } catch (e) {
+    st.pushError({
+      code: 'load',
+      file: url,
+      message: `${url}: ${e instanceof Error ? e.message : String(e)}`,
+    });
+  }
+}
+
+/** loads dropped or picked files (a scene, a robot with its meshes, a folder, a zip) */
+export async function loadFiles(items: { path: string; file: Blob }[]): Promise<void> {
+  const st = useStudio.getState();
+  try {
+    const files = await collectFiles(items);
+    const entry = chooseEntry(files.keys());
+    if (!entry) {
+      const names = [...files.keys()].slice(0, 5).join(', ');
+      throw new DropError(names || '(nothing)', 'no scene, URDF, MJCF or USD file among the dropped files');
+    }
+    const bytes = files.get(entry)!;
+    const textLike = /\.(ya?ml|json)$/i.test(entry);
+    if (files.size === 1 && textLike && bytes.byteLength <= MAX_INLINE_SCENE) {
+      let text: string;
+      try {
+        text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+      } catch {
+        throw new DropError(entry, 'not UTF-8 text');
+      }
+      const name = entry.slice(entry.lastIndexOf('/') + 1);
+      loadText({ kind: 'inline', name, text }, text, name, {});
+      return;
+    }
+    const id = nextRequest++;
+    pending.set(id, { ref: { kind: 'files', name: entry, count: files.size } });
+    const transfer = [...new Set([...files.values()].map((b) => b.buffer))] as ArrayBuffer[];
+    send(
+      { type: 'load_scene', source: { kind: 'files', files, entry }, play: st.playing, request_id: id },
+      transfer,
+    );
+  } catch (e) {
+    if (e instanceof DropError)
+      st.pushError({ code: 'load', file: e.file, message: e.message, reason: e.reason });
+    else st.pushError({ code: 'load', message: e instanceof Error ? e.message : String(e) });
+  }
+}
+
+// ------------------------------------------------------------------------------------------ links
+
+/** the link state of what is on screen now; throws LinkError when the scene cannot travel in a link */
+export function currentLinkState(): LinkState {
+  const st = useStudio.getState();
+  const ref = st.sceneRef;
+  if (!ref) throw new LinkError('scene', 'no scene loaded');
+  if (ref.kind === 'files') {
+    throw new LinkError(
+      'scene',
+      `this scene came from ${ref.count} dropped files; links carry built-in scenes, URLs and single scene files`,
+    );
+  }
+  const scene: LinkState['scene'] =
+    ref.kind === 'catalog'
+      ? { kind: 'catalog', id: ref.id }
+      : ref.kind === 'url'
+        ? { kind: 'url', url: ref.url }
+        : { kind: 'inline', name: ref.name, text: ref.text };
+  const cam = viewport.handle?.getCamera();
+  const round = (v: number[]) => v.map((x) => Math.round(x * 1e4) / 1e4) as [number, number, number];
+  const explicit = st.options?.explicit ?? {};
+  return {
+    v: 1,
+    scene,
+    options: Object.keys(explicit).length ? explicit : undefined,
+    sim: {
+      dt: st.scene?.dt,
+      speed: st.speed,
+      num_worlds: st.scene?.num_worlds,
+    },
+    camera: cam ? { position: round(cam.position), target: round(cam.target) } : undefined,
+    step: client.latest.step,
+    time: client.latest.time,
+    playing: st.playing,
+    selection: st.selection,
+    view: { overlay: st.view.overlay, collision: st.view.collision, visual: st.view.visual },
+  };
+}
+
+/** builds the link, puts it in the address bar and on the clipboard */
+export async function copyLink(): Promise<string | null> {
+  const st = useStudio.getState();
+  try {
+    const url = linkUrl(location.href, currentLinkState());
+    history.replaceState(null, '', url);
+    try {
+      await navigator.clipboard.writeText(url);
+      st.set({ notice: `link copied (${url.length} characters)` });
+    } catch {
+      st.set({
+        notice: `link in the address bar (${url.length} characters); the clipboard was not available`,
+      });
+    }
+    return url;
+  } catch (e) {
+    const err = e instanceof LinkError ? e : new LinkError('', String(e));
+    st.pushError({ code: 'link', message: err.message, path: err.path || undefined, reason: err.reason });
+    return null;
+  }
+}
+
+/** opens a link: loads its scene with its settings, replays its steps, restores camera and view */
+export function applyLink(link: LinkState): void {
+  const st = useStudio.getState();
+  if (link.view) st.setView(link.view);
+  if (link.sim?.speed) st.set({ speed: link.sim.speed });
+  // the link's explicit options replace the scene's: keys it does not name are cleared
+  const options: Record<string, string | number | boolean | null> = Object.fromEntries(
+    SOLVER_OPTION_KEYS.map((k) => [k, null]),
+  );
+  Object.assign(options, link.options ?? {});
+  const after = () => {
+    if (link.step && link.step > 0) send({ type: 'step', n: link.step });
+    const s = useStudio.getState();
+    if (link.camera) viewport.handle?.setCamera(link.camera.position, link.camera.target);
+    const sel = link.selection ?? null;
+    s.set({ selection: sel !== null && s.scene && sel < s.scene.body_count ? sel : null });
+    if (link.playing) send({ type: 'play' });
+  };
+  const x: LoadExtras = { num_worlds: link.sim?.num_worlds, options, dt: link.sim?.dt, play: false, after };
+  if (link.scene.kind === 'catalog') void loadCatalog(link.scene.id, x);
+  else if (link.scene.kind === 'url') void loadUrl(link.scene.url, x);
+  else
+    loadText(
+      { kind: 'inline', name: link.scene.name, text: link.scene.text },
+      link.scene.text,
+      link.scene.name,
+      x,
+    );
+}
+
+/** startup: the link in the URL hash if any (errors shown, default scene loaded), else the default */
+export function start(): void {
+  const payload = linkPayloadFromHash(location.hash);
+  if (payload !== null) {
+    try {
+      applyLink(decodeLink(payload));
+      return;
+    } catch (e) {
+      const err = e instanceof LinkError ? e : new LinkError('', String(e));
+      useStudio
+        .getState()
+        .pushError({ code: 'link', message: err.message, path: err.path || undefined, reason: err.reason });
+    }
+  }
+  useStudio.getState().set({ playing: true });
+  void loadCatalog(DEFAULT_SCENE, { play: true });
+}
+
+/** reacts to the user editing the hash (pasting another link into the address bar) */
+export function watchHash(): void {
+  window.addEventListener('hashchange', () => {
+    const payload = linkPayloadFromHash(location.hash);
+    if (payload === null) return;
+    try {
+      applyLink(decodeLink(payload));
+    } catch (e) {
+      const err = e instanceof LinkError ? e : new LinkError('', String(e));
+      useStudio
+        .getState()
+        .pushError({ code: 'link', message: err.message, path: err.path || undefined, reason: err.reason });
+    }
+  });
+}
+
+// ------------------------------------------------------------------------------------------ commands used by panels
+
+export function setPlaying(p: boolean): void {
+  useStudio.getState().set({ playing: p });
+  send({ type: p ? 'play' : 'pause' });
+}
+
+export function runAfterNextReady(fn: () => void): void {
+  afterNextReady = fn;
+}
+
+// ------------------------------------------------------------------------------------------ test hooks
+
+/** state exposed for end-to-end tests (read-only views of what the studio shows) */
+export const testApi = {
+  get ready() {
+    return useStudio.getState().scene !== null;
+  },
+  get sceneName() {
+    return useStudio.getState().scene?.name ?? '';
+  },
+  get loads() {
+    return useStudio.getState().loads;
+  },
+  get frames() {
+    return frames;
+  },
+  get time() {
+    return client.latest.time;
+  },
+  get step() {
+    return client.latest.step;
+  },
+  get playing() {
+    return useStudio.getState().playing;
+  },
+  get transport() {
+    return client.transport;
+  },
+  get crossOriginIsolated() {
+    return globalThis.crossOriginIsolated === true;
+  },
+  catalog: () => CATALOG.map((c) => c.id),
+  poses: () => Array.from(client.poses() ?? []),
+  options: () => useStudio.getState().options,
+  errors: () => useStudio.getState().errors.map((e) => e.message),
+  allErrors: () => consoleErrors.slice(),
+  stats: () => useStudio.getState().stats,
+  series: () => ({ time: series.time.slice(), dp: series.dp.slice(), dm: series.dm.slice() }),
+  contacts: () => {
+    const c = client.latest.contacts;
+    return c ? { count: c.count, truncated: c.truncated, data: Array.from(c.data) } : null;
+  },
+  markers: () => viewport.handle?.markers() ?? null,
+  project: (p: number[]) => viewport.handle?.project(p) ?? null,
+  bodyPosition: (b: number) => viewport.handle?.bodyPosition(b) ?? null,
+  plotData: () => plots.data?.() ?? null,
+  selection: () => useStudio.getState().selection,
+  camera: () => viewport.handle?.getCamera() ?? null,
+  link: () => linkUrl(location.href, currentLinkState()),
+  send: (cmd: CommandBody) => send(cmd),
+};

@@ -1,0 +1,82 @@
+/**
+ * Slow UI state (zustand): the loaded scene's description, solver options, play state, throttled
+ * stats, selection, view toggles and messages. Per-frame data (poses, contacts) never goes here: the
+ * viewport reads it from the worker client in `useFrame` (layout principle 13).
+ */
+import { create } from 'zustand';
+import type { ErrorInfo, OptionsInfo, SceneInfo, StatsInfo } from '../engine/worker/protocol';
+
+/** where the current scene came from, for links and the scene panel */
+export type SceneRef =
+  | { kind: 'catalog'; id: string }
+  | { kind: 'url'; url: string }
+  | { kind: 'inline'; name: string; text: string }
+  | { kind: 'files'; name: string; count: number };
+
+/** a contact's numbers, copied when the user clicks it */
+export interface ContactDetail {
+  index: number;
+  values: Record<string, number>;
+  x0: number[];
+  x1: number[];
+}
+
+export interface ViewState {
+  visual: boolean;
+  collision: boolean;
+  overlay: boolean;
+  normals: boolean;
+  forces: boolean;
+  /** force arrow length per newton [m/N] */
+  force_scale: number;
+  shadows: boolean;
+}
+
+export interface StudioState {
+  scene: SceneInfo | null;
+  sceneRef: SceneRef | null;
+  /** ready events received (a reload or new load increments it) */
+  loads: number;
+  options: OptionsInfo | null;
+  playing: boolean;
+  speed: number;
+  num_worlds: number;
+  stats: StatsInfo | null;
+  errors: ErrorInfo[];
+  notice: string;
+  selection: number | null;
+  contact: ContactDetail | null;
+  view: ViewState;
+  set(partial: Partial<StudioState>): void;
+  setView(partial: Partial<ViewState>): void;
+  pushError(e: ErrorInfo): void;
+  dismissErrors(): void;
+}
+
+export const useStudio = create<StudioState>()((set) => ({
+  scene: null,
+  sceneRef: null,
+  loads: 0,
+  options: null,
+  playing: false,
+  speed: 1,
+  num_worlds: 1,
+  stats: null,
+  errors: [],
+  notice: '',
+  selection: null,
+  contact: null,
+  view: {
+    visual: true,
+    collision: false,
+    overlay: false,
+    normals: true,
+    forces: true,
+    force_scale: 0.01,
+    shadows: true,
+  },
+  set: (partial) => set(partial),
+  setView: (partial) => set((s) => ({ view: { ...s.view, ...partial } })),
+  pushError: (e) => set((s) => ({ errors: [...s.errors.slice(-4), e] })),
+  dismissErrors: () => set({ errors: [] }),
+}));

@@ -1,0 +1,244 @@
+/**
+ * HTML overlays around the viewport: scene info, errors (which file, where, why), notices, the
+ * truncated-contacts warning, the contact inspector, the history timeline and the drop zone.
+ * Everything is rendered as React text: nothing from a file or a link becomes HTML.
+ */
+import { useEffect, useState } from 'react';
+import type { ErrorInfo } from '../../engine/worker/protocol';
+import { filesFromDrop, type DropError } from '../files';
+import { client, loadFiles, send } from '../session';
+import { useStudio } from '../store';
+
+/** "file — line L, column C — key path" for an error */
+export function errorWhere(e: ErrorInfo): string {
+  const parts: string[] = [];
+  if (e.file) parts.push(e.file);
+  if (e.line !== undefined)
+    parts.push(`line ${e.line}${e.column !== undefined ? `, column ${e.column}` : ''}`);
+  if (e.path) parts.push(e.path);
+  return parts.join(' — ');
+}
+
+export function SceneInfoBox() {
+  const scene = useStudio((s) => s.scene);
+  const sceneRef = useStudio((s) => s.sceneRef);
+  const [open, setOpen] = useState(true);
+  if (!scene) return <div className="info">loading…</div>;
+  const source =
+    sceneRef?.kind === 'catalog'
+      ? 'built-in'
+      : sceneRef?.kind === 'url'
+        ? sceneRef.url
+        : sceneRef?.kind === 'files'
+          ? `${sceneRef.count} dropped files`
+          : 'file';
+  return (
+    <div className="info" data-testid="scene-info">
+      <div className="info-title" onClick={() => setOpen(!open)}>
+        <strong>{scene.name}</strong>{' '}
+        <span className="muted">
+          ({scene.file_name}, {source})
+        </span>
+      </div>
+      {open && (
+        <>
+          {scene.description && <p>{scene.description}</p>}
+          <p className="muted">
+            {scene.body_count} bodies · {scene.shapes.length} shapes · {scene.num_worlds} world
+            {scene.num_worlds > 1 ? 's' : ''} · dt {scene.dt} s
+          </p>
+          {scene.warnings.length > 0 && (
+            <p className="warn">
+              {scene.warnings.length} loader warnings: {scene.warnings.slice(0, 3).join('; ')}
+            </p>
+          )}
+          <p className="muted hint">
+            drag a body to pull it · click a contact marker to inspect · drop files anywhere
+          </p>
+        </>
+      )}
+    </div>
+  );
+}
+
+export function ErrorBanner() {
+  const errors = useStudio((s) => s.errors);
+  const dismiss = useStudio((s) => s.dismissErrors);
+  if (errors.length === 0) return null;
+  return (
+    <div className="errors" role="alert" data-testid="error-banner">
+      {errors.map((e, i) => (
+        <div key={i} className="error-item" data-code={e.code}>
+          <div className="error-where">{errorWhere(e) || e.code}</div>
+          <div className="error-why">{e.reason && e.path ? e.reason : e.message}</div>
+        </div>
+      ))}
+      <button onClick={dismiss}>dismiss</button>
+    </div>
+  );
+}
+
+export function Notice() {
+  const notice = useStudio((s) => s.notice);
+  const set = useStudio((s) => s.set);
+  useEffect(() => {
+    if (!notice) return;
+    const t = setTimeout(() => set({ notice: '' }), 4000);
+    return () => clearTimeout(t);
+  }, [notice, set]);
+  return notice ? (
+    <div className="notice" role="status" data-testid="notice">
+      {notice}
+    </div>
+  ) : null;
+}
+
+export function TruncationWarning() {
+  const truncated = useStudio((s) => s.stats?.truncated ?? 0);
+  const cap = useStudio((s) => s.scene?.contact_capacity ?? 0);
+  if (truncated <= 0) return null;
+  return (
+    <div className="truncation" role="alert" data-testid="truncation-warning">
+      ⚠ {truncated} contact{truncated > 1 ? 's' : ''} truncated in the last step (capacity {cap} per world;
+      raise max_rigid_contact)
+    </div>
+  );
+}
+
+const SLIP = ['open', 'stick', 'slip'];
+
+export function ContactInspector() {
+  const c = useStudio((s) => s.contact);
+  const set = useStudio((s) => s.set);
+  const scene = useStudio((s) => s.scene);
+  if (!c) return null;
+  const v = c.values;
+  const f = [v.fx, v.fy, v.fz];
+  const fn = v.fx * v.nx + v.fy * v.ny + v.fz * v.nz;
+  const ft = Math.sqrt(Math.max(0, f[0] ** 2 + f[1] ** 2 + f[2] ** 2 - fn * fn));
+  const name = (b: number) => (b < 0 ? 'world (static)' : (scene?.body_label[b] ?? `body ${b}`));
+  const vec = (a: number[]) => `[${a.map((x) => x.toFixed(5)).join(', ')}]`;
+  const rows: [string, string][] = [
+    ['contact', `#${c.index} (world ${v.world})`],
+    ['bodies', `${name(v.body0)} → ${name(v.body1)}`],
+    ['shapes', `${v.shape0} → ${v.shape1}`],
+    ['state', SLIP[v.slip] ?? String(v.slip)],
+    ['φ₀ (signed gap)', `${v.phi0.toExponential(4)} m ${v.phi0 < 0 ? '(penetration)' : '(gap)'}`],
+    ['x0 (world)', vec(c.x0)],
+    ['x1 (world)', vec(c.x1)],
+    ['p_C (world)', vec([v.px, v.py, v.pz])],
+    ['normal', vec([v.nx, v.ny, v.nz])],
+    ['force on body 1 (γ/dt)', `${vec(f)} N`],
+    ['normal / tangential', `${fn.toExponential(4)} N / ${ft.toExponential(4)} N`],
+    ['impulse γ (= f·dt)', `${(fn * v.dt).toExponential(4)} N·s normal`],
+    ['μ, k, τ_d', `${v.mu.toFixed(3)}, ${v.ke.toExponential(3)} N/m, ${v.tau.toExponential(3)} s`],
+    ['margins', `${v.margin0.toExponential(2)} m, ${v.margin1.toExponential(2)} m`],
+    ['point0 / point1 (body frames)', `${vec([v.p0x, v.p0y, v.p0z])} / ${vec([v.p1x, v.p1y, v.p1z])}`],
+  ];
+  return (
+    <div className="inspector" data-testid="contact-inspector">
+      <div className="inspector-head">
+        <strong>contact inspector</strong>
+        <button onClick={() => set({ contact: null })}>close</button>
+      </div>
+      <table>
+        <tbody>
+          {rows.map(([k, val]) => (
+            <tr key={k}>
+              <td>{k}</td>
+              <td>{val}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
+  );
+}
+
+/** history scrubber: seeks the worker's history ring (pauses) */
+export function Timeline() {
+  const stats = useStudio((s) => s.stats);
+  const playing = useStudio((s) => s.playing);
+  const [drag, setDrag] = useState<number | null>(null);
+  const h = stats?.history;
+  if (!stats || !h || !Number.isFinite(h.first_step)) return <div className="timeline" />;
+  const value = drag ?? stats.step;
+  const dt = useStudio.getState().scene?.dt ?? 0;
+  return (
+    <div className="timeline" data-testid="timeline">
+      <button onClick={() => send({ type: playing ? 'pause' : 'play' })} data-testid="play-toggle">
+        {playing ? '❚❚ pause' : '▶ play'}
+      </button>
+      <span className="muted">history</span>
+      <input
+        type="range"
+        aria-label="history"
+        min={h.first_step}
+        max={Math.max(h.last_step, h.first_step + 1)}
+        step={1}
+        value={value}
+        onChange={(e) => {
+          const s = Number(e.currentTarget.value);
+          setDrag(s);
+          send({ type: 'seek', step: s });
+        }}
+        onPointerUp={() => setDrag(null)}
+        onKeyUp={() => setDrag(null)}
+      />
+      <span className="clock" data-testid="clock">
+        t = {(value * dt).toFixed(3)} s · step {value}
+      </span>
+      <span className="muted">{client.transport === 'ring' ? 'poses: shared ring' : 'poses: transfer'}</span>
+    </div>
+  );
+}
+
+export function DropZone() {
+  const [over, setOver] = useState(false);
+  useEffect(() => {
+    let depth = 0;
+    const enter = (e: DragEvent) => {
+      if (!e.dataTransfer?.types.includes('Files')) return;
+      e.preventDefault();
+      depth++;
+      setOver(true);
+    };
+    const leave = () => {
+      depth = Math.max(0, depth - 1);
+      if (depth === 0) setOver(false);
+    };
+    const overFn = (e: DragEvent) => {
+      if (e.dataTransfer?.types.includes('Files')) e.preventDefault();
+    };
+    const drop = (e: DragEvent) => {
+      e.preventDefault();
+      depth = 0;
+      setOver(false);
+      if (!e.dataTransfer) return;
+      filesFromDrop(e.dataTransfer)
+        .then((items) => loadFiles(items))
+        .catch((err: DropError | Error) =>
+          useStudio.getState().pushError({
+            code: 'load',
+            file: 'file' in err ? err.file : undefined,
+            message: err.message,
+          }),
+        );
+    };
+    window.addEventListener('dragenter', enter);
+    window.addEventListener('dragleave', leave);
+    window.addEventListener('dragover', overFn);
+    window.addEventListener('drop', drop);
+    return () => {
+      window.removeEventListener('dragenter', enter);
+      window.removeEventListener('dragleave', leave);
+      window.removeEventListener('dragover', overFn);
+      window.removeEventListener('drop', drop);
+    };
+  }, []);
+  return over ? (
+    <div className="dropzone" data-testid="dropzone">
+      drop scene files (.yaml, .json), URDF, MJCF, USD, folders or .zip archives
+    </div>
+  ) : null;
+}

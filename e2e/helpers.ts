@@ -1,0 +1,107 @@
+/** shared helpers of the studio's end-to-end tests */
+import { expect, type Page } from '@playwright/test';
+
+/** the read-only test API the studio exposes as window.__sapStudio (see app/session.ts) */
+export interface StudioApi {
+  ready: boolean;
+  sceneName: string;
+  loads: number;
+  frames: number;
+  time: number;
+  step: number;
+  playing: boolean;
+  transport: string;
+  crossOriginIsolated: boolean;
+  poses(): number[];
+  options(): { explicit: Record<string, unknown>; effective: Record<string, unknown> } | null;
+  errors(): string[];
+  stats(): { step: number; contacts: number; truncated: number } | null;
+  contacts(): { count: number; truncated: number; data: number[] } | null;
+  markers(): { pC: number[][]; x0: number[][]; x1: number[][] } | null;
+  plotData(): Record<string, (number | null)[][]> | null;
+  project(p: number[]): [number, number] | null;
+  bodyPosition(b: number): number[] | null;
+  selection(): number | null;
+  camera(): { position: number[]; target: number[] } | null;
+}
+
+/** evaluates `fn` against the test API */
+export function studio<T>(page: Page, fn: (s: StudioApi) => T): Promise<T> {
+  return page.evaluate(`(${fn.toString()})(window.__sapStudio)`) as Promise<T>;
+}
+
+/** collects console errors and uncaught exceptions of a page */
+export function watchConsole(page: Page): string[] {
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(`console.error: ${m.text()}`);
+  });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('requestfailed', (r) => errors.push(`request failed: ${r.url()}`));
+  return errors;
+}
+
+/** opens the studio and waits until a scene is loaded */
+export async function openStudio(page: Page, hash = ''): Promise<void> {
+  await page.goto('/' + hash);
+  await page.waitForFunction(
+    () => (window as unknown as { __sapStudio?: { ready: boolean } }).__sapStudio?.ready,
+    null,
+    {
+      timeout: 60_000,
+    },
+  );
+}
+
+/** picks a built-in scene in the scene panel and waits for it to load */
+export async function pickCatalogScene(page: Page, id: string): Promise<void> {
+  const loads = await studio(page, (s) => s.loads);
+  await page.locator('[id="scene.catalog"]').selectOption({ label: id });
+  await expect.poll(() => studio(page, (s) => [s.loads, s.sceneName])).toEqual([loads + 1, id]);
+}
+
+/** toggles a leva checkbox by its path (e.g. 'view.contact overlay') */
+export async function toggleCheckbox(page: Page, id: string): Promise<void> {
+  await page.locator(`label[for="${id}"]`).last().click();
+}
+
+/** the pixel variance of a PNG (computed in the page from a data URL) */
+export async function pngVariance(page: Page, png: Buffer): Promise<number> {
+  const url = `data:image/png;base64,${png.toString('base64')}`;
+  return page.evaluate(async (src) => {
+    const img = new Image();
+    img.src = src;
+    await img.decode();
+    const c = document.createElement('canvas');
+    c.width = img.width;
+    c.height = img.height;
+    const ctx = c.getContext('2d')!;
+    ctx.drawImage(img, 0, 0);
+    const d = ctx.getImageData(0, 0, c.width, c.height).data;
+    let sum = 0,
+      sum2 = 0;
+    const n = d.length / 4;
+    for (let i = 0; i < d.length; i += 4) {
+      const l = 0.299 * d[i] + 0.587 * d[i + 1] + 0.114 * d[i + 2];
+      sum += l;
+      sum2 += l * l;
+    }
+    const mean = sum / n;
+    return sum2 / n - mean * mean;
+  }, url);
+}
+
+/** page coordinates of a world point, as the viewport's camera projects it */
+export function project(page: Page, p: number[]): Promise<[number, number]> {
+  return page.evaluate(
+    (q) => (window as unknown as { __sapStudio: StudioApi }).__sapStudio.project(q) as [number, number],
+    p,
+  );
+}
+
+/** waits until the studio has a scene */
+export async function waitReady(page: Page): Promise<void> {
+  await page.waitForFunction(
+    () => (window as unknown as { __sapStudio?: StudioApi }).__sapStudio?.ready === true,
+  );
+}

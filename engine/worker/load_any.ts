@@ -1,0 +1,293 @@
+/**
+ * One entry point for every model file the studio accepts: `loadAnyFile(files, entry)` dispatches
+ * by the entry's extension and returns a model ready to simulate, or throws a {@link LoadError}
+ * that says which file, where (line/column or key path) and why.
+ *
+ * - scene files (.yaml, .yml, .json): the scene loader; scenes with `assets` use `loadSceneAsync`
+ *   (when the scene loader provides it) with an in-memory resolver over the dropped files;
+ * - URDF, MJCF (.xml sniffed by its root element), USD (.usd/.usda/.usdc/.usdz): the importer
+ *   registry of `engine/io/import.ts` (`getImporter(type)`), into a fresh ModelBuilder with a ground
+ *   plane added when the file brings none.
+ * The registry and the format modules are looked up lazily (`import.meta.glob`), so a format appears
+ * as soon as its importer is part of the build and is otherwise rejected with "not supported yet".
+ */
+import { ModelBuilder, ShapeType, type SapModel } from '../model';
+import * as sceneLoader from '../io/scene/load';
+import { SceneError } from '../io/scene/errors';
+import { OptionsError } from '../sap/options';
+import type { ErrorInfo } from './protocol';
+
+/** what the worker needs from any loaded file */
+export interface LoadedAny {
+  name: string;
+  description: string;
+  dt: number;
+  max_rigid_contact: number;
+  /** solver options from the file (normalized, not expanded) */
+  solver: Record<string, unknown>;
+  model: SapModel;
+  warnings: string[];
+}
+
+export interface LoadAnyOptions {
+  num_worlds?: number;
+  dt?: number;
+  strict?: boolean;
+}
+
+/** a typed load error carrying the location */
+export class LoadError extends Error {
+  constructor(readonly info: ErrorInfo) {
+    super(info.message);
+    this.name = 'LoadError';
+  }
+}
+
+/** model formats by extension (an .xml is URDF or MJCF by its root element) */
+export const MODEL_FORMATS: Record<string, 'urdf' | 'mjcf' | 'usd'> = {
+  '.urdf': 'urdf',
+  '.xml': 'mjcf',
+  '.mjcf': 'mjcf',
+  '.usd': 'usd',
+  '.usda': 'usd',
+  '.usdc': 'usd',
+  '.usdz': 'usd',
+};
+const SCENE_EXT = new Set(['.yaml', '.yml', '.json']);
+
+// the importer registry, in-memory resolver and self-registering format modules present in this build
+const ioModules = import.meta.glob(['../io/import.ts', '../io/assets/resolvers.ts', '../io/usd/index.ts']);
+
+interface ImporterRegistry {
+  getImporter(
+    type: string,
+  ):
+    | ((
+        b: ModelBuilder,
+        source: { path: string },
+        opts?: Record<string, unknown>,
+      ) => Promise<ImportResultLike>)
+    | undefined;
+  sniffXmlType?(text: string): 'urdf' | 'mjcf' | undefined;
+}
+interface ImportResultLike {
+  name?: string;
+  timestep?: number;
+  gravity?: [number, number, number];
+  warnings?: string[];
+  unsupported?: string[];
+}
+
+/** lowercase extension including the dot ('' when none) */
+export function extensionOf(path: string): string {
+  const base = path.slice(path.lastIndexOf('/') + 1);
+  const i = base.lastIndexOf('.');
+  return i <= 0 ? '' : base.slice(i).toLowerCase();
+}
+
+/** normalizes a POSIX path ('.', '..', repeated and leading slashes) */
+export function normalizePath(p: string): string {
+  const out: string[] = [];
+  for (const seg of p.replace(/\\/g, '/').split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') out.pop();
+    else out.push(seg);
+  }
+  return out.join('/');
+}
+
+/** in-memory resolver over a dropped file map */
+export class FileMapResolver {
+  constructor(readonly files: Map<string, Uint8Array>) {}
+
+  resolve(base: string, ref: string): string {
+    const pkg = /^(?:package|model):\/\/([^/]+)\/(.*)$/.exec(ref);
+    if (pkg) {
+      // a package path resolves to the first dropped file ending in NAME/rest, or rest alone
+      const want = normalizePath(`${pkg[1]}/${pkg[2]}`);
+      for (const k of this.files.keys()) if (k === want || k.endsWith('/' + want)) return k;
+      const rest = normalizePath(pkg[2]);
+      for (const k of this.files.keys()) if (k === rest || k.endsWith('/' + rest)) return k;
+      return want;
+    }
+    if (ref.startsWith('/')) return normalizePath(ref);
+    const dir = base.includes('/') ? base.slice(0, base.lastIndexOf('/')) : '';
+    return normalizePath(dir ? `${dir}/${ref}` : ref);
+  }
+
+  async read(path: string): Promise<Uint8Array> {
+    const b = this.files.get(normalizePath(path));
+    if (!b)
+      throw new LoadError({
+        code: 'asset',
+        file: path,
+        message: `${path}: file not found among the dropped files`,
+        reason: 'file not found among the dropped files',
+      });
+    return b;
+  }
+
+  async exists(path: string): Promise<boolean> {
+    return this.files.has(normalizePath(path));
+  }
+}
+
+/** converts any thrown value into a located error description */
+export function toErrorInfo(err: unknown, code: string, file?: string): ErrorInfo {
+  if (err instanceof LoadError) return err.info;
+  if (err instanceof SceneError) {
+    return {
+      code,
+      message: err.message,
+      file: err.file ?? file,
+      line: err.line,
+      column: err.column,
+      path: err.path || undefined,
+      reason: err.reason,
+    };
+  }
+  if (err instanceof OptionsError) {
+    return { code, message: err.message, file, path: err.key, reason: err.message };
+  }
+  if (err instanceof Error) {
+    const e = err as Error & {
+      path?: unknown;
+      line?: unknown;
+      column?: unknown;
+      file?: unknown;
+      reason?: unknown;
+    };
+    return {
+      code,
+      message: e.message,
+      file: typeof e.file === 'string' ? e.file : file,
+      line: typeof e.line === 'number' ? e.line : undefined,
+      column: typeof e.column === 'number' ? e.column : undefined,
+      path: typeof e.path === 'string' ? e.path : undefined,
+      reason:
+        typeof (e as { reason?: unknown }).reason === 'string' ? (e as { reason: string }).reason : e.message,
+    };
+  }
+  return { code, message: String(err), file };
+}
+
+function decode(bytes: Uint8Array, file: string): string {
+  try {
+    return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+  } catch {
+    throw new LoadError({ code: 'load', file, message: `${file}: not UTF-8 text`, reason: 'not UTF-8 text' });
+  }
+}
+
+/** the engine's in-memory resolver when present, else the minimal one above */
+async function makeResolver(files: Map<string, Uint8Array>): Promise<unknown> {
+  const mod = (await ioModules['../io/assets/resolvers.ts']?.()) as
+    { MemoryResolver?: new (files: Map<string, Uint8Array>) => unknown } | undefined;
+  return mod?.MemoryResolver ? new mod.MemoryResolver(files) : new FileMapResolver(files);
+}
+
+/**
+ * Loads `entry` from `files` (paths are normalized). Scene files load synchronously unless they
+ * reference assets; URDF, MJCF and USD go to their importers when present.
+ */
+export async function loadAnyFile(
+  files: Map<string, Uint8Array>,
+  entry: string,
+  opts: LoadAnyOptions = {},
+): Promise<LoadedAny> {
+  const norm = new Map<string, Uint8Array>();
+  for (const [k, b] of files) norm.set(normalizePath(k), b);
+  const key = normalizePath(entry);
+  const bytes = norm.get(key);
+  if (!bytes) {
+    throw new LoadError({
+      code: 'load',
+      file: entry,
+      message: `${entry}: not among the given files`,
+      reason: 'not among the given files',
+    });
+  }
+  const ext = extensionOf(key);
+  const strict = opts.strict ?? true;
+  const resolver = await makeResolver(norm);
+
+  if (SCENE_EXT.has(ext)) {
+    const text = decode(bytes, entry);
+    try {
+      const doc = sceneLoader.parseSceneText(text, entry);
+      const hasAssets = Array.isArray((doc as { assets?: unknown[] } | null)?.assets);
+      const loaderOpts = { strict, num_worlds: opts.num_worlds, dt: opts.dt };
+      // looked up by name: the async loader (assets) joins the scene loader with the importers
+      const asyncLoader = Object.entries(sceneLoader).find(([k]) => k === 'loadSceneAsync')?.[1];
+      const loaded =
+        hasAssets && typeof asyncLoader === 'function'
+          ? await (asyncLoader as (d: unknown, o: unknown) => Promise<sceneLoader.LoadedScene>)(doc, {
+              ...loaderOpts,
+              resolver,
+              base: key,
+              file: key,
+            })
+          : sceneLoader.loadScene(doc, loaderOpts);
+      const description = (doc as { description?: unknown } | null)?.description;
+      return {
+        name: loaded.name,
+        description: typeof description === 'string' ? description : '',
+        dt: loaded.dt,
+        max_rigid_contact: loaded.max_rigid_contact,
+        solver: loaded.solver,
+        model: loaded.model,
+        warnings: loaded.warnings,
+      };
+    } catch (e) {
+      throw new LoadError(toErrorInfo(e, 'load', entry));
+    }
+  }
+
+  const type = ext === '.xml' ? 'mjcf' : MODEL_FORMATS[ext];
+  if (!type) {
+    const known = [...SCENE_EXT, ...Object.keys(MODEL_FORMATS)].join(', ');
+    throw new LoadError({
+      code: 'unsupported_format',
+      file: entry,
+      message: `${entry}: '${ext || '(no extension)'}' is not a model format (accepted: ${known})`,
+      reason: 'unknown file type',
+    });
+  }
+  const registry = (await ioModules['../io/import.ts']?.()) as ImporterRegistry | undefined;
+  if (type === 'usd') await ioModules['../io/usd/index.ts']?.(); // registers itself
+  let kind: string = type;
+  if (ext === '.xml' && registry?.sniffXmlType) kind = registry.sniffXmlType(decode(bytes, entry)) ?? 'mjcf';
+  const importer = registry?.getImporter(kind);
+  const label = kind.toUpperCase();
+  if (!importer) {
+    throw new LoadError({
+      code: 'unsupported_format',
+      file: entry,
+      message: `${entry}: ${label} files are not supported yet (no ${label} importer in this build)`,
+      reason: `${label} format not supported yet`,
+    });
+  }
+  try {
+    const builder = new ModelBuilder();
+    builder.num_worlds = opts.num_worlds ?? 1;
+    const res = await importer(builder, { path: key }, { resolver });
+    if (res.gravity) builder.gravity = [res.gravity[0], res.gravity[1], res.gravity[2]];
+    // a robot on its own gets a ground plane to stand on
+    const recs = [...builder.sharedShapes, ...builder.shapes] as unknown as { type: unknown }[];
+    const hasPlane = recs.some((r) => r.type === ShapeType.PLANE || r.type === 'plane');
+    if (!hasPlane) builder.addGround({}, 'ground');
+    const model = builder.finalize();
+    const base = entry.slice(entry.lastIndexOf('/') + 1);
+    return {
+      name: res.name || base,
+      description: `${label} model ${base}`,
+      dt: opts.dt ?? res.timestep ?? 0.002,
+      max_rigid_contact: 256,
+      solver: {},
+      model,
+      warnings: [...(res.warnings ?? []), ...(res.unsupported ?? []).map((u) => `unsupported: ${u}`)],
+    };
+  } catch (e) {
+    throw new LoadError(toErrorInfo(e, 'load', entry));
+  }
+}

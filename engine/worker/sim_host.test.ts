@@ -1,0 +1,192 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { CF, CONTACT_STRIDE, PROTOCOL_VERSION, type WorkerEvent } from './protocol';
+import { RingReader } from './frame_ring';
+import { SimHost } from './sim_host';
+import { loadAnyFile } from './load_any';
+
+const v = PROTOCOL_VERSION;
+const scene = (name: string) => readFileSync(new URL(`../../scenes/${name}.yaml`, import.meta.url), 'utf8');
+
+async function host(name: string, opts: { useRing?: boolean } = {}) {
+  const events: WorkerEvent[] = [];
+  const h = new SimHost((e) => events.push(e), opts);
+  h.handle({ v, type: 'load_scene', source: { kind: 'text', text: scene(name), file_name: `${name}.yaml` } });
+  await h.idle();
+  const of = <T extends WorkerEvent['type']>(t: T) =>
+    events.filter((e): e is Extract<WorkerEvent, { type: T }> => e.type === t);
+  return { h, events, of };
+}
+
+describe('SimHost', () => {
+  it('loads a scene and describes it for rendering', async () => {
+    const { of } = await host('box_stack');
+    const ready = of('ready')[0];
+    expect(ready.scene.name).toBe('box_stack');
+    expect(ready.scene.body_count).toBe(10);
+    expect(ready.scene.shapes.filter((s) => s.type === 3)).toHaveLength(10);
+    expect(ready.options.explicit).toEqual({
+      contact_preset_variant: 'drake',
+      line_search_variant: 'exact_root',
+    });
+    expect(ready.options.effective.contact_weight_mode).toBe('diag_delassus');
+    expect(of('frame')[0].poses).toHaveLength(70);
+  });
+
+  it('applies options live, merges, clears with null and rejects bad keys without changing anything', async () => {
+    const { h, of, events } = await host('box_stack');
+    h.handle({
+      v,
+      type: 'set_options',
+      options: { contact_preset_variant: 'approx32', contact_weight_mode: 'diag_delassus' },
+    });
+    await h.idle();
+    let o = of('options').at(-1)!.options;
+    expect(o.effective.contact_preset_variant).toBe('approx32');
+    expect(o.effective.free_motion_solve_precision).toBe('fp32');
+    expect(o.effective.contact_weight_mode).toBe('diag_delassus');
+    expect(h.sim!.solver.options.contact_weight_mode).toBe('diag_delassus');
+    h.handle({ v, type: 'set_options', options: { contact_weight_mode: null } });
+    await h.idle();
+    o = of('options').at(-1)!.options;
+    expect(o.effective.contact_weight_mode).toBe('body_inertia');
+    const before = events.length;
+    h.handle({ v, type: 'set_options', options: { rho: 2 } });
+    await h.idle();
+    const err = of('error').at(-1)!.error;
+    expect(err.code).toBe('options');
+    expect(err.path).toBe('rho');
+    expect(events.length).toBeGreaterThan(before);
+    expect(h.sim!.solver.options.rho).toBe(0.8);
+    expect(of('ready')).toHaveLength(1); // never reloaded
+  });
+
+  it('keeps the running scene when a load fails, with file, line and key path', async () => {
+    const { h, of } = await host('box_at_rest');
+    const sim = h.sim;
+    h.handle({
+      v,
+      type: 'load_scene',
+      source: {
+        kind: 'text',
+        text: 'schema_version: 1\nbodies:\n  - id: a\n    mass: lots\n',
+        file_name: 'bad.yaml',
+      },
+    });
+    h.handle({ v, type: 'load_scene', source: { kind: 'text', text: 'a: [', file_name: 'syntax.yaml' } });
+    h.handle({ v, type: 'load_scene', source: { kind: 'text', text: '<robot/>', file_name: 'robot.sdf' } });
+    await h.idle();
+    const errs = of('error').map((e) => e.error);
+    expect(errs[0]).toMatchObject({ code: 'load', file: 'bad.yaml', line: 4 });
+    expect(errs[0].path).toMatch(/^bodies\[0\]/);
+    expect(errs[1]).toMatchObject({ code: 'load', file: 'syntax.yaml' });
+    expect(errs[1].line).toBeDefined();
+    expect(errs[2]).toMatchObject({ code: 'unsupported_format', file: 'robot.sdf' });
+    expect(h.sim).toBe(sim);
+    h.handle({ v, type: 'step', n: 5 });
+    await h.idle();
+    expect(h.stepCount).toBe(5);
+  });
+
+  it('steps, sends contacts when asked, ablates and detects divergence', async () => {
+    const { h, of } = await host('box_at_rest');
+    h.handle({ v, type: 'set_sim', contacts: true });
+    h.handle({ v, type: 'request_ablation', every: 5 });
+    h.handle({ v, type: 'step', n: 10 });
+    await h.idle();
+    const f = of('frame').at(-1)!;
+    expect(f.step).toBe(10);
+    expect(f.contacts!.count).toBe(4);
+    const d = f.contacts!.data;
+    let fz = 0;
+    for (let k = 0; k < 4; k++) fz += Math.abs(d[k * CONTACT_STRIDE + CF.fz]);
+    expect(fz).toBeCloseTo(9.81, 0); // m·g carried by the four corners
+    const a = of('ablation').at(-1)!.sample;
+    expect(a.step).toBe(10);
+    expect(Number.isFinite(a.delta_model)).toBe(true);
+
+    h.handle({ v, type: 'play' });
+    await h.idle();
+    h.sim!.state.joint_qd[0] = NaN;
+    h.handle({ v, type: 'step', n: 3 });
+    await h.idle();
+    const err = of('error').at(-1)!.error;
+    expect(err.code).toBe('divergence');
+    expect(h.playing).toBe(false);
+    expect(of('play_state').at(-1)!.playing).toBe(false);
+  });
+
+  it('seeks the history ring and reproduces the same state after the same steps', async () => {
+    const { h } = await host('double_pendulum');
+    h.handle({ v, type: 'step', n: 60 });
+    await h.idle();
+    const q60 = Array.from(h.sim!.state.joint_q);
+    h.handle({ v, type: 'seek', step: 20 });
+    await h.idle();
+    expect(h.stepCount).toBe(20);
+    h.handle({ v, type: 'step', n: 40 });
+    await h.idle();
+    expect(Array.from(h.sim!.state.joint_q)).toEqual(q60);
+    h.handle({ v, type: 'reset' });
+    h.handle({ v, type: 'step', n: 60 });
+    await h.idle();
+    expect(Array.from(h.sim!.state.joint_q)).toEqual(q60);
+  });
+
+  it('drags a body with a spring, sets controls, reloads with more worlds', async () => {
+    const { h, of } = await host('box_at_rest');
+    const p0 = Array.from(h.sim!.state.body_q.slice(0, 3));
+    h.handle({ v, type: 'perturb', body: 0, point: [0, 0, 0.1], target: [p0[0] + 0.5, p0[1], p0[2] + 0.3] });
+    h.handle({ v, type: 'step', n: 200 });
+    await h.idle();
+    expect(h.sim!.state.body_q[0] - p0[0]).toBeGreaterThan(0.1);
+    h.handle({ v, type: 'perturb', body: -1 });
+    await h.idle();
+    expect(Array.from(h.sim!.state.body_f).every((x) => x === 0)).toBe(true);
+    h.handle({ v, type: 'perturb', body: 99, point: [0, 0, 0], target: [0, 0, 0] });
+    await h.idle();
+    expect(of('error').at(-1)!.error.message).toMatch(/body 99/);
+
+    h.handle({ v, type: 'reload', num_worlds: 3 });
+    await h.idle();
+    const ready = of('ready').at(-1)!;
+    expect(ready.scene.num_worlds).toBe(3);
+    expect(ready.scene.world_offset[0]).not.toEqual(ready.scene.world_offset[1]);
+
+    const arm = await host('arm7');
+    const dof = arm.of('ready')[0].scene.dofs.find((d) => d.driven)!;
+    arm.h.handle({ v, type: 'set_control', field: 'joint_target_pos', dofs: [dof.dof], values: [0.3] });
+    await arm.h.idle();
+    expect(arm.h.sim!.control.joint_target_pos[dof.dof]).toBe(0.3);
+  });
+
+  it('streams poses through a SharedArrayBuffer ring', async () => {
+    const { h, of } = await host('box_at_rest', { useRing: true });
+    const ring = of('ring')[0];
+    expect(ring.floats).toBe(7);
+    h.handle({ v, type: 'step', n: 3 });
+    await h.idle();
+    const f = of('frame').at(-1)!;
+    expect(f.poses).toBeUndefined();
+    const r = new RingReader(ring.buffer).read()!;
+    expect(r.seq).toBe(f.seq);
+    expect(r.step).toBe(3);
+    expect(r.poses[2]).toBeCloseTo(h.sim!.state.body_q[2], 6);
+  });
+});
+
+describe('loadAnyFile', () => {
+  it('dispatches by extension and explains what it cannot load', async () => {
+    const files = new Map([['scenes/a.yaml', new TextEncoder().encode(scene('pendulum'))]]);
+    const loaded = await loadAnyFile(files, 'scenes/a.yaml');
+    expect(loaded.model.body_count).toBeGreaterThan(0);
+    expect(loaded.description.length).toBeGreaterThan(0);
+    await expect(loadAnyFile(files, 'missing.yaml')).rejects.toThrow(/not among/);
+    await expect(loadAnyFile(new Map([['x.txt', new Uint8Array(1)]]), 'x.txt')).rejects.toThrow(
+      /not a model format/,
+    );
+    await expect(
+      loadAnyFile(new Map([['x.yaml', new Uint8Array([0xff, 0xfe, 0x00])]]), 'x.yaml'),
+    ).rejects.toThrow(/UTF-8/);
+  });
+});
