@@ -20,6 +20,11 @@ export interface SapContacts {
   readonly count: Int32Array;
   /** (num_worlds) candidates dropped for lack of capacity in the last collide */
   readonly truncated: Int32Array;
+  /**
+   * (num_worlds) broad-phase pairs of the last collide whose shape types have no narrow-phase
+   * routine (no contacts could be generated for them; see `SapCollisionPipeline`)
+   */
+  readonly unsupported: Int32Array;
   /** (slots) shape indices */
   readonly shape0: Int32Array;
   readonly shape1: Int32Array;
@@ -62,6 +67,7 @@ export function makeContacts(num_worlds: number, capacity: number): SapContacts 
     capacity,
     count: new Int32Array(num_worlds),
     truncated: new Int32Array(num_worlds),
+    unsupported: new Int32Array(num_worlds),
     shape0: new Int32Array(n),
     shape1: new Int32Array(n),
     body0: new Int32Array(n),
@@ -88,6 +94,7 @@ export function makeContacts(num_worlds: number, capacity: number): SapContacts 
 export function clearContacts(c: SapContacts): void {
   c.count.fill(0);
   c.truncated.fill(0);
+  c.unsupported.fill(0);
 }
 
 /** combined contact stiffness: the series combination k₀k₁/(k₀+k₁) (the other if one is infinite) */

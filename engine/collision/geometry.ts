@@ -4,12 +4,17 @@
  */
 import { quatToMat3, transformMul, type Vec } from '../math';
 import { ShapeType, type SapModel } from '../model';
+import { getCollisionMeshData, meshScale, type CollisionMeshData } from './mesh_data';
 
 /**
  * World-frame geometry of all shapes (structure of arrays, indexed by shape).
  * `rot` is row-major; its column k is the shape's local axis k in the world frame.
  */
 export interface ShapeGeom {
+  /** the model (mesh, heightfield and material arrays) */
+  readonly model: SapModel;
+  /** derived mesh / heightfield data (BVHs, hulls), shared by every pipeline of the model */
+  readonly meshes: CollisionMeshData;
   /** (shape_count) ShapeType (the model's array) */
   readonly type: Int32Array;
   /** (shape_count × 3) size parameters (the model's array) [m] */
@@ -22,7 +27,9 @@ export interface ShapeGeom {
   readonly rot: Float64Array;
   /**
    * (shape_count × 6) world AABB [minx, miny, minz, maxx, maxy, maxz] inflated by margin + gap
-   * (plus a 1e-9 m round-off guard) [m]; ±Infinity for unbounded shapes
+   * (plus a 1e-9 m round-off guard) [m]; ±Infinity for unbounded shapes (infinite planes). Meshes
+   * use the rotated box of their scaled vertices' local bounds, heightfields the rotated box of the
+   * grid (x, y half sizes; z from −base to the highest sample)
    */
   readonly aabb: Float64Array;
 }
@@ -31,6 +38,8 @@ export interface ShapeGeom {
 export function makeShapeGeom(model: SapModel): ShapeGeom {
   const n = model.shape_count;
   return {
+    model,
+    meshes: getCollisionMeshData(model),
     type: model.shape_type,
     size: model.shape_size,
     pose: new Float64Array(n * 7),
@@ -49,8 +58,19 @@ const AABB_GUARD = 1e-9;
  * Allocation-free.
  */
 export function updateShapeGeom(model: SapModel, body_q: Vec, g: ShapeGeom): void {
+  updateShapeGeomRange(model, body_q, g, 0, model.shape_count);
+}
+
+/** {@link updateShapeGeom} for shapes [from, to) only */
+export function updateShapeGeomRange(
+  model: SapModel,
+  body_q: Vec,
+  g: ShapeGeom,
+  from: number,
+  to: number,
+): void {
   const { pose, pos, rot, aabb, size, type } = g;
-  for (let s = 0; s < model.shape_count; s++) {
+  for (let s = from; s < to; s++) {
     const b = model.shape_body[s];
     const po = s * 7;
     if (b >= 0) transformMul(body_q, b * 7, model.shape_X_bs, po, pose, po);
@@ -60,10 +80,13 @@ export function updateShapeGeom(model: SapModel, body_q: Vec, g: ShapeGeom): voi
     pos[s * 3 + 2] = pose[po + 2];
     quatToMat3(pose, po + 3, rot, s * 9);
 
-    // half extents of the un-inflated AABB about the shape origin
+    // half extents of the un-inflated AABB about its centre, offset (ox, oy, oz) of that centre
     const r = s * 9;
     const sz = s * 3;
     let ex: number, ey: number, ez: number;
+    let ox = 0,
+      oy = 0,
+      oz = 0;
     switch (type[s]) {
       case ShapeType.SPHERE: {
         ex = ey = ez = size[sz];
@@ -90,14 +113,23 @@ export function updateShapeGeom(model: SapModel, body_q: Vec, g: ShapeGeom): voi
         ez = rad * Math.sqrt(Math.max(0, 1 - az * az)) + h * Math.abs(az);
         break;
       }
-      case ShapeType.BOX:
-      case ShapeType.ELLIPSOID: {
+      case ShapeType.BOX: {
         const hx = size[sz],
           hy = size[sz + 1],
           hz = size[sz + 2];
         ex = Math.abs(rot[r]) * hx + Math.abs(rot[r + 1]) * hy + Math.abs(rot[r + 2]) * hz;
         ey = Math.abs(rot[r + 3]) * hx + Math.abs(rot[r + 4]) * hy + Math.abs(rot[r + 5]) * hz;
         ez = Math.abs(rot[r + 6]) * hx + Math.abs(rot[r + 7]) * hy + Math.abs(rot[r + 8]) * hz;
+        break;
+      }
+      case ShapeType.ELLIPSOID: {
+        // exact: extent_i = |row_i(R)·diag(a, b, c)|
+        const a = size[sz],
+          b = size[sz + 1],
+          c = size[sz + 2];
+        ex = Math.hypot(rot[r] * a, rot[r + 1] * b, rot[r + 2] * c);
+        ey = Math.hypot(rot[r + 3] * a, rot[r + 4] * b, rot[r + 5] * c);
+        ez = Math.hypot(rot[r + 6] * a, rot[r + 7] * b, rot[r + 8] * c);
         break;
       }
       case ShapeType.PLANE: {
@@ -110,18 +142,53 @@ export function updateShapeGeom(model: SapModel, body_q: Vec, g: ShapeGeom): voi
         } else ex = ey = ez = Infinity;
         break;
       }
+      case ShapeType.MESH:
+      case ShapeType.CONVEX_MESH:
+      case ShapeType.HEIGHTFIELD: {
+        // a local box (centre c, half extents e) rotated into the world
+        let cx: number, cy: number, cz: number, hx: number, hy: number, hz: number;
+        if (type[s] === ShapeType.HEIGHTFIELD) {
+          const hf = model.shape_hfield[s];
+          const zs = model.hfield_size[hf * 4 + 2];
+          const zTop = zs * g.meshes.hfieldRange[hf * 2 + 1];
+          const zBot = Math.min(-model.hfield_size[hf * 4 + 3], zs * g.meshes.hfieldRange[hf * 2]);
+          cx = 0;
+          cy = 0;
+          cz = 0.5 * (zTop + zBot);
+          hx = model.hfield_size[hf * 4];
+          hy = model.hfield_size[hf * 4 + 1];
+          hz = 0.5 * (zTop - zBot);
+        } else {
+          const box = g.meshes.meshes[model.shape_mesh[s]].box;
+          const kx = meshScale(size, s, 0),
+            ky = meshScale(size, s, 1),
+            kz = meshScale(size, s, 2);
+          cx = 0.5 * kx * (box[0] + box[3]);
+          cy = 0.5 * ky * (box[1] + box[4]);
+          cz = 0.5 * kz * (box[2] + box[5]);
+          hx = 0.5 * Math.abs(kx) * (box[3] - box[0]);
+          hy = 0.5 * Math.abs(ky) * (box[4] - box[1]);
+          hz = 0.5 * Math.abs(kz) * (box[5] - box[2]);
+        }
+        ox = rot[r] * cx + rot[r + 1] * cy + rot[r + 2] * cz;
+        oy = rot[r + 3] * cx + rot[r + 4] * cy + rot[r + 5] * cz;
+        oz = rot[r + 6] * cx + rot[r + 7] * cy + rot[r + 8] * cz;
+        ex = Math.abs(rot[r]) * hx + Math.abs(rot[r + 1]) * hy + Math.abs(rot[r + 2]) * hz;
+        ey = Math.abs(rot[r + 3]) * hx + Math.abs(rot[r + 4]) * hy + Math.abs(rot[r + 5]) * hz;
+        ez = Math.abs(rot[r + 6]) * hx + Math.abs(rot[r + 7]) * hy + Math.abs(rot[r + 8]) * hz;
+        break;
+      }
       default:
-        // meshes and heightfields carry no vertex data in the model yet: unbounded (conservative)
         ex = ey = ez = Infinity;
     }
     const infl = model.shape_margin[s] + model.shape_gap[s] + AABB_GUARD;
     const a = s * 6;
-    aabb[a] = pos[s * 3] - ex - infl;
-    aabb[a + 1] = pos[s * 3 + 1] - ey - infl;
-    aabb[a + 2] = pos[s * 3 + 2] - ez - infl;
-    aabb[a + 3] = pos[s * 3] + ex + infl;
-    aabb[a + 4] = pos[s * 3 + 1] + ey + infl;
-    aabb[a + 5] = pos[s * 3 + 2] + ez + infl;
+    aabb[a] = pos[s * 3] + ox - ex - infl;
+    aabb[a + 1] = pos[s * 3 + 1] + oy - ey - infl;
+    aabb[a + 2] = pos[s * 3 + 2] + oz - ez - infl;
+    aabb[a + 3] = pos[s * 3] + ox + ex + infl;
+    aabb[a + 4] = pos[s * 3 + 1] + oy + ey + infl;
+    aabb[a + 5] = pos[s * 3 + 2] + oz + ez + infl;
   }
 }
 

@@ -140,3 +140,131 @@ function swapPoint(
   feature[i] = feature[j];
   feature[j] = f;
 }
+
+const SPREAD_PICK = new Int32Array(4);
+
+/**
+ * Chooses up to `max` (≤ 4) well-spread points among n candidates: the deepest (smallest `depth`;
+ * among candidates within `tol` of the smallest depth — a flat contact — the one farthest from the
+ * candidates' centroid, so that a resting face starts from a corner), the farthest from it, the one
+ * maximising the triangle area with those two, then the one adding the most area (Σ of the three
+ * sub-triangle areas). Ties go to the lower index; a point that adds no spread (within `tol` [m]) is
+ * not taken. Writes the chosen candidate indices in ascending order to `picked` and returns their
+ * count (≥ 1 when n ≥ 1).
+ * @param pos (n × 3) candidate positions [m]
+ * @param depth (n) signed distances [m]
+ */
+export function selectSpread(
+  n: number,
+  pos: Float64Array,
+  depth: Float64Array,
+  max: number,
+  tol: number,
+  picked: Int32Array,
+): number {
+  if (n <= 0) return 0;
+  const P = SPREAD_PICK;
+  let i0 = 0;
+  for (let i = 1; i < n; i++) if (depth[i] < depth[i0]) i0 = i;
+  if (n > 1) {
+    let cx = 0,
+      cy = 0,
+      cz = 0;
+    for (let i = 0; i < n; i++) {
+      cx += pos[i * 3];
+      cy += pos[i * 3 + 1];
+      cz += pos[i * 3 + 2];
+    }
+    cx /= n;
+    cy /= n;
+    cz /= n;
+    const dmin = depth[i0];
+    let best = -1;
+    for (let i = 0; i < n; i++) {
+      if (depth[i] > dmin + tol) continue;
+      const e = (pos[i * 3] - cx) ** 2 + (pos[i * 3 + 1] - cy) ** 2 + (pos[i * 3 + 2] - cz) ** 2;
+      if (e > best + tol * tol) {
+        best = e;
+        i0 = i;
+      }
+    }
+  }
+  P[0] = i0;
+  let cnt = 1;
+  const x0 = pos[i0 * 3],
+    y0 = pos[i0 * 3 + 1],
+    z0 = pos[i0 * 3 + 2];
+  if (max > 1) {
+    let i1 = -1,
+      best = tol * tol;
+    for (let i = 0; i < n; i++) {
+      const dx = pos[i * 3] - x0,
+        dy = pos[i * 3 + 1] - y0,
+        dz = pos[i * 3 + 2] - z0;
+      const d = dx * dx + dy * dy + dz * dz;
+      if (d > best) {
+        best = d;
+        i1 = i;
+      }
+    }
+    if (i1 >= 0) {
+      P[cnt++] = i1;
+      const ex = pos[i1 * 3] - x0,
+        ey = pos[i1 * 3 + 1] - y0,
+        ez = pos[i1 * 3 + 2] - z0;
+      const el = Math.sqrt(best);
+      if (max > 2) {
+        let i2 = -1,
+          ba = tol * el;
+        for (let i = 0; i < n; i++) {
+          const dx = pos[i * 3] - x0,
+            dy = pos[i * 3 + 1] - y0,
+            dz = pos[i * 3 + 2] - z0;
+          const a = Math.hypot(ey * dz - ez * dy, ez * dx - ex * dz, ex * dy - ey * dx);
+          if (a > ba) {
+            ba = a;
+            i2 = i;
+          }
+        }
+        if (i2 >= 0) {
+          P[cnt++] = i2;
+          if (max > 3) {
+            const base = ba;
+            let i3 = -1,
+              bg = tol * el;
+            for (let i = 0; i < n; i++) {
+              if (i === i0 || i === i1 || i === i2) continue;
+              const g = triArea(pos, i, i0, i1) + triArea(pos, i, i1, i2) + triArea(pos, i, i2, i0) - base;
+              if (g > bg) {
+                bg = g;
+                i3 = i;
+              }
+            }
+            if (i3 >= 0) P[cnt++] = i3;
+          }
+        }
+      }
+    }
+  }
+  // ascending order
+  for (let i = 1; i < cnt; i++) {
+    for (let j = i; j > 0 && P[j - 1] > P[j]; j--) {
+      const t = P[j];
+      P[j] = P[j - 1];
+      P[j - 1] = t;
+    }
+  }
+  for (let i = 0; i < cnt; i++) picked[i] = P[i];
+  return cnt;
+}
+
+/** twice the area of the triangle (pos[i], pos[j], pos[k]) */
+function triArea(pos: Float64Array, i: number, j: number, k: number): number {
+  const ax = pos[j * 3] - pos[i * 3],
+    ay = pos[j * 3 + 1] - pos[i * 3 + 1],
+    az = pos[j * 3 + 2] - pos[i * 3 + 2];
+  const bx = pos[k * 3] - pos[i * 3],
+    by = pos[k * 3 + 1] - pos[i * 3 + 1],
+    bz = pos[k * 3 + 2] - pos[i * 3 + 2];
+  return Math.hypot(ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx);
+}

@@ -261,7 +261,8 @@ describe('plane routines through the swapped table entries', () => {
     updateShapeGeom(model, posedState(model).body_q, g);
     expect(g.type[0]).toBe(ShapeType.PLANE);
     expect(checkSwap(g, 0, 1).count).toBe(4);
-    expect(checkSwap(g, 0, 2).count).toBe(2);
+    // the capsule is tilted ~0.2 rad against the plane: only its lower end (2 points need |nᵀu| ≤ 0.05)
+    expect(checkSwap(g, 0, 2).count).toBe(1);
     const m = run(g, 0, 1, 0.0);
     for (let i = 0; i < m.count; i++) expect(m.distance[i]).toBeLessThanOrEqual(0);
   });

@@ -1,10 +1,17 @@
 /**
- * plane (A) – capsule (B): up to 2 points, one per end cap (feature 0 at −half_height along the
- * capsule's local z, feature 1 at +half_height), each emitted when that cap sphere is inside the band.
- * A capsule lying flat on the plane therefore gets both; an upright one only its lower cap.
+ * plane (A) – capsule (B), with n the plane normal, u the capsule axis and e the unit direction
+ * ⊥ u most against n:
+ * - lying along the plane (|nᵀu| ≤ sin θ, θ = asin FEATURE_SIN_TOL): 2 points, one per end — the
+ *   lower end's deepest point c_low − r·n (the exact minimum) and the other end's point on the
+ *   capsule's bottom line, c_high + r·e (features 0 for the −half_height end, 1 for +half_height);
+ *   a capsule lying exactly flat gets both ends' c ± h·u − r·n;
+ * - otherwise 1 point, the lower end's c_low − r·n (feature of that end).
+ * Every witness lies on the capsule's surface; each point is emitted when inside the band and over a
+ * finite plane's extent. An upright capsule therefore gets only its lower cap.
  */
 import type { ShapeGeom } from '../geometry';
 import type { ContactManifold } from '../manifold';
+import { FEATURE_SIN_TOL } from '../support';
 import { planePointContact } from './common';
 
 export function collidePlaneCapsule(
@@ -16,15 +23,54 @@ export function collidePlaneCapsule(
   out: ContactManifold,
 ): void {
   const c = capsule * 3,
-    r = capsule * 9;
+    r = capsule * 9,
+    pr = plane * 9;
   const rad = g.size[c],
     h = g.size[c + 1];
-  const ax = g.rot[r + 2] * h,
-    ay = g.rot[r + 5] * h,
-    az = g.rot[r + 8] * h;
+  const ux = g.rot[r + 2],
+    uy = g.rot[r + 5],
+    uz = g.rot[r + 8];
+  const nx = g.rot[pr + 2],
+    ny = g.rot[pr + 5],
+    nz = g.rot[pr + 8];
   const cx = g.pos[c],
     cy = g.pos[c + 1],
     cz = g.pos[c + 2];
-  planePointContact(g, plane, cx - ax, cy - ay, cz - az, rad, margin, gap, 0, out);
-  planePointContact(g, plane, cx + ax, cy + ay, cz + az, rad, margin, gap, 1, out);
+  const cu = nx * ux + ny * uy + nz * uz;
+  // the lower end: −h when the axis points up along n (ties: −h)
+  const low = cu >= 0 ? -1 : 1;
+  const lowFeature = low < 0 ? 0 : 1;
+  planePointContact(
+    g,
+    plane,
+    cx + low * h * ux,
+    cy + low * h * uy,
+    cz + low * h * uz,
+    rad,
+    margin,
+    gap,
+    lowFeature,
+    out,
+  );
+  if (Math.abs(cu) > FEATURE_SIN_TOL) return;
+  let ex = -(nx - cu * ux),
+    ey = -(ny - cu * uy),
+    ez = -(nz - cu * uz);
+  const l = Math.hypot(ex, ey, ez);
+  ex /= l;
+  ey /= l;
+  ez /= l;
+  // the other end's point on the bottom line (a point of zero radius offset by r·e)
+  planePointContact(
+    g,
+    plane,
+    cx - low * h * ux + rad * ex,
+    cy - low * h * uy + rad * ey,
+    cz - low * h * uz + rad * ez,
+    0,
+    margin,
+    gap,
+    1 - lowFeature,
+    out,
+  );
 }

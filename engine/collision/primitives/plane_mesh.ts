@@ -1,0 +1,100 @@
+/**
+ * plane (A) – convex mesh / triangle mesh (B): the mesh's (scaled) vertices inside the band and over
+ * a finite plane's extent are candidates (the deepest point of a polyhedral surface along −n is
+ * always a vertex); at most {@link PLANE_MESH_MAX_POINTS} well-spread ones are kept (the deepest, then
+ * spread, `selectSpread`). A convex mesh uses its hull's vertices. Feature = vertex index (hull
+ * vertex index for convex meshes).
+ */
+import type { ShapeGeom } from '../geometry';
+import { addContact, inBand, selectSpread, type ContactManifold } from '../manifold';
+import { meshHull, meshScale } from '../mesh_data';
+import { ShapeType } from '../../model';
+import { onPlane } from './common';
+
+/** the most points a plane–mesh pair emits */
+export const PLANE_MESH_MAX_POINTS = 4;
+
+let CAP = 0;
+let CP = new Float64Array(0);
+let CD = new Float64Array(0);
+let CF = new Int32Array(0);
+const PICK = new Int32Array(4);
+
+function ensure(n: number): void {
+  if (n <= CAP) return;
+  CAP = Math.max(n, 2 * CAP, 64);
+  CP = new Float64Array(CAP * 3);
+  CD = new Float64Array(CAP);
+  CF = new Int32Array(CAP);
+}
+
+export function collidePlaneMesh(
+  g: ShapeGeom,
+  plane: number,
+  mesh: number,
+  margin: number,
+  gap: number,
+  out: ContactManifold,
+): void {
+  const model = g.model;
+  const mi = model.shape_mesh[mesh];
+  let V: Float64Array, v0: number, nv: number;
+  const hull = g.type[mesh] === ShapeType.CONVEX_MESH ? meshHull(model, g.meshes, mi) : null;
+  if (hull) {
+    V = hull.vertices;
+    v0 = 0;
+    nv = V.length / 3;
+  } else {
+    const e = g.meshes.meshes[mi];
+    V = model.mesh_vertices;
+    v0 = e.vStart;
+    nv = e.vCount;
+  }
+  ensure(nv);
+  const R = g.rot,
+    pr = plane * 9,
+    r = mesh * 9;
+  const nx = R[pr + 2],
+    ny = R[pr + 5],
+    nz = R[pr + 8];
+  const ox = g.pos[plane * 3],
+    oy = g.pos[plane * 3 + 1],
+    oz = g.pos[plane * 3 + 2];
+  const sx = meshScale(g.size, mesh, 0),
+    sy = meshScale(g.size, mesh, 1),
+    sz = meshScale(g.size, mesh, 2);
+  const cx = g.pos[mesh * 3],
+    cy = g.pos[mesh * 3 + 1],
+    cz = g.pos[mesh * 3 + 2];
+  let n = 0;
+  let ext = 0;
+  for (let i = 0; i < nv; i++) {
+    const o = (v0 + i) * 3;
+    const lx = sx * V[o],
+      ly = sy * V[o + 1],
+      lz = sz * V[o + 2];
+    const x = cx + R[r] * lx + R[r + 1] * ly + R[r + 2] * lz;
+    const y = cy + R[r + 3] * lx + R[r + 4] * ly + R[r + 5] * lz;
+    const z = cz + R[r + 6] * lx + R[r + 7] * ly + R[r + 8] * lz;
+    const d = nx * (x - ox) + ny * (y - oy) + nz * (z - oz);
+    if (!inBand(d, margin, gap)) continue;
+    if (!onPlane(g, plane, x - d * nx, y - d * ny, z - d * nz)) continue;
+    CP[n * 3] = x;
+    CP[n * 3 + 1] = y;
+    CP[n * 3 + 2] = z;
+    CD[n] = d;
+    CF[n] = i;
+    ext = Math.max(ext, Math.abs(lx), Math.abs(ly), Math.abs(lz));
+    n++;
+  }
+  if (n === 0) return;
+  const m = selectSpread(n, CP, CD, PLANE_MESH_MAX_POINTS, 1e-9 * Math.max(ext, 1e-300), PICK);
+  for (let q = 0; q < m; q++) {
+    const i = PICK[q];
+    const x = CP[i * 3],
+      y = CP[i * 3 + 1],
+      z = CP[i * 3 + 2],
+      d = CD[i];
+    addContact(out, nx, ny, nz, x - d * nx, y - d * ny, z - d * nz, x, y, z, d, CF[i]);
+  }
+}
