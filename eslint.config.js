@@ -3,6 +3,7 @@ import path from 'node:path';
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import globals from 'globals';
+import { wgslParser, wgslPlugin } from './scripts/eslint-plugin-wgsl.js';
 
 /**
  * import direction (SPEC §2, ARCHITECTURE.md): each engine layer may import only the layers listed
@@ -128,5 +129,12 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-constant-condition': ['error', { checkLoops: false }],
     },
+  },
+  // WGSL: binding discipline and the df64 guard (scripts/eslint-plugin-wgsl.js)
+  {
+    files: ['shaders/**/*.wgsl'],
+    languageOptions: { parser: wgslParser },
+    plugins: { wgsl: wgslPlugin },
+    rules: { 'wgsl/bindings': 'error' },
   },
 );

@@ -1,4 +1,12 @@
+import { existsSync } from 'node:fs';
 import { defineConfig } from 'vitest/config';
+
+// headless WebGPU (SPEC §6): Dawn finds SwiftShader through VK_ICD_FILENAMES. Set it here, in the
+// main process, because test worker threads cannot change the native environment the Vulkan loader
+// reads; an explicit value is kept. (engine/backends/webgpu/device.ts loads the Vulkan loader.)
+const SWIFTSHADER_ICD = '/usr/lib/chromium/vk_swiftshader_icd.json';
+if (!process.env.VK_ICD_FILENAMES && existsSync(SWIFTSHADER_ICD))
+  process.env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
 
 export default defineConfig({
   test: {

@@ -43,7 +43,9 @@ function wgslLayout(): string {
   out.push('}', '');
   out.push('@group(3) @binding(0) var<uniform> L: Layout;');
   for (const a of ARENAS) {
-    out.push(`@group(${a.group}) @binding(${a.binding}) var<storage, ${a.access}> ${a.name}: array<${a.elem}>;`);
+    out.push(
+      `@group(${a.group}) @binding(${a.binding}) var<storage, ${a.access}> ${a.name}: array<${a.elem}>;`,
+    );
   }
   out.push('@group(2) @binding(2) var<storage, read_write> counters: array<atomic<u32>>;', '');
   for (const p of GPU_UNIFORMS) {
@@ -72,13 +74,20 @@ function tsViews(): string {
   out.push('export type LayoutCounts = Record<LayoutCountSymbol, number>;', '');
   out.push('/** element offset of every field in its arena */');
   out.push('export interface GpuLayoutOffsets {');
-  for (const fl of GPU_LAYOUT) out.push(`  /** ${arenaOf(fl)}: (${fl.count} × ${fl.width}) ${fl.doc} */`, `  ${fl.name}: number;`);
+  for (const fl of GPU_LAYOUT)
+    out.push(`  /** ${arenaOf(fl)}: (${fl.count} × ${fl.width}) ${fl.doc} */`, `  ${fl.name}: number;`);
   out.push('}', '');
   out.push('/** arena lengths in elements (df64 elements are two f32) */');
   out.push('export interface GpuArenaSizes {');
   for (const a of ARENAS) out.push(`  ${a.name}: number;`);
   out.push('}', '');
-  out.push('export interface GpuLayout {', '  offsets: GpuLayoutOffsets;', '  sizes: GpuArenaSizes;', '}', '');
+  out.push(
+    'export interface GpuLayout {',
+    '  offsets: GpuLayoutOffsets;',
+    '  sizes: GpuArenaSizes;',
+    '}',
+    '',
+  );
   out.push('/** lays the fields out in table order */');
   out.push('export function computeGpuLayout(c: LayoutCounts): GpuLayout {');
   out.push('  const sizes: GpuArenaSizes = {');
@@ -92,7 +101,10 @@ function tsViews(): string {
     out.push(`    ${fl.name}: at('${arenaOf(fl)}', ${n}),`);
   }
   out.push('  };');
-  out.push('  // a binding may not be empty', '  for (const k of Object.keys(sizes) as (keyof GpuArenaSizes)[]) sizes[k] = Math.max(sizes[k], 1);');
+  out.push(
+    '  // a binding may not be empty',
+    '  for (const k of Object.keys(sizes) as (keyof GpuArenaSizes)[]) sizes[k] = Math.max(sizes[k], 1);',
+  );
   out.push('  return { offsets, sizes };', '}', '');
   out.push('/** host copies of the arenas */');
   out.push('export interface GpuArenas {');
@@ -100,13 +112,16 @@ function tsViews(): string {
   out.push('}', '');
   out.push('/** typed-array views of every field (df64 fields: 2 floats per element, hi then lo) */');
   out.push('export interface GpuViews {');
-  for (const fl of GPU_LAYOUT) out.push(`  ${fl.name}: ${fl.type === 'df64' ? 'Float32Array' : 'Int32Array'};`);
+  for (const fl of GPU_LAYOUT)
+    out.push(`  ${fl.name}: ${fl.type === 'df64' ? 'Float32Array' : 'Int32Array'};`);
   out.push('}', '');
   out.push('/** allocates zeroed host arenas */');
   out.push('export function makeGpuArenas(l: GpuLayout): GpuArenas {');
   out.push('  return {');
   for (const a of ARENAS) {
-    out.push(`    ${a.name}: new ${a.elem === 'i32' ? 'Int32Array' : 'Float32Array'}(l.sizes.${a.name}${a.elem === 'i32' ? '' : ' * 2'}),`);
+    out.push(
+      `    ${a.name}: new ${a.elem === 'i32' ? 'Int32Array' : 'Float32Array'}(l.sizes.${a.name}${a.elem === 'i32' ? '' : ' * 2'}),`,
+    );
   }
   out.push('  };', '}', '');
   out.push('/** field views into host arenas */');
@@ -128,10 +143,13 @@ function tsViews(): string {
   out.push(`/** size of the Layout uniform [bytes] */`, `export const LAYOUT_UNIFORM_BYTES = ${bytes};`, '');
   out.push('/** step parameters of the Layout uniform (df64 parameters are given as numbers) */');
   out.push('export interface GpuUniformParams {');
-  for (const p of GPU_UNIFORMS) out.push(`  /** ${p.type}${p.doc ? `: ${p.doc}` : ''} */`, `  ${p.name}: number;`);
+  for (const p of GPU_UNIFORMS)
+    out.push(`  /** ${p.type}${p.doc ? `: ${p.doc}` : ''} */`, `  ${p.name}: number;`);
   out.push('}', '');
   out.push('/** packs the Layout uniform: parameters, then the offsets of every field */');
-  out.push('export function writeLayoutUniform(p: GpuUniformParams, o: GpuLayoutOffsets, out: DataView): void {');
+  out.push(
+    'export function writeLayoutUniform(p: GpuUniformParams, o: GpuLayoutOffsets, out: DataView): void {',
+  );
   let w = 0;
   for (const p of GPU_UNIFORMS) {
     if (p.type === 'df64') {

@@ -16,9 +16,25 @@ describe('GPU layout table', () => {
 
   it('lays fields out contiguously in table order', () => {
     const counts = Object.fromEntries(
-      ['one', 'body', 'joint', 'joint1', 'dof', 'coord', 'tree', 'tree1', 'world', 'world1', 'slot', 'slot_J', 'tree_A', 'world_H', 'row', 'gslot', 'cost'].map(
-        (k, i) => [k, 3 + i],
-      ),
+      [
+        'one',
+        'body',
+        'joint',
+        'joint1',
+        'dof',
+        'coord',
+        'tree',
+        'tree1',
+        'world',
+        'world1',
+        'slot',
+        'slot_J',
+        'tree_A',
+        'world_H',
+        'row',
+        'gslot',
+        'cost',
+      ].map((k, i) => [k, 3 + i]),
     ) as LayoutCounts;
     const { offsets, sizes } = computeGpuLayout(counts);
     const end: Record<string, number> = {};

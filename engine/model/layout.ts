@@ -203,7 +203,14 @@ export const GPU_LAYOUT: readonly LayoutField[] = [
   f('tree_red', 'data', 'i32', 1, 'tree', 'offset of the tree in its world Newton system, -1'),
   f('red_dof', 'data', 'i32', 1, 'dof', 'global DOF of reduced index r (at world_dof_start + r)'),
   f('con_tree', 'data', 'i32', 2, 'slot', 'trees of the Jacobian blocks, -1'),
-  f('con_active', 'data', 'i32', 1, 'slot', '0 empty, 1 constraint, 2 invalid parameters, 3 both bodies static'),
+  f(
+    'con_active',
+    'data',
+    'i32',
+    1,
+    'slot',
+    '0 empty, 1 constraint, 2 invalid parameters, 3 both bodies static',
+  ),
   f('con_slip', 'data', 'i32', 1, 'slot', 'ContactSlip'),
   f('lim_rows', 'data', 'i32', 1, 'dof', 'limit rows: bit 0 lower, bit 1 upper'),
   f('pd_active', 'data', 'i32', 1, 'dof', '1 when the DOF has a PD constraint'),
@@ -260,6 +267,8 @@ export const GPU_INFINITY = 1e30;
 export const LAYOUT_ELEMENT_BYTES: Record<LayoutScalar, number> = { df64: 8, i32: 4 };
 
 /** the storage buffer (arena) a field lives in */
-export function arenaOf(field: LayoutField): 'model_d' | 'model_i' | 'input_d' | 'input_i' | 'data_d' | 'data_i' {
+export function arenaOf(
+  field: LayoutField,
+): 'model_d' | 'model_i' | 'input_d' | 'input_i' | 'data_d' | 'data_i' {
   return `${field.arena}_${field.type === 'df64' ? 'd' : 'i'}`;
 }

@@ -1,0 +1,77 @@
+/**
+ * CPU reference backend: the SolverSAP pipeline (engine/pipeline/step.ts) behind the Backend
+ * interface. Every GPU kernel has its twin here (SPEC §6).
+ */
+import type { SapContacts } from '../../collision/contacts';
+import type { SapModel } from '../../model';
+import type { StepReport } from '../../pipeline/report';
+import { SolverSAP } from '../../pipeline/step';
+import type { SapSolverOptions } from '../../sap/options';
+import type { SapControl, SapState } from '../../state';
+import type { Backend, BackendInitOptions } from '../backend';
+
+export class CpuBackend implements Backend {
+  readonly kind = 'cpu' as const;
+  readonly description = 'cpu (fp64 reference; fp32 knobs rounded with Math.fround)';
+  private solver: SolverSAP | null = null;
+
+  private get s(): SolverSAP {
+    if (!this.solver) throw new Error('CpuBackend: init(model) first');
+    return this.solver;
+  }
+
+  async init(model: SapModel, opts: BackendInitOptions = {}): Promise<void> {
+    this.solver = new SolverSAP(model, opts.solver ?? {});
+  }
+
+  /** synchronous init, for callers that cannot await */
+  initSync(model: SapModel, opts: BackendInitOptions = {}): void {
+    this.solver = new SolverSAP(model, opts.solver ?? {});
+  }
+
+  get options(): SapSolverOptions {
+    return this.s.options;
+  }
+
+  get last_velocity(): Float64Array {
+    return this.s.last_velocity;
+  }
+
+  /** the underlying reference solver */
+  get reference(): SolverSAP {
+    return this.s;
+  }
+
+  setOptions(solver: Record<string, unknown>): void {
+    this.s.setOptions(solver);
+  }
+
+  step(
+    state_in: SapState,
+    state_out: SapState,
+    control: SapControl,
+    contacts: SapContacts,
+    dt: number,
+  ): Promise<StepReport> {
+    return Promise.resolve(this.s.step(state_in, state_out, control, contacts, dt));
+  }
+
+  /** the step without a promise */
+  stepSync(
+    state_in: SapState,
+    state_out: SapState,
+    control: SapControl,
+    contacts: SapContacts,
+    dt: number,
+  ): StepReport {
+    return this.s.step(state_in, state_out, control, contacts, dt);
+  }
+
+  updateBodyState(state: SapState): void {
+    this.s.updateBodyState(state);
+  }
+
+  dispose(): void {
+    this.solver = null;
+  }
+}

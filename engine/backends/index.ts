@@ -1,0 +1,88 @@
+/**
+ * Backends (SPEC §6): the CPU reference and WebGPU, behind one interface, with a factory that falls
+ * back to the CPU with a stated reason when WebGPU cannot run a model.
+ *
+ *   const { backend, fallback } = await createBackend('webgpu', model, { solver });
+ *   // fallback: undefined, or e.g. "WebGPU unavailable (no adapter …); running on the CPU backend"
+ */
+import type { SapModel } from '../model';
+import type { Backend, BackendInitOptions, BackendKind } from './backend';
+import { CpuBackend } from './cpu/cpu_backend';
+import { sharedGpu, type AdapterPreference, type GpuResult } from './webgpu/device';
+import { WebGpuBackend } from './webgpu/webgpu_backend';
+
+export type { Backend, BackendInitOptions, BackendKind } from './backend';
+export { precisionLabels } from './backend';
+export { CpuBackend } from './cpu/cpu_backend';
+export { WebGpuBackend } from './webgpu/webgpu_backend';
+export { BackendSimulation, type BackendSimulationOptions } from './simulation';
+export {
+  acquireGpu,
+  sharedGpu,
+  type AdapterPreference,
+  type GpuHandle,
+  type GpuResult,
+} from './webgpu/device';
+
+export interface CreateBackendResult {
+  backend: Backend;
+  /** set when another backend than the requested one runs, with the reason */
+  fallback?: string;
+}
+
+export interface CreateBackendDeps {
+  /** GPU acquisition (default: the shared device, hardware first, then SwiftShader in Node) */
+  acquire?: () => Promise<GpuResult>;
+  adapter?: AdapterPreference;
+}
+
+/** why the WebGPU backend cannot run this model, or null */
+export function webgpuUnsupported(model: SapModel): string | null {
+  if (model.eq_count > 0)
+    return 'equality (holonomic) constraints are not implemented on the WebGPU backend yet';
+  return null;
+}
+
+/**
+ * Creates and initializes a backend. 'webgpu' falls back to the CPU, with the reason in
+ * `fallback`, when no adapter is available, the model needs a feature the GPU path lacks, or the
+ * kernels fail to build.
+ */
+export async function createBackend(
+  kind: BackendKind,
+  model: SapModel,
+  opts: BackendInitOptions = {},
+  deps: CreateBackendDeps = {},
+): Promise<CreateBackendResult> {
+  const cpu = async (fallback?: string): Promise<CreateBackendResult> => {
+    const backend = new CpuBackend();
+    await backend.init(model, opts);
+    return fallback ? { backend, fallback } : { backend };
+  };
+  if (kind === 'cpu') return cpu();
+  const unsupported = webgpuUnsupported(model);
+  if (unsupported) return cpu(`WebGPU backend not used: ${unsupported}; running on the CPU backend`);
+  const res = await (deps.acquire ?? (() => sharedGpu(deps.adapter ?? 'auto')))();
+  if (!res.ok) return cpu(`WebGPU unavailable (${res.reason}); running on the CPU backend`);
+  const backend = new WebGpuBackend(res.gpu);
+  try {
+    await backend.init(model, opts);
+  } catch (e) {
+    backend.dispose();
+    return cpu(
+      `WebGPU backend failed to initialize (${(e as Error).message.split('\n')[0]}); running on the CPU backend`,
+    );
+  }
+  return { backend };
+}
+
+/** whether WebGPU can run here (for the studio's backend switch), without creating a backend */
+export async function probeWebGpu(
+  deps: CreateBackendDeps = {},
+): Promise<
+  { available: true; description: string; software: boolean } | { available: false; reason: string }
+> {
+  const res = await (deps.acquire ?? (() => sharedGpu(deps.adapter ?? 'auto')))();
+  if (!res.ok) return { available: false, reason: res.reason };
+  return { available: true, description: res.gpu.description, software: res.gpu.software };
+}

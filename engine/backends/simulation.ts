@@ -1,0 +1,61 @@
+/**
+ * BackendSimulation: the loop of engine/pipeline/simulation.ts over any {@link Backend}:
+ * collide(state) on the CPU → backend.step(state, next, control, contacts, dt) → swap.
+ */
+import { SapCollisionPipeline } from '../collision/pipeline';
+import type { SapContacts } from '../collision/contacts';
+import type { SapModel } from '../model';
+import type { StepReport } from '../pipeline/report';
+import { makeControl, makeState, type SapControl, type SapState } from '../state';
+import type { Backend } from './backend';
+
+export interface BackendSimulationOptions {
+  /** time step [s] */
+  dt: number;
+  /** contact slots per world (default: the backend's max_rigid_contact option) */
+  max_rigid_contact?: number;
+}
+
+export class BackendSimulation {
+  readonly model: SapModel;
+  readonly backend: Backend;
+  readonly collision: SapCollisionPipeline;
+  readonly contacts: SapContacts;
+  readonly control: SapControl;
+  state: SapState;
+  private next: SapState;
+  dt: number;
+  last_report: StepReport | null = null;
+
+  /** the backend must have been initialized for `model` */
+  constructor(model: SapModel, backend: Backend, opts: BackendSimulationOptions) {
+    this.model = model;
+    this.backend = backend;
+    this.dt = opts.dt;
+    const cap = opts.max_rigid_contact ?? backend.options.max_rigid_contact;
+    this.collision = new SapCollisionPipeline(model, { rigid_contact_max: cap });
+    this.contacts = this.collision.contacts();
+    this.control = makeControl(model);
+    this.state = makeState(model);
+    this.next = makeState(model);
+    backend.updateBodyState(this.state);
+  }
+
+  /** advances one step of dt */
+  async step(): Promise<StepReport> {
+    this.collision.collide(this.state, this.contacts);
+    const r = await this.backend.step(this.state, this.next, this.control, this.contacts, this.dt);
+    const t = this.state;
+    this.state = this.next;
+    this.next = t;
+    this.last_report = r;
+    return r;
+  }
+
+  /** resets to the model's initial state */
+  reset(): void {
+    this.state = makeState(this.model);
+    this.next = makeState(this.model);
+    this.backend.updateBodyState(this.state);
+  }
+}

@@ -1,0 +1,57 @@
+/**
+ * Parity fixtures: a scene advanced a few steps on the CPU reference, so that stages see non-trivial
+ * velocities and contacts, and the CPU twins of every GPU stage evaluated on that input.
+ */
+import { SapCollisionPipeline } from '../../../collision/pipeline';
+import type { SapContacts } from '../../../collision/contacts';
+import type { SapModel } from '../../../model';
+import { Simulation } from '../../../pipeline/simulation';
+import { cloneState, type SapControl, type SapState } from '../../../state';
+import { loadRepoScene, type TestScene } from './parity';
+
+export interface StageFixture {
+  name: string;
+  model: SapModel;
+  dt: number;
+  solver: Record<string, unknown>;
+  capacity: number;
+  state: SapState;
+  control: SapControl;
+  contacts: SapContacts;
+}
+
+/**
+ * scene `name` after `warm` CPU steps (with the scene's own solver options), optionally adjusted
+ * (e.g. moved next to a joint limit), with fresh contacts
+ */
+export function stageFixture(
+  name: string,
+  warm: number,
+  adjust?: (scene: TestScene, state: SapState) => void,
+  num_worlds?: number,
+): StageFixture {
+  const scene = loadRepoScene(name, num_worlds);
+  const sim = new Simulation(scene.model, {
+    dt: scene.dt,
+    solver: scene.solver,
+    max_rigid_contact: scene.max_rigid_contact,
+  });
+  for (let i = 0; i < warm; i++) sim.step();
+  if (adjust) {
+    adjust(scene, sim.state);
+    sim.solver.updateBodyState(sim.state);
+  }
+  const collision = new SapCollisionPipeline(scene.model, { rigid_contact_max: scene.max_rigid_contact });
+  const contacts = collision.contacts();
+  collision.collide(sim.state, contacts);
+  return {
+    name,
+    model: scene.model,
+    dt: scene.dt,
+    solver: scene.solver,
+    capacity: scene.max_rigid_contact,
+    state: cloneState(sim.state),
+    control: sim.control,
+    contacts,
+  };
+}

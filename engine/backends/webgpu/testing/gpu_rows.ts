@@ -1,0 +1,65 @@
+/**
+ * Maps the GPU's fixed-position constraint storage (kernels/sap_constraints.wgsl) to the reference
+ * solver's packed order (contacts by slot, then per DOF: limit rows, PD row), for parity tests.
+ */
+import type { SapModel } from '../../../model';
+import type { GpuViews } from '../../../model/layout_views';
+
+export interface GpuRowMap {
+  /** indices into the row fields (sap_vc, sap_gamma, …), reference order */
+  rows: number[];
+  /** indices into sap_G of each row's diagonal entry */
+  gdiag: number[];
+  /** contact slots of the live contacts, in order */
+  slots: number[];
+  /** DOFs with a limit or PD constraint, in order */
+  dofs: number[];
+}
+
+export function gpuRowMap(m: SapModel, g: GpuViews, w: number, capacity: number): GpuRowMap {
+  const d0 = m.world_dof_start[w];
+  const rs = 3 * capacity * w + 3 * d0;
+  const gs = 9 * capacity * w + 3 * d0;
+  const out: GpuRowMap = { rows: [], gdiag: [], slots: [], dofs: [] };
+  for (let i = 0; i < g.contact_count[w]; i++) {
+    const s = w * capacity + i;
+    if (g.con_active[s] !== 1) continue;
+    out.slots.push(s);
+    for (let k = 0; k < 3; k++) {
+      out.rows.push(rs + 3 * i + k);
+      out.gdiag.push(gs + 9 * i + 4 * k);
+    }
+  }
+  for (let d = d0; d < m.world_dof_start[w + 1]; d++) {
+    const lr = g.lim_rows[d];
+    const pd = g.pd_active[d];
+    if (!lr && !pd) continue;
+    out.dofs.push(d);
+    const r = rs + 3 * capacity + 3 * (d - d0);
+    const gi = gs + 9 * capacity + 3 * (d - d0);
+    for (let side = 0; side < 2; side++) {
+      if (!(lr & (1 << side))) continue;
+      out.rows.push(r + side);
+      out.gdiag.push(gi + side);
+    }
+    if (pd) {
+      out.rows.push(r + 2);
+      out.gdiag.push(gi + 2);
+    }
+  }
+  return out;
+}
+
+/** df64 field entries at `idx` as doubles */
+export function pick(a: Float32Array, idx: readonly number[]): Float64Array {
+  const out = new Float64Array(idx.length);
+  idx.forEach((i, k) => (out[k] = a[2 * i] + a[2 * i + 1]));
+  return out;
+}
+
+/** df64 field entries [o, o + n) as doubles */
+export function slice(a: Float32Array, o: number, n: number): Float64Array {
+  const out = new Float64Array(n);
+  for (let k = 0; k < n; k++) out[k] = a[2 * (o + k)] + a[2 * (o + k) + 1];
+  return out;
+}

@@ -1,0 +1,394 @@
+/**
+ * Stage-by-stage GPU ↔ CPU parity (SPEC §6, layout principle 6). Each kernel runs on NaN-prefilled
+ * outputs, is read back and compared with its CPU twin evaluated on the same input:
+ *
+ *   fk_boundary          forwardKinematics, velocityPublicToInternal, forwardVelocity, …
+ *   free_motion          crbaTree (+dt·D), rneaTree, freeMotionTree
+ *   contact_constraints  buildContactConstraints + makeContactParams (every weight/point mode)
+ *   joint_constraints    buildJointConstraints + makeLimitParams / makePdParams
+ *   sap_setup … sap_linesearch   the reference SapSolver's own steps (testing/cpu_twin.ts); the
+ *                        solve and the line search take the GPU's ∇ℓ and Δv as input, so each
+ *                        stage is checked on the same input (∇ℓ cancels near equilibrium and is
+ *                        compared relative to the size of its terms A(v − v*) and Jᵀγ)
+ *   Newton loop + sap_finish     SapSolver.solve (v, iterations, status, contact forces)
+ *   integrate            integratePositions on the GPU's v_{n+1}
+ *   fk_final             forwardKinematics / velocityInternalToPublic / writeBodyState
+ *
+ * Tolerances (normwise relative): 1e-10 where every input of the stage is fp64 on the CPU (df64 on
+ * the GPU), 1e-4 once an fp32 knob has entered the stage's inputs.
+ */
+import { expect, it } from 'vitest';
+import {
+  forwardKinematics,
+  forwardVelocity,
+  makeKinematicsData,
+  velocityInternalToPublic,
+  writeBodyState,
+} from '../../../kinematics';
+import { makeRneaScratch, rneaTree } from '../../../dynamics';
+import type { SapModel } from '../../../model';
+import type { GpuViews } from '../../../model/layout_views';
+import { makeContactParams } from '../../../sap/constraints/contact';
+import { makeLimitParams } from '../../../sap/constraints/limit';
+import { makePdParams } from '../../../sap/constraints/pd';
+import { integratePositions } from '../../../pipeline/integrate';
+import { resolveSolverOptions, type SapSolverOptions } from '../../../sap/options';
+import { SapSolver } from '../../../sap/solver';
+import { GpuSapContext } from '../context';
+import type { GpuHandle } from '../device';
+import { CpuNewtonTwin, cpuWorldProblem } from './cpu_twin';
+import { stageFixture, type StageFixture } from './fixtures';
+import { gpuRowMap, pick, slice } from './gpu_rows';
+import { TOL_DF64, TOL_FP32, relErr, relErrDf } from './parity';
+
+export const PRESETS = ['approx32', 'approx64', 'drake'] as const;
+export const LINE_SEARCHES = ['monotone_decay', 'armijo_decay', 'exact_root'] as const;
+
+/** the line search of test (scene index, preset index): every scene and every preset meets all three */
+export function lineSearchFor(scene: number, preset: number): (typeof LINE_SEARCHES)[number] {
+  return LINE_SEARCHES[(scene + preset) % 3];
+}
+
+/** scenes of the stage tests; cartpole is moved next to its rail limit so the limit is active */
+export const STAGE_SCENES: { name: string; warm: number; adjust?: Parameters<typeof stageFixture>[2] }[] = [
+  { name: 'box_stack', warm: 20 },
+  {
+    name: 'cartpole',
+    warm: 30,
+    adjust: (scene, state) => {
+      const j = scene.joint_ids['cart_slider'];
+      state.joint_q[scene.model.joint_q_start[j]] = 1.495;
+      state.joint_qd[scene.model.joint_qd_start[j]] = 2.0;
+    },
+  },
+  { name: 'arm7', warm: 20 },
+];
+
+/** worst error per (scene/preset, stage), printed by the suite */
+export const STAGE_TABLE: Record<string, Record<string, number>> = {};
+
+function fp32Anywhere(o: SapSolverOptions): boolean {
+  return (
+    o.free_motion_solve_precision === 'fp32' ||
+    o.sap_contact_weight_precision === 'fp32' ||
+    o.contact_linear_solve_precision === 'fp32' ||
+    o.contact_solve_precision === 'fp32' ||
+    !o.use_f64_boundary_pose
+  );
+}
+
+/** runs every stage of one fixture under one preset and checks it against its twin */
+export async function checkStages(
+  gpu: GpuHandle,
+  fx: StageFixture,
+  preset: string,
+  lineSearch?: string,
+): Promise<void> {
+  const m: SapModel = fx.model;
+  const o = resolveSolverOptions({
+    ...fx.solver,
+    contact_preset_variant: preset,
+    ...(lineSearch ? { line_search_variant: lineSearch } : {}),
+  });
+  const key = `${fx.name}/${preset}/${o.line_search_variant}`;
+  const row = (STAGE_TABLE[key] ??= {});
+  const check = (stage: string, err: number, tol: number) => {
+    row[stage] = Math.max(row[stage] ?? 0, err);
+    expect(err, `${key} ${stage}: ${err} > ${tol}`).toBeLessThanOrEqual(tol);
+  };
+  // stages downstream of an fp32 knob compare at the fp32 tolerance
+  const tolAfter32 = fp32Anywhere(o) ? TOL_FP32 : TOL_DF64;
+  const tolW = o.sap_contact_weight_precision === 'fp32' ? TOL_FP32 : TOL_DF64;
+  const tolFm = o.free_motion_solve_precision === 'fp32' ? TOL_FP32 : TOL_DF64;
+
+  const cpu = cpuWorldProblem(fx, o, 0);
+  const ctx = new GpuSapContext(gpu, m, { capacity: fx.capacity, max_iterations: o.max_iterations });
+  try {
+    ctx.setParams(
+      o,
+      fx.dt,
+      fx.state.body_f.some((x) => x !== 0),
+    );
+    ctx.uploadInputs(fx.state, fx.control, fx.contacts);
+    ctx.fillDataNaN();
+    const read = (names: (keyof GpuViews)[]) => ctx.readFields(names);
+
+    // 1. boundary kinematics
+    await ctx.run(['fk_boundary']);
+    let g = await read([
+      'body_X',
+      'body_R',
+      'body_com_w',
+      'body_I_w',
+      'dof_S',
+      'body_V',
+      'body_c',
+      'v_n',
+      'tau',
+      'cbody_X',
+      'cdof_S',
+    ]);
+    check('fk.body_X', relErrDf(g.body_X, cpu.kin.body_X), TOL_DF64);
+    check('fk.body_R', relErrDf(g.body_R, cpu.kin.body_R), TOL_DF64);
+    check('fk.body_com_w', relErrDf(g.body_com_w, cpu.kin.body_com_w), TOL_DF64);
+    check('fk.body_I_w', relErrDf(g.body_I_w, cpu.kin.body_I_w), TOL_DF64);
+    check('fk.dof_S', relErrDf(g.dof_S, cpu.kin.dof_S), TOL_DF64);
+    check('fk.body_V', relErrDf(g.body_V, cpu.kin.body_V), TOL_DF64);
+    check('fk.body_c', relErrDf(g.body_c, cpu.kin.body_c), TOL_DF64);
+    check('fk.v_n', relErrDf(g.v_n, cpu.v_n), TOL_DF64);
+    check('fk.tau', relErrDf(g.tau, cpu.tau), TOL_DF64);
+    check('fk.contact_pose', relErrDf(g.cbody_X, cpu.kinC.body_X), TOL_DF64);
+    check('fk.contact_S', relErrDf(g.cdof_S, cpu.kinC.dof_S), TOL_DF64);
+
+    // 2. free motion
+    await ctx.run(['free_motion']);
+    g = await read(['tree_A', 'bias', 'v_star', 'A_diag']);
+    const A = new Float64Array(g.tree_A.length / 2);
+    let a0 = 0;
+    for (const At of cpu.treeA) {
+      A.set(At, a0);
+      a0 += At.length;
+    }
+    check('crba.A', relErrDf(g.tree_A, A), TOL_DF64);
+    check('free_motion.A_diag', relErrDf(g.A_diag, cpu.A_diag), TOL_DF64);
+    check('free_motion.v_star', relErrDf(g.v_star, cpu.v_star), tolFm);
+    // bias forces against a direct rneaTree run (freeMotionTree uses the same call)
+    const bias = new Float64Array(m.joint_dof_count);
+    const rs = makeRneaScratch(m);
+    for (let t = 0; t < m.tree_count; t++) {
+      rneaTree(
+        m,
+        cpu.kin,
+        t,
+        { qdd: null, velocity: true, gravity: true, body_f: fx.state.body_f },
+        rs,
+        bias,
+      );
+    }
+    check('rnea.bias', relErrDf(g.bias, bias), TOL_DF64);
+
+    // 3. constraints
+    await ctx.run(['contact_constraints', 'joint_constraints']);
+    g = await read([
+      'con_active',
+      'con_tree',
+      'con_J',
+      'con_w',
+      'con_param',
+      'con_frame',
+      'con_point',
+      'lim_rows',
+      'pd_active',
+      'lim_param',
+      'pd_param',
+      'world_i',
+    ]);
+    const map = gpuRowMap(m, g, 0, fx.capacity);
+    expect(map.slots.length, `${key} live contacts`).toBe(cpu.nContacts);
+    const jStride = 6 * ctx.maxTreeNv;
+    let errJ = 0,
+      errW = 0,
+      errP = 0,
+      errF = 0;
+    map.slots.forEach((s, c) => {
+      const spec = cpu.specs[c];
+      if (spec.kind !== 'contact') throw new Error('contact order');
+      spec.J.forEach((Jc, b) => {
+        errJ = Math.max(errJ, relErr(slice(g.con_J, s * jStride + b * 3 * ctx.maxTreeNv, Jc.length), Jc));
+      });
+      errW = Math.max(errW, relErr(slice(g.con_w, s, 1), [spec.w ?? NaN]));
+      const P = makeContactParams(
+        {
+          mu: spec.mu,
+          stiffness: spec.stiffness,
+          tau_d: spec.tau_d,
+          phi0: spec.phi0,
+          beta: spec.beta,
+          sigma: spec.sigma,
+        },
+        fx.dt,
+        spec.w ?? NaN,
+      );
+      errP = Math.max(errP, relErr(slice(g.con_param, 6 * s, 6), P.subarray(0, 6)));
+      errF = Math.max(errF, relErr(slice(g.con_frame, 9 * s, 9), cpu.records[c].frame));
+      errF = Math.max(errF, relErr(slice(g.con_point, 3 * s, 3), cpu.records[c].point));
+    });
+    check('contacts.J', errJ, TOL_DF64);
+    check('contacts.frame_point', errF, TOL_DF64);
+    check('contacts.w', errW, tolW);
+    check('contacts.params', errP, tolW);
+    let errL = 0;
+    const jointSpecs = cpu.specs.slice(cpu.nContacts);
+    let si = 0;
+    for (const d of map.dofs) {
+      const t = m.joint_tree[m.joint_count > 0 ? dofJoint(m, d) : 0];
+      const nv = m.tree_dof_start[t + 1] - m.tree_dof_start[t];
+      const w = 1 / cpu.treeA[t][(d - m.tree_dof_start[t]) * (nv + 1)];
+      if (g.lim_rows[d]) {
+        const spec = jointSpecs[si++];
+        if (spec.kind !== 'limit') throw new Error('limit order');
+        const P = makeLimitParams(spec, fx.dt, w);
+        const got = slice(g.lim_param, 4 * d, 4);
+        const lr = g.lim_rows[d];
+        const ref: number[] = [];
+        const gv: number[] = [];
+        let r = 0;
+        if (lr & 1) {
+          gv.push(got[0], got[1]);
+          ref.push(P[2 * r], P[2 * r + 1]);
+          r++;
+        }
+        if (lr & 2) {
+          gv.push(got[2], got[3]);
+          ref.push(P[2 * r], P[2 * r + 1]);
+        }
+        errL = Math.max(errL, relErr(gv, ref));
+      }
+      if (g.pd_active[d]) {
+        const spec = jointSpecs[si++];
+        if (spec.kind !== 'pd') throw new Error('pd order');
+        errL = Math.max(
+          errL,
+          relErr(slice(g.pd_param, 8 * d, 8), makePdParams(spec, fx.dt, w).subarray(0, 8)),
+        );
+      }
+    }
+    expect(si, `${key} joint constraints`).toBe(jointSpecs.length);
+    check('joint_constraints.params', errL, TOL_DF64);
+
+    // 4. SAP setup and one Newton iteration, stage by stage, against the reference solver
+    await ctx.run(['sap_setup']);
+    g = await read(['world_i', 'sap_v', 'sap_vstar']);
+    const nvp = g.world_i[0];
+    const d0 = m.world_dof_start[0];
+    const vGuess = cpu.v_n.slice(d0, m.world_dof_start[1]);
+    if (cpu.specs.length > 0) {
+      const twin = new CpuNewtonTwin(cpu.problem, o, vGuess);
+      expect(nvp, `${key} participating DOFs`).toBe(twin.nvp);
+      await ctx.run(['sap_eval']);
+      g = await read(['sap_vc', 'sap_gamma', 'sap_G', 'sap_grad', 'sap_cost', 'world_i']);
+      const ev = twin.eval();
+      const rm = gpuRowMap(m, g, 0, fx.capacity);
+      check('sap_eval.vc', relErr(pick(g.sap_vc, rm.rows), ev.vc), tolAfter32);
+      check('sap_eval.gamma', relErr(pick(g.sap_gamma, rm.rows), ev.gamma), tolAfter32);
+      check('sap_eval.G', relErr(pick(g.sap_G, rm.gdiag), ev.Gdiag), tolAfter32);
+      // ∇ℓ = A(v − v*) − Jᵀγ cancels near equilibrium: relative to the size of its terms
+      const gradScale = Math.max(...ev.Ar.map(Math.abs), ...ev.jv.map(Math.abs));
+      const gradGpu = slice(g.sap_grad, d0, nvp);
+      check('sap_eval.grad', relErr(gradGpu, ev.grad, gradScale), tolAfter32);
+      check('sap_eval.cost', relErr(slice(g.sap_cost, 0, 1), [ev.cost]), tolAfter32);
+      if (g.world_i[2] === 1) {
+        const hb = ctx.views.world_H_start[0];
+        const lower = (src: Float64Array) => {
+          const out: number[] = [];
+          for (let a = 0; a < nvp; a++) for (let b = 0; b <= a; b++) out.push(src[a * nvp + b]);
+          return out;
+        };
+        await ctx.run(['sap_hessian']);
+        g = await read(['sap_H']);
+        check(
+          'sap_hessian.H',
+          relErr(lower(slice(g.sap_H, hb, nvp * nvp)), lower(twin.hessian())),
+          tolAfter32,
+        );
+        await ctx.run(['sap_factor']);
+        g = await read(['sap_H']);
+        check('sap_factor.L', relErr(lower(slice(g.sap_H, hb, nvp * nvp)), lower(twin.factor())), tolAfter32);
+        // the solve and the line data on the GPU's own inputs (its ∇ℓ, its Δv)
+        await ctx.run(['sap_solve']);
+        g = await read(['sap_dv', 'sap_dvc', 'sap_scalar']);
+        const dvGpu = slice(g.sap_dv, d0, nvp);
+        check('sap_solve.dv', relErr(dvGpu, twin.solve(gradGpu)), tolAfter32);
+        const ld = twin.lineData(dvGpu);
+        check('sap_solve.dvc', relErr(pick(g.sap_dvc, rm.rows), ld.dvc), tolAfter32);
+        const ldScale = Math.max(Math.abs(ld.d2A), Math.abs(ld.dpr), Math.abs(ld.dphi0));
+        check(
+          'sap_solve.line_data',
+          relErr(slice(g.sap_scalar, 4, 3), [ld.dpr, ld.d2A, ld.dphi0], ldScale),
+          tolAfter32,
+        );
+        await ctx.run(['sap_linesearch']);
+        g = await read(['sap_v', 'sap_scalar', 'world_i']);
+        const ls = twin.lineSearch(ld.dphi0);
+        check('sap_linesearch.alpha', relErr(slice(g.sap_scalar, 2, 1), [ls.alpha]), tolAfter32);
+        check('sap_linesearch.v', relErr(slice(g.sap_v, d0, nvp), ls.v1), tolAfter32);
+        expect(g.world_i[4], `${key} line-search iterations`).toBe(ls.iterations);
+      }
+    }
+
+    // 5. the whole Newton loop from the start, sap_finish, integrate, fk_final
+    ctx.fillDataNaN();
+    await ctx.run(['fk_boundary', 'free_motion', 'contact_constraints', 'joint_constraints', 'sap_setup']);
+    await ctx.newtonLoop(o.max_iterations);
+    await ctx.run(['sap_finish']);
+    g = await read(['v_next', 'world_i', 'con_force', 'con_slip', 'con_active']);
+    const vNextGpu = slice(g.v_next, 0, m.joint_dof_count);
+    const ref = new SapSolver(o).solve(cpu.problem, vGuess);
+    const vRef = cpu.v_star.slice();
+    if (cpu.specs.length > 0) vRef.set(ref.v, d0);
+    check('newton.v_next', relErr(vNextGpu, vRef), tolAfter32);
+    if (cpu.specs.length > 0) {
+      expect(g.world_i[3], `${key} Newton iterations`).toBe(ref.iterations);
+      expect(['converged', 'max_iterations', 'line_search_failed', 'invalid_input'][g.world_i[1]]).toBe(
+        ref.status,
+      );
+      // contact forces R_WC γ / dt
+      let errFc = 0;
+      gpuRowMap(m, g, 0, fx.capacity).slots.forEach((s, c) => {
+        const f = cpu.records[c].frame;
+        const gm = ref.gamma[c];
+        const fr = [0, 1, 2].map((k) => (f[k] * gm[0] + f[3 + k] * gm[1] + f[6 + k] * gm[2]) / fx.dt);
+        errFc = Math.max(errFc, relErr(slice(g.con_force, 3 * s, 3), fr, 1e-9));
+      });
+      check('sap_finish.contact_force', errFc, tolAfter32);
+    }
+    await ctx.run(['integrate']);
+    g = await read(['q_out', 'v_next']);
+    const vNext = slice(g.v_next, 0, m.joint_dof_count);
+    const vbar = new Float64Array(m.joint_dof_count);
+    for (let d = 0; d < vbar.length; d++) {
+      vbar[d] = o.position_integration === 'midpoint' ? 0.5 * (cpu.v_n[d] + vNext[d]) : vNext[d];
+    }
+    const qRef = new Float64Array(m.joint_coord_count);
+    integratePositions(m, 0, m.joint_count, fx.state.joint_q, vbar, fx.dt, qRef);
+    check('integrate.q', relErrDf(g.q_out, qRef), TOL_DF64);
+    await ctx.run(['fk_final']);
+    g = await read(['q_out', 'qd_out', 'body_q_out', 'body_qd_out']);
+    const qOut = slice(g.q_out, 0, m.joint_coord_count);
+    const kin = makeKinematicsData(m);
+    forwardKinematics(m, qOut, kin);
+    const qd = new Float64Array(m.joint_dof_count);
+    velocityInternalToPublic(m, kin, vNext, qd);
+    forwardVelocity(m, vNext, kin);
+    const bq = new Float64Array(7 * m.body_count);
+    const bqd = new Float64Array(6 * m.body_count);
+    writeBodyState(m, kin, bq, bqd);
+    check('fk_final.qd', relErrDf(g.qd_out, qd), TOL_DF64);
+    check('fk_final.body_q', relErrDf(g.body_q_out, bq), TOL_DF64);
+    check('fk_final.body_qd', relErrDf(g.body_qd_out, bqd), TOL_DF64);
+  } finally {
+    ctx.destroy();
+  }
+}
+
+function dofJoint(m: SapModel, d: number): number {
+  for (let j = 0; j < m.joint_count; j++)
+    if (d >= m.joint_qd_start[j] && d < m.joint_qd_start[j + 1]) return j;
+  return -1;
+}
+
+/** registers the stage-parity tests */
+export function stageParityTests(gpu: () => GpuHandle): void {
+  STAGE_SCENES.forEach((sc, si) => {
+    PRESETS.forEach((preset, pi) => {
+      const ls = lineSearchFor(si, pi);
+      it(`${sc.name} / ${preset} / ${ls}: every stage matches its CPU twin`, async () => {
+        await checkStages(gpu(), stageFixture(sc.name, sc.warm, sc.adjust), preset, ls);
+      });
+    });
+  });
+  it('prints the stage parity table', () => {
+    console.log('GPU stage parity, normwise relative error (tolerance 1e-10 df64, 1e-4 after an fp32 knob):');
+    console.table(STAGE_TABLE);
+  });
+}

@@ -1,0 +1,359 @@
+// SAP constraint kernels and the per-world constraint walk, the twins of
+// engine/sap/constraints/{contact,limit,pd}.ts and of the Jacobian products in engine/sap/solver.ts.
+// All df64 (contact_solve_precision fp64; fp32 rounds the stored results, see sap_newton.wgsl).
+//
+// Per-world storage (w = world, C = contact capacity, dof_w = world_dof_start[w]):
+//   rows  (sap_vc, sap_dvc, sap_gamma) at row_start(w) = 3·C·w + 3·dof_w:
+//           contact slot i → rows 3i..3i+2;  DOF d (local index l) → 3C + 3l (+0 lower limit,
+//           +1 upper limit, +2 PD)
+//   G     (sap_G) at g_start(w) = 9·C·w + 3·dof_w: contact i → 9i (3×3); DOF l → 9C + 3l (+0, +1,
+//           +2: diagonal entries of the limit rows and the PD row)
+//   reduced vectors (sap_v, …) at dof_w + r, r = tree_red[tree] + (d − tree_dof_start[tree])
+// Constraint order (the reference's): contacts by slot, then per DOF the limit, then the PD drive.
+
+const SOFT_NORM_EPS2 = df(9.9999998245167e-15, 1.7548329481321553e-22);
+const INV_4PI2 = df(0.02533029578626156, 1.243228853198275e-10);
+
+const REGION_STICK: u32 = 0u;
+const REGION_SLIP: u32 = 1u;
+const REGION_OPEN: u32 = 2u;
+
+// world status codes (world_i[1])
+const ST_CONVERGED: i32 = 0;
+const ST_MAX_ITERATIONS: i32 = 1;
+const ST_LS_FAILED: i32 = 2;
+const ST_INVALID: i32 = 3;
+
+// world_i components
+const WI_NVP: u32 = 0u;
+const WI_STATUS: u32 = 1u;
+const WI_ACTIVE: u32 = 2u;
+const WI_ITERS: u32 = 3u;
+const WI_LS_ITERS: u32 = 4u;
+const WI_NONFINITE: u32 = 5u;
+const WI_COSTS: u32 = 6u;
+
+// sap_scalar components
+const SS_ELL: u32 = 0u;
+const SS_ELL_PREV: u32 = 1u;
+const SS_ALPHA: u32 = 2u;
+const SS_ELL_A: u32 = 3u;
+const SS_DPR: u32 = 4u;
+const SS_D2A: u32 = 5u;
+const SS_DPHI0: u32 = 6u;
+
+fn row_start(w: u32) -> u32 {
+  return 3u * L.capacity * w + 3u * u32(get_world_dof_start(w));
+}
+
+fn g_start(w: u32) -> u32 {
+  return 9u * L.capacity * w + 3u * u32(get_world_dof_start(w));
+}
+
+fn tree_nv(t: u32) -> u32 {
+  return u32(get_tree_dof_start(t + 1u)) - u32(get_tree_dof_start(t));
+}
+
+// data_d element of the start of contact slot s's Jacobian block b (3 × nv_tree, row-major)
+fn con_J_base(s: u32, b: u32) -> u32 {
+  return L.o_con_J + s * 6u * L.max_tree_nv + b * 3u * L.max_tree_nv;
+}
+
+// reduced index of DOF d (its tree must participate)
+fn red_of_dof(d: u32) -> u32 {
+  let t = u32(get_dof_tree(d));
+  return u32(get_tree_red(t)) + d - u32(get_tree_dof_start(t));
+}
+
+fn contact_live(s: u32) -> bool {
+  return get_con_active(s) == 1;
+}
+
+// vc of contact s = Σ_blocks J_b · x (x: reduced vector at data_d element xb)
+fn contact_Jx(s: u32, xb: u32) -> array<df, 3> {
+  var out = array<df, 3>(df(0.0, 0.0), df(0.0, 0.0), df(0.0, 0.0));
+  for (var b = 0u; b < 2u; b++) {
+    let t = get_con_tree(s, b);
+    if (t < 0) {
+      continue;
+    }
+    let nv = tree_nv(u32(t));
+    let red = get_tree_red(u32(t));
+    if (red < 0) {
+      continue;
+    }
+    let jb = con_J_base(s, b);
+    for (var k = 0u; k < 3u; k++) {
+      var acc = df(0.0, 0.0);
+      for (var m = 0u; m < nv; m++) {
+        acc = df_add(acc, df_mul(data_d[jb + k * nv + m], data_d[xb + u32(red) + m]));
+      }
+      out[k] = df_add(out[k], acc);
+    }
+  }
+  return out;
+}
+
+// all constraint rows of world w: out (row field base) = J · x (reduced vector base)
+fn world_Jx(w: u32, xb: u32, outb: u32) {
+  let rs = row_start(w);
+  let cnt = u32(get_contact_count(w));
+  for (var i = 0u; i < cnt; i++) {
+    let s = w * L.capacity + i;
+    if (!contact_live(s)) {
+      continue;
+    }
+    let v = contact_Jx(s, xb);
+    data_d[outb + rs + 3u * i] = v[0];
+    data_d[outb + rs + 3u * i + 1u] = v[1];
+    data_d[outb + rs + 3u * i + 2u] = v[2];
+  }
+  let d0 = u32(get_world_dof_start(w));
+  let d1 = u32(get_world_dof_start(w + 1u));
+  for (var d = d0; d < d1; d++) {
+    let lr = get_lim_rows(d);
+    let pd = get_pd_active(d);
+    if (lr == 0 && pd == 0) {
+      continue;
+    }
+    let x = data_d[xb + red_of_dof(d)];
+    let r = rs + 3u * L.capacity + 3u * (d - d0);
+    if ((lr & 1) != 0) {
+      data_d[outb + r] = x;
+    }
+    if ((lr & 2) != 0) {
+      data_d[outb + r + 1u] = -x;
+    }
+    if (pd != 0) {
+      data_d[outb + r + 2u] = x;
+    }
+  }
+}
+
+struct ConEval {
+  cost: df,
+  g: array<df, 3>,
+  G: array<df, 9>,
+  region: u32,
+}
+
+fn con_param(s: u32, k: u32) -> df {
+  return get_con_param(s, k);
+}
+
+// contactCalc: y = R⁻¹(v̂ − vc), projection onto the friction cone
+fn contact_calc(s: u32, vc: array<df, 3>) -> ConEval {
+  let mu = con_param(s, 0u);
+  let Rt = con_param(s, 1u);
+  let Rn = con_param(s, 2u);
+  let y0 = df_div(-vc[0], Rt);
+  let y1 = df_div(-vc[1], Rt);
+  let yn = df_div(df_sub(con_param(s, 3u), vc[2]), Rn);
+  let yr = df_sqrt(df_add(df_add(df_mul(y0, y0), df_mul(y1, y1)), SOFT_NORM_EPS2));
+  var e: ConEval;
+  let z = df(0.0, 0.0);
+  e.G = array<df, 9>(z, z, z, z, z, z, z, z, z);
+  e.g = array<df, 3>(z, z, z);
+  e.cost = z;
+  if (df_le(yr, df_mul(mu, yn))) {
+    e.region = REGION_STICK;
+    e.g = array<df, 3>(y0, y1, yn);
+    let it = df_div(df(1.0, 0.0), Rt);
+    e.G[0] = it;
+    e.G[4] = it;
+    e.G[8] = df_div(df(1.0, 0.0), Rn);
+    e.cost = df_mul_f(df_add(df_mul(Rt, df_add(df_mul(y0, y0), df_mul(y1, y1))), df_mul(Rn, df_mul(yn, yn))), 0.5);
+    return e;
+  }
+  let muHat = con_param(s, 4u);
+  if (df_gt(yn, -df_mul(muHat, yr))) {
+    e.region = REGION_SLIP;
+    let F = con_param(s, 5u);
+    let sv = df_add(yn, df_mul(muHat, yr));
+    let gn = df_mul(sv, F);
+    let t0 = df_div(y0, yr);
+    let t1 = df_div(y1, yr);
+    let mgn = df_mul(mu, gn);
+    e.g = array<df, 3>(df_mul(mgn, t0), df_mul(mgn, t1), gn);
+    let a = df_div(df_div(mgn, yr), Rt);
+    let b = df_div(df_mul(df_mul(mu, muHat), F), Rt);
+    let c = df_div(df_mul(mu, F), Rn);
+    let one = df(1.0, 0.0);
+    let t00 = df_mul(t0, t0);
+    let t11 = df_mul(t1, t1);
+    e.G[0] = df_add(df_mul(a, df_sub(one, t00)), df_mul(b, t00));
+    e.G[1] = df_mul(df_mul(df_sub(b, a), t0), t1);
+    e.G[2] = df_mul(c, t0);
+    e.G[3] = e.G[1];
+    e.G[4] = df_add(df_mul(a, df_sub(one, t11)), df_mul(b, t11));
+    e.G[5] = df_mul(c, t1);
+    e.G[6] = df_mul(c, t0);
+    e.G[7] = df_mul(c, t1);
+    e.G[8] = df_div(F, Rn);
+    e.cost = df_mul_f(df_mul(df_mul(Rn, df_mul(sv, sv)), F), 0.5);
+    return e;
+  }
+  e.region = REGION_OPEN;
+  return e;
+}
+
+// limit row: y = (v̂ − vc)/R; γ = max(0, y), ℓ = ½Rγ², G = 1/R where y > 0
+struct RowEval {
+  cost: df,
+  g: df,
+  G: df,
+}
+
+fn limit_row_calc(R: df, vhat: df, vc: df) -> RowEval {
+  let y = df_div(df_sub(vhat, vc), R);
+  if (y.x > 0.0) {
+    return RowEval(df_mul_f(df_mul(R, df_mul(y, y)), 0.5), y, df_div(df(1.0, 0.0), R));
+  }
+  return RowEval(df(0.0, 0.0), df(0.0, 0.0), df(0.0, 0.0));
+}
+
+// pdCalc: y = −Kp(q₀ + δt·v − q_d) − Kd(v − v_d) + u₀, u = clamp(y, ±e), γ = δt·u
+fn pd_calc(d: u32, v: df) -> RowEval {
+  let dt = get_pd_param(d, 0u);
+  let kp = get_pd_param(d, 1u);
+  let kd = get_pd_param(d, 2u);
+  let e = get_pd_param(d, 3u);
+  let q = df_sub(df_add(get_pd_param(d, 4u), df_mul(dt, v)), get_pd_param(d, 5u));
+  let y = df_add(df_sub(-df_mul(kp, q), df_mul(kd, df_sub(v, get_pd_param(d, 6u)))), get_pd_param(d, 7u));
+  let c = df_add(df_mul(dt, kp), kd);
+  var psi: df;
+  var u: df;
+  var g = df(0.0, 0.0);
+  if (df_gt(y, e)) {
+    psi = df_mul(e, df_sub(y, df_mul_f(e, 0.5)));
+    u = e;
+  } else if (df_lt(y, -e)) {
+    psi = -df_mul(e, df_add(y, df_mul_f(e, 0.5)));
+    u = -e;
+  } else {
+    psi = df_mul_f(df_mul(y, y), 0.5);
+    u = y;
+    g = df_mul(dt, c);
+  }
+  return RowEval(df_div(df_mul(dt, psi), c), df_mul(dt, u), g);
+}
+
+// evaluates every constraint of world w at the rows in `vcb` (row field base); writes γ into
+// `gb` and G into `Gb` when those are not 0xffffffff; returns Σ ℓᵢ
+const NO_OUT: u32 = 0xffffffffu;
+
+fn world_constraints(w: u32, vcb: u32, gb: u32, Gb: u32) -> df {
+  let rs = row_start(w);
+  let gs = g_start(w);
+  var cost = df(0.0, 0.0);
+  let cnt = u32(get_contact_count(w));
+  for (var i = 0u; i < cnt; i++) {
+    let s = w * L.capacity + i;
+    if (!contact_live(s)) {
+      continue;
+    }
+    let r = rs + 3u * i;
+    let e = contact_calc(s, array<df, 3>(data_d[vcb + r], data_d[vcb + r + 1u], data_d[vcb + r + 2u]));
+    cost = df_add(cost, e.cost);
+    if (gb != NO_OUT) {
+      for (var k = 0u; k < 3u; k++) {
+        data_d[gb + r + k] = e.g[k];
+      }
+    }
+    if (Gb != NO_OUT) {
+      for (var k = 0u; k < 9u; k++) {
+        data_d[Gb + gs + 9u * i + k] = e.G[k];
+      }
+    }
+  }
+  let d0 = u32(get_world_dof_start(w));
+  let d1 = u32(get_world_dof_start(w + 1u));
+  for (var d = d0; d < d1; d++) {
+    let lr = get_lim_rows(d);
+    let r = rs + 3u * L.capacity + 3u * (d - d0);
+    let gi = gs + 9u * L.capacity + 3u * (d - d0);
+    for (var side = 0u; side < 2u; side++) {
+      if ((lr & (1 << side)) == 0) {
+        continue;
+      }
+      let e = limit_row_calc(get_lim_param(d, 2u * side), get_lim_param(d, 2u * side + 1u), data_d[vcb + r + side]);
+      cost = df_add(cost, e.cost);
+      if (gb != NO_OUT) {
+        data_d[gb + r + side] = e.g;
+      }
+      if (Gb != NO_OUT) {
+        data_d[Gb + gi + side] = e.G;
+      }
+    }
+    if (get_pd_active(d) != 0) {
+      let e = pd_calc(d, data_d[vcb + r + 2u]);
+      cost = df_add(cost, e.cost);
+      if (gb != NO_OUT) {
+        data_d[gb + r + 2u] = e.g;
+      }
+      if (Gb != NO_OUT) {
+        data_d[Gb + gi + 2u] = e.G;
+      }
+    }
+  }
+  return cost;
+}
+
+// out (reduced vector base) = Jᵀ · rows (row field base), over participating DOFs of world w
+fn world_JTx(w: u32, rowsb: u32, outb: u32) {
+  let d0 = u32(get_world_dof_start(w));
+  let nvp = u32(get_world_i(w, WI_NVP));
+  for (var a = 0u; a < nvp; a++) {
+    data_d[outb + d0 + a] = df(0.0, 0.0);
+  }
+  let rs = row_start(w);
+  let cnt = u32(get_contact_count(w));
+  for (var i = 0u; i < cnt; i++) {
+    let s = w * L.capacity + i;
+    if (!contact_live(s)) {
+      continue;
+    }
+    for (var b = 0u; b < 2u; b++) {
+      let t = get_con_tree(s, b);
+      if (t < 0) {
+        continue;
+      }
+      let nv = tree_nv(u32(t));
+      let red = u32(get_tree_red(u32(t)));
+      let jb = con_J_base(s, b);
+      for (var k = 0u; k < 3u; k++) {
+        let g = data_d[rowsb + rs + 3u * i + k];
+        for (var m = 0u; m < nv; m++) {
+          let o = outb + d0 + red + m;
+          data_d[o] = df_add(data_d[o], df_mul(data_d[jb + k * nv + m], g));
+        }
+      }
+    }
+  }
+  for (var d = d0; d < u32(get_world_dof_start(w + 1u)); d++) {
+    let lr = get_lim_rows(d);
+    let pd = get_pd_active(d);
+    if (lr == 0 && pd == 0) {
+      continue;
+    }
+    let r = rs + 3u * L.capacity + 3u * (d - d0);
+    let o = outb + d0 + red_of_dof(d);
+    if ((lr & 1) != 0) {
+      data_d[o] = df_add(data_d[o], data_d[rowsb + r]);
+    }
+    if ((lr & 2) != 0) {
+      data_d[o] = df_sub(data_d[o], data_d[rowsb + r + 1u]);
+    }
+    if (pd != 0) {
+      data_d[o] = df_add(data_d[o], data_d[rowsb + r + 2u]);
+    }
+  }
+}
+
+// fp32 rounding of a stored value when contact_solve_precision is fp32
+fn cs_round(x: df) -> df {
+  if (L.solve_fp32 != 0u) {
+    return df(df_to_f32(x), 0.0);
+  }
+  return x;
+}
