@@ -1,7 +1,9 @@
-// installs npm dependencies when node_modules is missing or older than the lock file.
+// installs npm dependencies when node_modules is missing or older than the lock file, and with
+// --chromium Debian's chromium (the e2e browser and the SwiftShader WebGPU adapter of the GPU tests).
 // used by `npm start` and `npm test` so both work on a fresh clone.
 import { existsSync, statSync } from 'node:fs';
 import { execSync } from 'node:child_process';
+import { ensureChromium } from './chromium.mjs';
 
 const lock = 'package-lock.json';
 const marker = 'node_modules/.package-lock.json';
@@ -10,3 +12,5 @@ if (stale) {
   console.log('[ensure-deps] installing npm packages (npm ci)…');
   execSync('npm ci --no-audit --no-fund', { stdio: 'inherit' });
 }
+
+if (process.argv.includes('--chromium')) ensureChromium('ensure-deps');

@@ -1,14 +1,97 @@
 /**
- * `npm run bench`: steps/s of scenes × presets × line searches on the CPU backend (SPEC §10).
- * Warms up first (JS tiers up), then reports the median of repeated timed runs, the real-time
- * factor, mean Newton and line-search iterations and contacts per world. Writes JSON and a
- * markdown table under bench-results/. Peers (MuJoCo WebAssembly, Rapier) join with the
- * performance issue.
+ * `npm run bench`: scenes × presets × line searches × backend × num_worlds on the CPU backend
+ * (SPEC §10), with peers measured in the same process: MuJoCo's official WebAssembly build and
+ * Rapier, on the same scenes, dt and (for the piles) the same starting state.
+ *
+ * Per scene: load, warm up once with the scene's own options until the measured phase (a settled
+ * or landing pile, a fallen humanoid, …) and snapshot the state; then every configuration starts
+ * from that snapshot, steps a few untimed steps (JIT tier-up) and times `repeats` runs of `steps`
+ * steps, reporting the median steps/s, the real-time factor, mean Newton and line-search
+ * iterations, contacts per world and the mean time per stage (StepReport.timing + collision).
+ * Peers start from the same snapshot where the state carries over (piles, arm7) or run their own
+ * warm-up of the same simulated duration (humanoid, loaded from the same MJCF), then are timed the
+ * same way; ratios are ours / peer from the same run. Writes bench-results/bench.json and bench.md.
+ * `bench webgpu` compares the CPU and WebGPU backends over num_worlds.
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { loadModelFile } from '../io/load_file';
-import { Simulation } from '../pipeline';
+import { loadModelFile, type LoadedSceneFile } from '../io/load_file';
+import { BackendSimulation, createBackend } from '../backends';
+import { Simulation, type StepReport } from '../pipeline';
+import type { LinearSolverMode } from '../sap/solver';
+import { cloneState, copyState, type SapState } from '../state';
+import { exportMjcf, setMujocoState, type MjcfExport } from './peers/mjcf_export';
+import { loadMujoco, mujocoFromXml, type MujocoModule } from './peers/mujoco';
+import { loadRapier, rapierContactCount, rapierUnfit, rapierWorld } from './peers/rapier';
+
+export type PeerName = 'mujoco' | 'rapier';
+
+/** a benchmark scene: the file and how it is measured */
+export interface BenchScene {
+  /** scene file (YAML scene, MJCF, URDF, USD), relative to the repository root */
+  file: string;
+  /** simulated steps before the snapshot the measurements start from */
+  settle: number;
+  /** timed steps per repeat */
+  steps: number;
+  repeats: number;
+  /** line searches measured when --line-search is not given */
+  line_searches: string[];
+  peers: PeerName[];
+  /** the MuJoCo peer loads this MJCF directly instead of an export of our model */
+  mjcf?: string;
+  /** PD targets follow q₀ + a·sin(2πft) on every driven DOF (ours: control, MuJoCo: ctrl) */
+  sinusoid?: { amplitude: number; hz: number };
+}
+
+/** the built-in benchmark scenes (ids for the command line) */
+export const BENCH_SCENES: Record<string, BenchScene> = {
+  humanoid: {
+    file: '../shared/assets/mujoco/humanoid/humanoid.xml',
+    settle: 200,
+    steps: 200,
+    repeats: 3,
+    line_searches: ['monotone_decay', 'exact_root'],
+    peers: ['mujoco'],
+    mjcf: '../shared/assets/mujoco/humanoid/humanoid.xml',
+  },
+  arm7: {
+    file: 'scenes/arm7.yaml',
+    settle: 50,
+    steps: 300,
+    repeats: 3,
+    line_searches: ['monotone_decay', 'exact_root'],
+    peers: ['mujoco'],
+    sinusoid: { amplitude: 0.3, hz: 0.5 },
+  },
+  pile_64: {
+    file: 'scenes/pile_64.yaml',
+    settle: 400,
+    steps: 60,
+    repeats: 3,
+    line_searches: ['monotone_decay', 'exact_root'],
+    peers: ['mujoco', 'rapier'],
+  },
+  pile_1000: {
+    file: 'scenes/pile_1000.yaml',
+    settle: 100,
+    steps: 2,
+    repeats: 1,
+    line_searches: ['monotone_decay'],
+    peers: ['mujoco', 'rapier'],
+  },
+};
+
+/** mean milliseconds per step and stage */
+export interface StageMs {
+  collision: number;
+  free_motion: number;
+  constraints: number;
+  solve: number;
+  integrate: number;
+  /** collision + SolverSAP.step */
+  total: number;
+}
 
 export interface BenchRow {
   scene: string;
@@ -22,87 +105,526 @@ export interface BenchRow {
   newton_iterations_mean: number;
   line_search_iterations_mean: number;
   contacts_per_world: number;
+  /** factorization chosen by SapSolver ('auto' unless --linear-solver) */
+  linear_solver: string;
+  stage_ms: StageMs;
+  /** ours / peer steps/s (same run), per peer measured on this scene */
+  ratio?: Partial<Record<PeerName, number>>;
+}
+
+export interface PeerRow {
+  scene: string;
+  peer: PeerName;
+  version: string;
+  dt: number;
+  steps_per_s: number;
+  real_time_factor: number;
+  contacts: number;
+  /** solver iterations per step where the peer reports them (MuJoCo) */
+  iterations_mean?: number;
+  /** how the peer's start state was obtained */
+  start: string;
 }
 
 export interface BenchOptions {
+  /** scene ids of {@link BENCH_SCENES} or scene files */
   scenes: string[];
   presets: string[];
-  line_searches: string[];
-  /** timed steps per repeat */
+  /** overrides each scene's line_searches */
+  line_searches?: string[];
+  num_worlds: number[];
+  /** overrides steps / repeats / settle of every scene */
+  steps?: number;
+  repeats?: number;
+  settle?: number;
+  peers: PeerName[];
+  linear_solver?: LinearSolverMode;
+  /** progress lines (stderr) */
+  log?: (line: string) => void;
+}
+
+export interface BenchResult {
+  rows: BenchRow[];
+  peers: PeerRow[];
+  notes: string[];
+  /** fitted exponent p of per-step time ∝ contacts^p between the two piles, per preset */
+  contact_scaling: { preset: string; line_search: string; exponent: number; from: string; to: string }[];
+}
+
+function median(a: number[]): number {
+  const s = [...a].sort((x, y) => x - y);
+  return s[Math.floor(s.length / 2)];
+}
+
+function sceneSpec(id: string): { id: string; spec: BenchScene } {
+  const s = BENCH_SCENES[id];
+  if (s) return { id, spec: s };
+  return {
+    id: path.basename(id).replace(/\.[^.]+$/, ''),
+    spec: {
+      file: id,
+      settle: 100,
+      steps: 200,
+      repeats: 3,
+      line_searches: ['monotone_decay'],
+      peers: ['mujoco', 'rapier'],
+    },
+  };
+}
+
+/** PD targets along the scene's sinusoid at time t */
+function applySinusoid(
+  spec: BenchScene,
+  q0: Float64Array,
+  targets: Float64Array,
+  driven: number[],
+  t: number,
+): void {
+  if (!spec.sinusoid) return;
+  const s = spec.sinusoid.amplitude * Math.sin(2 * Math.PI * spec.sinusoid.hz * t);
+  for (const d of driven) targets[d] = q0[d] + s;
+}
+
+interface Timed {
+  sps: number;
+  it: number;
+  ls: number;
+  contacts: number;
+  stage: StageMs;
+}
+
+function timeOurs(sim: Simulation, steps: number, repeats: number, before: (sim: Simulation) => void): Timed {
+  const rates: number[] = [];
+  const stage: StageMs = { collision: 0, free_motion: 0, constraints: 0, solve: 0, integrate: 0, total: 0 };
+  let it = 0,
+    ls = 0,
+    contacts = 0,
+    n = 0;
+  const nw = sim.model.num_worlds;
+  for (let r = 0; r < repeats; r++) {
+    const t0 = performance.now();
+    for (let i = 0; i < steps; i++) {
+      before(sim);
+      const rep: StepReport = sim.step();
+      it += rep.iterations_mean;
+      ls += rep.line_search_iterations / nw;
+      contacts += rep.contact_count / nw;
+      const tm = rep.timing;
+      stage.collision += tm.collision ?? 0;
+      stage.free_motion += tm.free_motion;
+      stage.constraints += tm.constraints;
+      stage.solve += tm.solve;
+      stage.integrate += tm.integrate;
+      stage.total += tm.total + (tm.collision ?? 0);
+      n++;
+    }
+    rates.push(steps / ((performance.now() - t0) / 1000));
+  }
+  for (const k of Object.keys(stage) as (keyof StageMs)[]) stage[k] /= Math.max(1, n);
+  return { sps: median(rates), it: it / n, ls: ls / n, contacts: contacts / n, stage };
+}
+
+/**
+ * Runs the benchmark. Never throws for a peer or scene that cannot run: it is skipped with a note.
+ */
+export async function runBench(o: BenchOptions): Promise<BenchResult> {
+  const log = o.log ?? (() => {});
+  const rows: BenchRow[] = [];
+  const peers: PeerRow[] = [];
+  const notes: string[] = [];
+  for (const sid of o.scenes) {
+    const { id, spec } = sceneSpec(sid);
+    const steps = o.steps ?? spec.steps;
+    const repeats = o.repeats ?? spec.repeats;
+    const settle = o.settle ?? spec.settle;
+    for (const nw of o.num_worlds) {
+      let scene: LoadedSceneFile;
+      try {
+        scene = await loadModelFile(spec.file, { num_worlds: nw });
+      } catch (e) {
+        notes.push(`${id}: not measured, ${spec.file} does not load (${(e as Error).message})`);
+        continue;
+      }
+      const m = scene.model;
+      const dt = scene.dt;
+      const mkSim = (solver: Record<string, unknown>): Simulation => {
+        const sim = new Simulation(m, { dt, solver, max_rigid_contact: scene.max_rigid_contact });
+        if (o.linear_solver) sim.solver.linear_solver = o.linear_solver;
+        return sim;
+      };
+      // driven dofs and their initial targets (sinusoid scenes)
+      const driven: number[] = [];
+      for (let d = 0; d < m.joint_dof_count; d++)
+        if (m.joint_target_ke[d] > 0 || m.joint_target_kd[d] > 0) driven.push(d);
+      const ref = mkSim(scene.solver);
+      const q0 = Float64Array.from(ref.control.joint_target_pos);
+      const drive = (sim: Simulation): void =>
+        applySinusoid(spec, q0, sim.control.joint_target_pos, driven, sim.state.time);
+      // settle once with the scene's own options, then snapshot
+      const ts = performance.now();
+      for (let i = 0; i < settle; i++) {
+        drive(ref);
+        ref.step();
+      }
+      const snap: SapState = cloneState(ref.state);
+      log(
+        `[bench] ${id} (${nw} world${nw > 1 ? 's' : ''}): settled ${settle} steps in ${((performance.now() - ts) / 1000).toFixed(1)} s`,
+      );
+      const lss = o.line_searches ?? spec.line_searches;
+      const oursAt: Record<string, number> = {};
+      for (const preset of o.presets) {
+        for (const ls of lss) {
+          const sim = mkSim({ ...scene.solver, contact_preset_variant: preset, line_search_variant: ls });
+          // untimed warm-up from the snapshot (JIT tier-up): ≥ 3 steps and ≥ 0.3 s, ≤ 400 steps
+          copyState(snap, sim.state);
+          const tw = performance.now();
+          for (let i = 0; i < 400 && (i < 3 || performance.now() - tw < 300); i++) {
+            drive(sim);
+            sim.step();
+            if (i % 50 === 49) copyState(snap, sim.state);
+          }
+          copyState(snap, sim.state);
+          const t = timeOurs(sim, steps, repeats, drive);
+          const row: BenchRow = {
+            scene: id,
+            preset,
+            line_search: ls,
+            backend: 'cpu',
+            num_worlds: nw,
+            dt,
+            steps_per_s: t.sps,
+            real_time_factor: t.sps * dt,
+            newton_iterations_mean: t.it,
+            line_search_iterations_mean: t.ls,
+            contacts_per_world: t.contacts,
+            linear_solver: sim.solver.last_linear_solver,
+            stage_ms: t.stage,
+          };
+          rows.push(row);
+          oursAt[`${preset}/${ls}`] = t.sps;
+          log(
+            `[bench] ${id} ${preset} ${ls}: ${t.sps.toFixed(1)} steps/s, ${t.it.toFixed(2)} Newton it., ${t.contacts.toFixed(0)} contacts, ${row.linear_solver}`,
+          );
+        }
+      }
+      if (nw !== 1) continue; // peers run one world
+      const duration = settle * dt;
+      for (const peer of o.peers) {
+        if (!spec.peers.includes(peer)) continue;
+        try {
+          const pr =
+            peer === 'mujoco'
+              ? await runMujoco(id, spec, scene, snap, steps, repeats, duration, q0, driven)
+              : await runRapier(id, scene, snap, steps, repeats);
+          if (typeof pr === 'string') {
+            notes.push(`${id}: ${peer} not measured: ${pr}`);
+            continue;
+          }
+          peers.push(pr);
+          log(
+            `[bench] ${id} ${peer} ${pr.version}: ${pr.steps_per_s.toFixed(1)} steps/s, ${pr.contacts} contacts`,
+          );
+          for (const row of rows) {
+            if (row.scene === id && row.num_worlds === 1)
+              (row.ratio ??= {})[peer] = row.steps_per_s / pr.steps_per_s;
+          }
+        } catch (e) {
+          notes.push(`${id}: ${peer} failed: ${(e as Error).message}`);
+        }
+      }
+    }
+  }
+  // contact scaling between the two piles
+  const contact_scaling: BenchResult['contact_scaling'] = [];
+  for (const a of rows.filter((r) => r.scene === 'pile_64' && r.num_worlds === 1)) {
+    const b = rows.find(
+      (r) =>
+        r.scene === 'pile_1000' &&
+        r.num_worlds === 1 &&
+        r.preset === a.preset &&
+        r.line_search === a.line_search,
+    );
+    if (!b || !(b.contacts_per_world > a.contacts_per_world)) continue;
+    const exponent =
+      Math.log(a.steps_per_s / b.steps_per_s) / Math.log(b.contacts_per_world / a.contacts_per_world);
+    contact_scaling.push({
+      preset: a.preset,
+      line_search: a.line_search,
+      exponent,
+      from: 'pile_64',
+      to: 'pile_1000',
+    });
+  }
+  return { rows, peers, notes, contact_scaling };
+}
+
+async function runMujoco(
+  id: string,
+  spec: BenchScene,
+  scene: LoadedSceneFile,
+  snap: SapState,
+  steps: number,
+  repeats: number,
+  duration: number,
+  q0: Float64Array,
+  driven: number[],
+): Promise<PeerRow | string> {
+  const mj: MujocoModule | string = await loadMujoco();
+  if (typeof mj === 'string') return mj;
+  const dt = scene.dt;
+  let start: string;
+  let m, d;
+  let actuatorDof: number[] = [];
+  let exp: MjcfExport | null = null;
+  if (spec.mjcf) {
+    ({ m, d } = mujocoFromXml(mj, readFileSync(spec.mjcf, 'utf8')));
+    m.opt.timestep = dt;
+    const n = Math.round(duration / dt);
+    for (let i = 0; i < n; i++) mj.mj_step(m, d);
+    start = `own ${n}-step settle from the MJCF (same duration)`;
+  } else {
+    exp = exportMjcf(scene.model, dt, id);
+    actuatorDof = exp.actuatorDof;
+    ({ m, d } = mujocoFromXml(mj, exp.xml));
+    setMujocoState(scene.model, snap, exp, m, d);
+    mj.mj_forward(m, d);
+    start = 'our settled state (exported MJCF)';
+  }
+  try {
+    const ctrlAt = (t: number): void => {
+      if (!spec.sinusoid || actuatorDof.length === 0) return;
+      const s = spec.sinusoid.amplitude * Math.sin(2 * Math.PI * spec.sinusoid.hz * t);
+      const ctrl = d.ctrl;
+      for (let k = 0; k < actuatorDof.length; k++)
+        ctrl[k] = q0[actuatorDof[k]] + (driven.includes(actuatorDof[k]) ? s : 0);
+    };
+    let t = snap.time;
+    // untimed warm-up (wasm tier-up): ≥ 3 steps and ≥ 0.3 s; exported models restart from the snapshot
+    const tw = performance.now();
+    for (let i = 0; i < 2000 && (i < 3 || performance.now() - tw < 300); i++) {
+      ctrlAt(t);
+      mj.mj_step(m, d);
+      t += dt;
+    }
+    if (exp) {
+      setMujocoState(scene.model, snap, exp, m, d);
+      mj.mj_forward(m, d);
+      t = snap.time;
+    }
+    const rates: number[] = [];
+    let iters = 0,
+      n = 0,
+      contacts = 0;
+    for (let r = 0; r < repeats; r++) {
+      const t0 = performance.now();
+      for (let i = 0; i < steps; i++) {
+        ctrlAt(t);
+        mj.mj_step(m, d);
+        t += dt;
+        iters += d.solver_niter[0];
+        contacts += d.ncon;
+        n++;
+      }
+      rates.push(steps / ((performance.now() - t0) / 1000));
+    }
+    const sps = median(rates);
+    return {
+      scene: id,
+      peer: 'mujoco',
+      version: `MuJoCo ${mj.mj_versionString()} (@mujoco/mujoco wasm)`,
+      dt,
+      steps_per_s: sps,
+      real_time_factor: sps * dt,
+      contacts: Math.round(contacts / n),
+      iterations_mean: iters / n,
+      start,
+    };
+  } finally {
+    d.delete();
+    m.delete();
+  }
+}
+
+async function runRapier(
+  id: string,
+  scene: LoadedSceneFile,
+  snap: SapState,
+  steps: number,
+  repeats: number,
+): Promise<PeerRow | string> {
+  const unfit = rapierUnfit(scene.model);
+  if (unfit) return `the scene does not fit Rapier's model (${unfit})`;
+  const R = await loadRapier();
+  if (typeof R === 'string') return R;
+  // untimed warm-up (wasm tier-up) on a throw-away world, then a fresh one from the snapshot
+  const warm = rapierWorld(R, scene.model, snap, scene.dt).world;
+  const tw = performance.now();
+  for (let i = 0; i < 2000 && (i < 3 || performance.now() - tw < 300); i++) warm.step();
+  warm.free();
+  const { world, colliders } = rapierWorld(R, scene.model, snap, scene.dt);
+  try {
+    for (let i = 0; i < 3; i++) world.step();
+    const rates: number[] = [];
+    for (let r = 0; r < repeats; r++) {
+      const t0 = performance.now();
+      for (let i = 0; i < steps; i++) world.step();
+      rates.push(steps / ((performance.now() - t0) / 1000));
+    }
+    const sps = median(rates);
+    return {
+      scene: id,
+      peer: 'rapier',
+      version: `Rapier ${R.version()} (@dimforge/rapier3d-compat)`,
+      dt: scene.dt,
+      steps_per_s: sps,
+      real_time_factor: sps * scene.dt,
+      contacts: rapierContactCount(world, colliders),
+      start: 'our settled state (same bodies, sleeping off)',
+    };
+  } finally {
+    world.free();
+  }
+}
+
+const fx = (x: number, d = 0): string => (Number.isFinite(x) ? x.toFixed(d) : '–');
+
+export function benchMarkdown(res: BenchResult): string {
+  const out: string[] = [];
+  out.push(
+    '| scene | preset | line search | backend | worlds | dt [s] | steps/s | real-time × | Newton it. | LS it. | contacts/world | factorization | ms/step: collision · free motion · constraints · solve · integrate | ours/MuJoCo | ours/Rapier |',
+    '|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|',
+  );
+  for (const r of res.rows) {
+    const s = r.stage_ms;
+    out.push(
+      `| ${r.scene} | ${r.preset} | ${r.line_search} | ${r.backend} | ${r.num_worlds} | ${r.dt} | ${fx(r.steps_per_s, 1)} | ${fx(r.real_time_factor, 2)} | ${fx(r.newton_iterations_mean, 2)} | ${fx(r.line_search_iterations_mean, 2)} | ${fx(r.contacts_per_world, 1)} | ${r.linear_solver} | ${[s.collision, s.free_motion, s.constraints, s.solve, s.integrate].map((x) => x.toFixed(3)).join(' · ')} | ${r.ratio?.mujoco !== undefined ? r.ratio.mujoco.toFixed(2) : '–'} | ${r.ratio?.rapier !== undefined ? r.ratio.rapier.toFixed(2) : '–'} |`,
+    );
+  }
+  if (res.peers.length) {
+    out.push(
+      '',
+      '| scene | peer | dt [s] | steps/s | real-time × | contacts | solver it. | start |',
+      '|---|---|---:|---:|---:|---:|---:|---|',
+    );
+    for (const p of res.peers) {
+      out.push(
+        `| ${p.scene} | ${p.version} | ${p.dt} | ${fx(p.steps_per_s, 1)} | ${fx(p.real_time_factor, 2)} | ${p.contacts} | ${p.iterations_mean !== undefined ? p.iterations_mean.toFixed(2) : '–'} | ${p.start} |`,
+      );
+    }
+  }
+  if (res.contact_scaling.length) {
+    out.push('', 'Per-step time vs contacts, pile_64 → pile_1000 (fitted exponent p of t ∝ contacts^p):', '');
+    for (const c of res.contact_scaling)
+      out.push(`- ${c.preset} / ${c.line_search}: p = ${c.exponent.toFixed(2)}`);
+  }
+  if (res.notes.length) out.push('', 'Notes:', '', ...res.notes.map((n) => `- ${n}`));
+  return out.join('\n');
+}
+
+export function writeBenchResults(res: BenchResult, dir = 'bench-results'): { json: string; md: string } {
+  mkdirSync(dir, { recursive: true });
+  const json = path.join(dir, 'bench.json');
+  const md = path.join(dir, 'bench.md');
+  writeFileSync(
+    json,
+    JSON.stringify({ date: new Date().toISOString(), node: process.version, ...res }, null, 2),
+  );
+  writeFileSync(md, benchMarkdown(res) + '\n');
+  return { json, md };
+}
+
+/** one row of `bench webgpu`: a backend at one num_worlds */
+export interface ScalingRow {
+  scene: string;
+  preset: string;
+  backend: 'cpu' | 'webgpu';
+  /** the device, e.g. the adapter name; fp64 knobs run as fp64 (df64) on WebGPU */
+  device: string;
+  num_worlds: number;
+  steps_per_s: number;
+  /** num_worlds × steps/s */
+  world_steps_per_s: number;
+  newton_iterations_mean: number;
+  /** set when WebGPU was requested but the CPU ran, with the reason */
+  fallback?: string;
+}
+
+export interface ScalingOptions {
+  scene: string;
+  worlds: number[];
+  /** timed steps per (backend, num_worlds) */
   steps: number;
-  repeats: number;
   warmup: number;
 }
 
-export async function runBench(o: BenchOptions): Promise<BenchRow[]> {
-  const rows: BenchRow[] = [];
-  for (const file of o.scenes) {
-    const scene = await loadModelFile(file);
-    for (const preset of o.presets) {
-      for (const ls of o.line_searches) {
-        const solver = { ...scene.solver, contact_preset_variant: preset, line_search_variant: ls };
-        const sim = new Simulation(scene.model, {
+/**
+ * `npm run bench -- webgpu`: steps/s and world-steps/s of the CPU reference and the WebGPU backend
+ * (on whatever adapter is available, SwiftShader without a GPU) over num_worlds. Collision runs on
+ * the CPU in both. Kept short by default: few steps per point.
+ */
+export async function runBackendScaling(o: ScalingOptions): Promise<ScalingRow[]> {
+  const rows: ScalingRow[] = [];
+  for (const n of o.worlds) {
+    const scene = await loadModelFile(o.scene, { num_worlds: n });
+    for (const kind of ['cpu', 'webgpu'] as const) {
+      const { backend, fallback } = await createBackend(kind, scene.model, {
+        solver: scene.solver,
+        max_rigid_contact: scene.max_rigid_contact,
+      });
+      try {
+        const sim = new BackendSimulation(scene.model, backend, {
           dt: scene.dt,
-          solver,
           max_rigid_contact: scene.max_rigid_contact,
         });
-        for (let i = 0; i < o.warmup; i++) sim.step();
-        const rates: number[] = [];
-        let it = 0,
-          lsIt = 0,
-          contacts = 0,
-          n = 0;
-        for (let r = 0; r < o.repeats; r++) {
-          const t0 = performance.now();
-          for (let i = 0; i < o.steps; i++) {
-            const rep = sim.step();
-            it += rep.iterations_mean;
-            lsIt += rep.line_search_iterations / scene.model.num_worlds;
-            contacts += rep.contact_count / scene.model.num_worlds;
-            n++;
-          }
-          rates.push(o.steps / ((performance.now() - t0) / 1000));
-        }
-        rates.sort((a, b) => a - b);
-        const median = rates[Math.floor(rates.length / 2)];
-        rows.push({
+        // warm up: at least `warmup` steps and ~0.3 s (the CPU path needs the JIT to tier up)
+        const tw = performance.now();
+        for (let i = 0; i < o.warmup || (performance.now() - tw < 300 && i < 200); i++) await sim.step();
+        let it = 0;
+        const t0 = performance.now();
+        for (let i = 0; i < o.steps; i++) it += (await sim.step()).iterations_mean;
+        const sps = o.steps / ((performance.now() - t0) / 1000);
+        const row: ScalingRow = {
           scene: scene.name,
-          preset,
-          line_search: ls,
-          backend: 'cpu',
-          num_worlds: scene.model.num_worlds,
-          dt: scene.dt,
-          steps_per_s: median,
-          real_time_factor: median * scene.dt,
-          newton_iterations_mean: it / n,
-          line_search_iterations_mean: lsIt / n,
-          contacts_per_world: contacts / n,
-        });
+          preset: String(backend.options.contact_preset_variant),
+          backend: kind,
+          device: backend.kind === 'webgpu' ? backend.description.split(';')[0] : 'cpu (this process)',
+          num_worlds: n,
+          steps_per_s: sps,
+          world_steps_per_s: sps * n,
+          newton_iterations_mean: it / Math.max(1, o.steps),
+          ...(fallback ? { fallback } : {}),
+        };
+        rows.push(row);
+        console.error(
+          `[bench webgpu] ${kind} ${n} worlds: ${sps.toFixed(2)} steps/s, ${(sps * n).toFixed(0)} world-steps/s${fallback ? ` (${fallback})` : ''}`,
+        );
+      } finally {
+        backend.dispose();
       }
     }
   }
   return rows;
 }
 
-export function benchMarkdown(rows: BenchRow[]): string {
+export function scalingMarkdown(rows: ScalingRow[]): string {
   const head =
-    '| scene | preset | line search | backend | worlds | dt [s] | steps/s | real-time × | Newton it. | LS it. | contacts/world |\n' +
-    '|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|';
+    '| scene | preset | backend | device | worlds | steps/s | world-steps/s | Newton it. |\n' +
+    '|---|---|---|---|---:|---:|---:|---:|';
   const body = rows.map(
     (r) =>
-      `| ${r.scene} | ${r.preset} | ${r.line_search} | ${r.backend} | ${r.num_worlds} | ${r.dt} | ${r.steps_per_s.toFixed(0)} | ${r.real_time_factor.toFixed(2)} | ${r.newton_iterations_mean.toFixed(2)} | ${r.line_search_iterations_mean.toFixed(2)} | ${r.contacts_per_world.toFixed(1)} |`,
+      `| ${r.scene} | ${r.preset} | ${r.backend}${r.fallback ? ' (fallback: cpu)' : ''} | ${r.device} | ${r.num_worlds} | ${r.steps_per_s.toFixed(2)} | ${r.world_steps_per_s.toFixed(0)} | ${r.newton_iterations_mean.toFixed(2)} |`,
   );
   return [head, ...body].join('\n');
 }
 
-export function writeBenchResults(rows: BenchRow[], dir = 'bench-results'): { json: string; md: string } {
+export function writeScalingResults(rows: ScalingRow[], dir = 'bench-results'): { json: string; md: string } {
   mkdirSync(dir, { recursive: true });
-  const json = path.join(dir, 'bench.json');
-  const md = path.join(dir, 'bench.md');
+  const json = path.join(dir, 'bench_webgpu.json');
+  const md = path.join(dir, 'bench_webgpu.md');
   writeFileSync(
     json,
     JSON.stringify({ date: new Date().toISOString(), node: process.version, rows }, null, 2),
   );
-  writeFileSync(md, benchMarkdown(rows) + '\n');
+  writeFileSync(md, scalingMarkdown(rows) + '\n');
   return { json, md };
 }

@@ -2,7 +2,8 @@
  * CLI commands as functions returning plain JSON-able objects (SPEC §9): run, inspect, ablate.
  * `main.ts` parses arguments and prints; tests call these directly and through the binary.
  */
-import { ContactSlip } from '../collision/contacts';
+import { ContactSlip, type SapContacts } from '../collision/contacts';
+import { BackendSimulation, createBackend, precisionLabels, type BackendKind } from '../backends';
 import { crbaTree, makeCompositeScratch, makeRneaScratch, rneaTree } from '../dynamics';
 import {
   forwardKinematics,
@@ -11,8 +12,9 @@ import {
   velocityPublicToInternal,
 } from '../kinematics';
 import { JOINT_TYPE_NAMES, type SapModel } from '../model';
-import { OneStepAblator, Simulation, TrajectoryAblator } from '../pipeline';
-import { makeState } from '../state';
+import { OneStepAblator, Simulation, TrajectoryAblator, type StepReport } from '../pipeline';
+import type { SapSolverOptions } from '../sap/options';
+import { makeState, type SapState } from '../state';
 import type { AblateOutput, InspectOutput, RunOutput } from './schema';
 import type { LoadedSceneFile } from '../io/load_file';
 
@@ -27,100 +29,164 @@ export interface RunArgs {
 
 const round = (x: number): number => (Number.isFinite(x) ? x : (x as number));
 
-/** simulates a loaded scene and reports the final state */
+/** simulates a loaded scene on the CPU reference and reports the final state */
 export function runCommand(scene: LoadedSceneFile, args: RunArgs): RunOutput {
   const dt = args.dt ?? scene.dt;
   const solver = { ...scene.solver, ...(args.set ?? {}) };
   const sim = new Simulation(scene.model, { dt, solver, max_rigid_contact: scene.max_rigid_contact });
-  const m = scene.model;
-  const trace: NonNullable<RunOutput['trace']> = [];
-  let status: RunOutput['stats']['status'] = 'converged';
-  let itSum = 0,
-    itMax = 0,
-    lsSum = 0,
-    contactsMax = 0,
-    truncated = 0;
-  const rank = { converged: 0, max_iterations: 1, line_search_failed: 2, invalid_input: 3 } as const;
-  const t0 = performance.now();
-  const record = () =>
-    trace.push({
-      time: sim.state.time,
-      joint_q: perWorld(sim.state.joint_q, m.world_coord_start),
-      joint_qd: perWorld(sim.state.joint_qd, m.world_dof_start),
+  const run = new RunRecorder(scene.model, args);
+  run.start(sim.state);
+  for (let s = 0; s < args.steps; s++) run.record(s, sim.step(), sim.state);
+  return run.output(scene, dt, sim.state, sim.contacts, sim.solver.options);
+}
+
+/**
+ * `run --backend cpu|webgpu`: the same run on a chosen backend (collision on the CPU). WebGPU falls
+ * back to the CPU when no adapter is available; the output's `backend` says which ran and why.
+ */
+export async function runCommandBackend(
+  scene: LoadedSceneFile,
+  args: RunArgs,
+  kind: BackendKind,
+): Promise<RunOutput> {
+  const dt = args.dt ?? scene.dt;
+  const solver = { ...scene.solver, ...(args.set ?? {}) };
+  const { backend, fallback } = await createBackend(kind, scene.model, {
+    solver,
+    max_rigid_contact: scene.max_rigid_contact,
+  });
+  try {
+    const sim = new BackendSimulation(scene.model, backend, {
+      dt,
+      max_rigid_contact: scene.max_rigid_contact,
     });
-  if (args.trace) record();
-  for (let s = 0; s < args.steps; s++) {
-    const r = sim.step();
-    if (rank[r.status] > rank[status]) status = r.status;
-    itSum += r.iterations_mean;
-    itMax = Math.max(itMax, r.iterations_max);
-    lsSum += r.line_search_iterations / m.num_worlds;
-    for (const w of r.worlds) contactsMax = Math.max(contactsMax, w.contacts);
-    truncated = Math.max(truncated, r.truncated_contact_count);
-    if (args.trace && (s + 1) % args.trace === 0) record();
+    const run = new RunRecorder(scene.model, args);
+    run.start(sim.state);
+    for (let s = 0; s < args.steps; s++) run.record(s, await sim.step(), sim.state);
+    const out = run.output(scene, dt, sim.state, sim.contacts, backend.options);
+    out.backend = {
+      kind: backend.kind,
+      description: backend.description,
+      ...(fallback ? { fallback } : {}),
+      precision: precisionLabels(backend.kind, backend.options),
+    };
+    return out;
+  } finally {
+    backend.dispose();
   }
-  const wall = performance.now() - t0;
-  const st = sim.state;
-  const c = sim.contacts;
-  const label = (b: number) => (b < 0 ? 'world' : m.body_label[b]);
-  const worlds: RunOutput['worlds'] = [];
-  for (let w = 0; w < m.num_worlds; w++) {
-    const bodies = [];
-    for (let b = m.world_joint_start[w]; b < m.world_joint_start[w + 1]; b++) {
-      bodies.push({
-        name: m.body_label[b],
-        position: vec(st.body_q, b * 7),
-        quaternion: [
-          st.body_q[b * 7 + 3],
-          st.body_q[b * 7 + 4],
-          st.body_q[b * 7 + 5],
-          st.body_q[b * 7 + 6],
-        ] as [number, number, number, number],
-        linear_velocity: vec(st.body_qd, b * 6),
-        angular_velocity: vec(st.body_qd, b * 6 + 3),
-      });
-    }
-    const contacts = [];
-    for (let i = 0; i < c.count[w]; i++) {
-      const slot = w * c.capacity + i;
-      const state = c.slip_state[slot];
-      contacts.push({
-        body_a: label(c.body0[slot]),
-        body_b: label(c.body1[slot]),
-        position: vec(c.position, slot * 3),
-        normal: vec(c.normal, slot * 3),
-        force: vec(c.force, slot * 3),
-        phi0: c.phi0[slot],
-        state: (state === ContactSlip.STICK ? 'stick' : state === ContactSlip.SLIP ? 'slip' : 'open') as
-          'stick' | 'slip' | 'open',
-      });
-    }
-    worlds.push({
-      bodies,
-      joint_q: Array.from(st.joint_q.subarray(m.world_coord_start[w], m.world_coord_start[w + 1])),
-      joint_qd: Array.from(st.joint_qd.subarray(m.world_dof_start[w], m.world_dof_start[w + 1])),
-      contacts,
+}
+
+const RANK = { converged: 0, max_iterations: 1, line_search_failed: 2, invalid_input: 3 } as const;
+
+/** accumulates the statistics and trace of a run and builds its output */
+class RunRecorder {
+  private status: RunOutput['stats']['status'] = 'converged';
+  private itSum = 0;
+  private itMax = 0;
+  private lsSum = 0;
+  private contactsMax = 0;
+  private truncated = 0;
+  private t0 = 0;
+  private readonly trace: NonNullable<RunOutput['trace']> = [];
+
+  constructor(
+    private readonly m: SapModel,
+    private readonly args: RunArgs,
+  ) {}
+
+  private snapshot(state: SapState): void {
+    this.trace.push({
+      time: state.time,
+      joint_q: perWorld(state.joint_q, this.m.world_coord_start),
+      joint_qd: perWorld(state.joint_qd, this.m.world_dof_start),
     });
   }
-  const n = Math.max(1, args.steps);
-  return {
-    scene: scene.name,
-    steps: args.steps,
-    dt,
-    time: st.time,
-    options: { ...sim.solver.options } as Record<string, string | number | boolean>,
-    worlds,
-    stats: {
-      status,
-      iterations_mean: itSum / n,
-      iterations_max: itMax,
-      line_search_iterations_mean: lsSum / n,
-      contacts_max: contactsMax,
-      truncated_contacts: truncated,
-      wall_ms: wall,
-    },
-    ...(args.trace ? { trace } : {}),
-  };
+
+  start(state: SapState): void {
+    this.t0 = performance.now();
+    if (this.args.trace) this.snapshot(state);
+  }
+
+  record(step: number, r: StepReport, state: SapState): void {
+    if (RANK[r.status] > RANK[this.status]) this.status = r.status;
+    this.itSum += r.iterations_mean;
+    this.itMax = Math.max(this.itMax, r.iterations_max);
+    this.lsSum += r.line_search_iterations / this.m.num_worlds;
+    for (const w of r.worlds) this.contactsMax = Math.max(this.contactsMax, w.contacts);
+    this.truncated = Math.max(this.truncated, r.truncated_contact_count);
+    if (this.args.trace && (step + 1) % this.args.trace === 0) this.snapshot(state);
+  }
+
+  output(
+    scene: LoadedSceneFile,
+    dt: number,
+    st: SapState,
+    c: SapContacts,
+    options: SapSolverOptions,
+  ): RunOutput {
+    const m = this.m;
+    const args = this.args;
+    const wall = performance.now() - this.t0;
+    const label = (b: number) => (b < 0 ? 'world' : m.body_label[b]);
+    const worlds: RunOutput['worlds'] = [];
+    for (let w = 0; w < m.num_worlds; w++) {
+      const bodies = [];
+      for (let b = m.world_joint_start[w]; b < m.world_joint_start[w + 1]; b++) {
+        bodies.push({
+          name: m.body_label[b],
+          position: vec(st.body_q, b * 7),
+          quaternion: [
+            st.body_q[b * 7 + 3],
+            st.body_q[b * 7 + 4],
+            st.body_q[b * 7 + 5],
+            st.body_q[b * 7 + 6],
+          ] as [number, number, number, number],
+          linear_velocity: vec(st.body_qd, b * 6),
+          angular_velocity: vec(st.body_qd, b * 6 + 3),
+        });
+      }
+      const contacts = [];
+      for (let i = 0; i < c.count[w]; i++) {
+        const slot = w * c.capacity + i;
+        const state = c.slip_state[slot];
+        contacts.push({
+          body_a: label(c.body0[slot]),
+          body_b: label(c.body1[slot]),
+          position: vec(c.position, slot * 3),
+          normal: vec(c.normal, slot * 3),
+          force: vec(c.force, slot * 3),
+          phi0: c.phi0[slot],
+          state: (state === ContactSlip.STICK ? 'stick' : state === ContactSlip.SLIP ? 'slip' : 'open') as
+            'stick' | 'slip' | 'open',
+        });
+      }
+      worlds.push({
+        bodies,
+        joint_q: Array.from(st.joint_q.subarray(m.world_coord_start[w], m.world_coord_start[w + 1])),
+        joint_qd: Array.from(st.joint_qd.subarray(m.world_dof_start[w], m.world_dof_start[w + 1])),
+        contacts,
+      });
+    }
+    const n = Math.max(1, args.steps);
+    return {
+      scene: scene.name,
+      steps: args.steps,
+      dt,
+      time: st.time,
+      options: { ...options } as Record<string, string | number | boolean>,
+      worlds,
+      stats: {
+        status: this.status,
+        iterations_mean: this.itSum / n,
+        iterations_max: this.itMax,
+        line_search_iterations_mean: this.lsSum / n,
+        contacts_max: this.contactsMax,
+        truncated_contacts: this.truncated,
+        wall_ms: wall,
+      },
+      ...(args.trace ? { trace: this.trace } : {}),
+    };
+  }
 }
 
 function vec(a: Float64Array, o: number): [number, number, number] {

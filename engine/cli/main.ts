@@ -2,26 +2,36 @@
  * `npm run sim -- <command>`: the headless CLI (SPEC §9).
  *
  *   run SCENE [--steps N] [--dt S] [--num-worlds N] [--preset P] [--line-search L]
- *             [--set key=value]... [--trace K] [--json]
+ *             [--set key=value]... [--trace K] [--backend cpu|webgpu] [--json]
  *   inspect MODEL [--q v,v,...] [--qd v,v,...] [--json]
  *   ablate SCENE --steps N [--dt S] [--json]
  *   schema run|inspect|ablate      print the JSON Schema of a command's --json output
- *   bench [SCENE...] [--steps N] [--repeats R] [--json]   CPU steps/s per preset × line search
+ *   bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--worlds N,…] [--peers mujoco,rapier|none]
+ *         [--steps N] [--repeats R] [--settle N] [--linear-solver M] [--json]   CPU steps/s vs MuJoCo, Rapier
+ *   bench webgpu [SCENE] [--worlds 1,64,…] [--steps N] [--json]   CPU vs WebGPU over num_worlds
  */
 import { parseArgs } from 'node:util';
 import { loadModelFile } from '../io/load_file';
-import { benchMarkdown, runBench, writeBenchResults } from './bench';
-import { ablateCommand, inspectCommand, runCommand } from './commands';
+import {
+  benchMarkdown,
+  runBackendScaling,
+  runBench,
+  scalingMarkdown,
+  writeBenchResults,
+  writeScalingResults,
+} from './bench';
+import { ablateCommand, inspectCommand, runCommand, runCommandBackend } from './commands';
 import { formatAblate, formatInspect, formatRun } from './format';
 import { AblateOutputSchema, InspectOutputSchema, RunOutputSchema } from './schema';
 import { zodToJsonSchema } from './json_schema';
 
 const USAGE = `usage: npm run sim -- <command> [options]
-  run SCENE [--steps N] [--dt S] [--num-worlds N] [--preset P] [--line-search L] [--set key=value]... [--trace K] [--json]
+  run SCENE [--steps N] [--dt S] [--num-worlds N] [--preset P] [--line-search L] [--set key=value]... [--trace K] [--backend cpu|webgpu] [--json]
   inspect MODEL [--q v,v,...] [--qd v,v,...] [--json]
   ablate SCENE --steps N [--dt S] [--json]
   schema run|inspect|ablate
-  bench [SCENE...] [--steps N] [--repeats R] [--json]`;
+  bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--worlds N,…] [--peers mujoco,rapier|none] [--steps N] [--repeats R] [--settle N] [--linear-solver auto|dense|block_sparse] [--json]
+  bench webgpu [SCENE] [--worlds 1,64,256,1024,4096] [--steps N] [--json]`;
 
 function parseSet(items: string[] | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -72,6 +82,11 @@ export async function main(argv: string[]): Promise<number> {
       qd: { type: 'string' },
       'asset-root': { type: 'string' },
       repeats: { type: 'string' },
+      backend: { type: 'string' },
+      worlds: { type: 'string' },
+      peers: { type: 'string' },
+      settle: { type: 'string' },
+      'linear-solver': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -97,13 +112,21 @@ export async function main(argv: string[]): Promise<number> {
       if (values['line-search']) set.line_search_variant = values['line-search'];
       Object.assign(set, parseSet(values.set));
       const trace = values.trace !== undefined ? positiveInt(values.trace, '--trace', 1) : undefined;
-      const out = runCommand(scene, {
+      const runArgs = {
         steps: positiveInt(values.steps, '--steps', 100),
         dt: positiveNumber(values.dt, '--dt'),
         set,
         trace: trace || undefined,
-      });
-      print(out, () => formatRun(out));
+      };
+      const backend = values.backend;
+      if (backend !== undefined && backend !== 'cpu' && backend !== 'webgpu') {
+        throw new Error(`--backend: expected cpu or webgpu; got '${backend}'`);
+      }
+      const out = backend ? await runCommandBackend(scene, runArgs, backend) : runCommand(scene, runArgs);
+      if (out.backend?.fallback) console.error(`warning: ${out.backend.fallback}`);
+      print(out, () =>
+        out.backend ? `backend ${out.backend.description}\n${formatRun(out)}` : formatRun(out),
+      );
       return out.stats.status === 'invalid_input' ? 1 : 0;
     }
     case 'inspect': {
@@ -130,17 +153,47 @@ export async function main(argv: string[]): Promise<number> {
       return 0;
     }
     case 'bench': {
+      if (positionals[1] === 'webgpu') {
+        const rows = await runBackendScaling({
+          scene: positionals[2] ?? 'scenes/box_at_rest.yaml',
+          worlds: parseList(values.worlds, '--worlds') ?? [1, 64, 256, 1024, 4096],
+          steps: positiveInt(values.steps, '--steps', 5),
+          warmup: 2,
+        });
+        const files = writeScalingResults(rows);
+        print({ rows, files }, () => `${scalingMarkdown(rows)}\n\nwritten: ${files.json}, ${files.md}`);
+        return 0;
+      }
       const scenes = positionals.slice(1);
-      const rows = await runBench({
-        scenes: scenes.length ? scenes : ['scenes/box_stack.yaml', 'scenes/arm7.yaml'],
-        presets: ['approx32', 'approx64', 'drake'],
-        line_searches: ['monotone_decay', 'armijo_decay', 'exact_root'],
-        steps: positiveInt(values.steps, '--steps', 200),
-        repeats: positiveInt(values.repeats, '--repeats', 5),
-        warmup: 100,
+      const list = (x: string | undefined): string[] | undefined =>
+        x === undefined
+          ? undefined
+          : x
+              .split(',')
+              .map((y) => y.trim())
+              .filter(Boolean);
+      const peers = (list(values.peers) ?? ['mujoco', 'rapier']).filter((x) => x !== 'none');
+      for (const p of peers)
+        if (p !== 'mujoco' && p !== 'rapier')
+          throw new Error(`--peers: expected mujoco, rapier or none; got '${p}'`);
+      const ls = values['linear-solver'];
+      if (ls !== undefined && ls !== 'auto' && ls !== 'dense' && ls !== 'block_sparse') {
+        throw new Error(`--linear-solver: expected auto, dense or block_sparse; got '${ls}'`);
+      }
+      const res = await runBench({
+        scenes: scenes.length ? scenes : ['humanoid', 'arm7', 'pile_64', 'pile_1000'],
+        presets: list(values.preset) ?? ['approx32', 'drake'],
+        line_searches: list(values['line-search']),
+        num_worlds: parseList(values.worlds, '--worlds') ?? [1],
+        steps: values.steps !== undefined ? positiveInt(values.steps, '--steps', 1) : undefined,
+        repeats: values.repeats !== undefined ? positiveInt(values.repeats, '--repeats', 1) : undefined,
+        settle: values.settle !== undefined ? positiveInt(values.settle, '--settle', 0) : undefined,
+        peers: peers as ('mujoco' | 'rapier')[],
+        linear_solver: ls,
+        log: (line) => console.error(line),
       });
-      const files = writeBenchResults(rows);
-      print({ rows, files }, () => `${benchMarkdown(rows)}\n\nwritten: ${files.json}, ${files.md}`);
+      const files = writeBenchResults(res);
+      print({ ...res, files }, () => `${benchMarkdown(res)}\n\nwritten: ${files.json}, ${files.md}`);
       return 0;
     }
     case 'schema': {

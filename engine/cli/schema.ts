@@ -69,6 +69,18 @@ export const RunOutputSchema = z
           .strict(),
       )
       .optional(),
+    /** the backend that ran (present with --backend) */
+    backend: z
+      .object({
+        kind: z.enum(['cpu', 'webgpu']),
+        description: z.string(),
+        /** set when the requested backend was unavailable: why, and that the CPU ran instead */
+        fallback: z.string().optional(),
+        /** realization of each precision knob, e.g. "fp64 (df64)" on WebGPU */
+        precision: z.record(z.string()),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 

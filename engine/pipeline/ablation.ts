@@ -1,8 +1,9 @@
 /**
  * Preset ablation (SPEC §3.8).
  *
- * One-step: from the same (q_n, v_n, contacts) solve one step with approx32, approx64 and drake and
- * report Δprecision = ‖v(approx64) − v(approx32)‖ and Δmodel = ‖v(drake) − v(approx64)‖ over the
+ * One-step: from the same (q_n, v_n, contacts) solve one step with approx32, approx64 and drake (each
+ * Newton solve starts from its own free-motion v*, so a converged warm start cannot hide the
+ * difference) and report Δprecision = ‖v(approx64) − v(approx32)‖ and Δmodel = ‖v(drake) − v(approx64)‖ over the
  * public joint velocities (2-norm over all DOFs, per world, and max-abs).
  * Trajectory: three shadow simulations from a shared start; ‖q‖ and ‖v‖ divergence over time.
  */
@@ -55,9 +56,12 @@ export class OneStepAblator {
     readonly model: SapModel,
     base: Record<string, unknown> = {},
   ) {
-    this.solvers = ABLATION_PRESETS.map(
-      (p) => new SolverSAP(model, { ...stripModeKeys(base), contact_preset_variant: p }),
-    );
+    this.solvers = ABLATION_PRESETS.map((p) => {
+      const solver = new SolverSAP(model, { ...stripModeKeys(base), contact_preset_variant: p });
+      // cold start from v*: a warm start that already meets the tolerance returns v_n for every preset
+      solver.warm_start = false;
+      return solver;
+    });
     this.outs = ABLATION_PRESETS.map(() => makeState(model));
   }
 

@@ -12,6 +12,7 @@ import { ContactSlip, type SapContacts } from '../collision/contacts';
 import { transformPoint } from '../math';
 import type { KinematicsData } from '../kinematics';
 import type { SapModel } from '../model';
+import type { PackedSapProblem } from '../sap/packed_problem';
 import type { SapConstraintSpec } from '../sap/problem';
 import type { SapSolverOptions } from '../sap/options';
 import { diagDelassusWeight } from '../sap/solver';
@@ -182,6 +183,173 @@ export function buildContactConstraints(
     const point = new Float64Array(3);
     point.set(pb);
     records.push({ slot, frame, point });
+  }
+}
+
+/** pooled records of the contact constraints of one world (see {@link ContactRecord}) */
+export interface PackedContactRecords {
+  count: number;
+  /** contact buffer slot per constraint */
+  slot: Int32Array;
+  /** R_WCᵀ rows (t1, t2, n), 9 per constraint */
+  frame: Float64Array;
+  /** world point used by the Jacobian, 3 per constraint */
+  point: Float64Array;
+}
+
+export function makePackedContactRecords(capacity = 16): PackedContactRecords {
+  return {
+    count: 0,
+    slot: new Int32Array(capacity),
+    frame: new Float64Array(9 * capacity),
+    point: new Float64Array(3 * capacity),
+  };
+}
+
+function growRecords(r: PackedContactRecords, n: number): void {
+  if (r.slot.length >= n) return;
+  const cap = Math.max(n, 2 * r.slot.length);
+  const slot = new Int32Array(cap);
+  slot.set(r.slot);
+  const frame = new Float64Array(9 * cap);
+  frame.set(r.frame);
+  const point = new Float64Array(3 * cap);
+  point.set(r.point);
+  r.slot = slot;
+  r.frame = frame;
+  r.point = point;
+}
+
+const frameScratch = new Float64Array(9);
+
+/**
+ * {@link buildContactConstraints} into pooled storage: one contact constraint per contact of world
+ * w is appended to `pp` (Jacobian blocks written in place, no allocation) and its record to `rec`.
+ * Same numbers as the spec path: for diag_delassus the weight is left to the solver (w = NaN),
+ * which evaluates the same expression with the same operation order on the same A diagonal.
+ */
+export function packContactConstraints(
+  m: SapModel,
+  kin: KinematicsData,
+  contacts: SapContacts,
+  w: number,
+  opts: SapSolverOptions,
+  stage: ContactStageData,
+  cliqueIndex: Int32Array,
+  pp: PackedSapProblem,
+  rec: PackedContactRecords,
+): void {
+  const n = contacts.count[w];
+  const r = opts.sap_contact_weight_precision === 'fp32' ? Math.fround : identity;
+  const midpoint = opts.contact_point_mode === 'contact_midpoint';
+  const bodyInertia = opts.contact_weight_mode === 'body_inertia';
+  rec.count = 0;
+  growRecords(rec, n);
+  const frame = frameScratch;
+  for (let i = 0; i < n; i++) {
+    const slot = w * contacts.capacity + i;
+    const b0 = contacts.body0[slot],
+      b1 = contacts.body1[slot];
+    const t0 = cliqueOfBody(m, b0),
+      t1 = cliqueOfBody(m, b1);
+    if (t0 < 0 && t1 < 0) {
+      contacts.slip_state[slot] = ContactSlip.OPEN;
+      contacts.force.fill(0, slot * 3, slot * 3 + 3);
+      continue;
+    }
+    if (b0 >= 0) transformPoint(kin.body_X, b0 * 7, contacts.point0, slot * 3, x0, 0);
+    else for (let k = 0; k < 3; k++) x0[k] = contacts.point0[slot * 3 + k];
+    if (b1 >= 0) transformPoint(kin.body_X, b1 * 7, contacts.point1, slot * 3, x1, 0);
+    else for (let k = 0; k < 3; k++) x1[k] = contacts.point1[slot * 3 + k];
+    contactFrame(
+      contacts.normal[slot * 3],
+      contacts.normal[slot * 3 + 1],
+      contacts.normal[slot * 3 + 2],
+      frame,
+    );
+    if (midpoint) {
+      const k0 = contacts.ke0[slot],
+        k1 = contacts.ke1[slot];
+      const sum = k0 + k1;
+      const a0 = sum > 0 && Number.isFinite(sum) ? k0 / sum : 0.5;
+      for (let k = 0; k < 3; k++) pa[k] = pb[k] = a0 * x0[k] + (1 - a0) * x1[k];
+    } else {
+      for (let k = 0; k < 3; k++) {
+        pa[k] = x0[k];
+        pb[k] = x1[k];
+      }
+    }
+    let wgt = NaN;
+    if (bodyInertia) {
+      let s = 0;
+      if (t0 >= 0) s = r(s + bodyMobility(m, kin, stage, b0, x0, frame, r));
+      if (t1 >= 0) s = r(s + bodyMobility(m, kin, stage, b1, x1, frame, r));
+      wgt = Math.max(r(s / 3), 1e-12);
+    }
+    const c0 = t0 >= 0 ? cliqueIndex[t0] : -1;
+    const c1 = t1 >= 0 && t1 !== t0 ? cliqueIndex[t1] : -1;
+    const ci = pp.addContact(
+      c0,
+      c1,
+      contacts.mu[slot],
+      contacts.ke[slot],
+      contacts.tau[slot],
+      contacts.phi0[slot],
+      opts.contact_beta,
+      opts.contact_sigma,
+      wgt,
+    );
+    let blk = pp.blkStart[ci];
+    for (let q = 0; q < 2; q++) {
+      const t = q === 0 ? t0 : t1;
+      if (t < 0 || (q === 1 && t1 === t0)) continue;
+      const dof0 = m.tree_dof_start[t];
+      const nv = m.tree_dof_start[t + 1] - dof0;
+      const jo = pp.blkJ[blk++];
+      if (t1 === t) accumulatePointJacobianAt(m, kin, b1, pb, frame, dof0, nv, +1, pp.jData, jo);
+      if (t0 === t) accumulatePointJacobianAt(m, kin, b0, pa, frame, dof0, nv, -1, pp.jData, jo);
+    }
+    const k = rec.count++;
+    rec.slot[k] = slot;
+    for (let q = 0; q < 9; q++) rec.frame[9 * k + q] = frame[q];
+    for (let q = 0; q < 3; q++) rec.point[3 * k + q] = pb[q];
+  }
+}
+
+/** {@link accumulatePointJacobian} into `J` starting at offset `jo` (3 × nv row-major) */
+function accumulatePointJacobianAt(
+  m: SapModel,
+  kin: KinematicsData,
+  b: number,
+  x: Float64Array,
+  frame: Float64Array,
+  dof0: number,
+  nv: number,
+  sign: number,
+  J: Float64Array,
+  jo: number,
+): void {
+  const S = kin.dof_S;
+  const f0 = frame[0],
+    f1 = frame[1],
+    f2 = frame[2],
+    f3 = frame[3],
+    f4 = frame[4],
+    f5 = frame[5],
+    f6 = frame[6],
+    f7 = frame[7],
+    f8 = frame[8];
+  for (let a = b; a >= 0; a = m.joint_parent[a]) {
+    for (let d = m.joint_qd_start[a]; d < m.joint_qd_start[a + 1]; d++) {
+      const s = d * 6;
+      const vx = S[s + 3] + S[s + 1] * x[2] - S[s + 2] * x[1];
+      const vy = S[s + 4] + S[s + 2] * x[0] - S[s] * x[2];
+      const vz = S[s + 5] + S[s] * x[1] - S[s + 1] * x[0];
+      const col = jo + d - dof0;
+      J[col] += sign * (f0 * vx + f1 * vy + f2 * vz);
+      J[nv + col] += sign * (f3 * vx + f4 * vy + f5 * vz);
+      J[2 * nv + col] += sign * (f6 * vx + f7 * vy + f8 * vz);
+    }
   }
 }
 

@@ -5,9 +5,15 @@
  * added only inside the window q₀ ± 2·dt·max(|v₀|, |v*|) (a violated side is always inside).
  * PD drives (1-DOF joints with target_ke or target_kd > 0): implicit PD with the effort limit on PD +
  * feed-forward together; the feed-forward of driven DOFs enters here, not the free motion.
+ * On free and ball joints a drive acts as a velocity drive (kd only) on the internal DOF: angular
+ * DOFs are ω (world for free joints, parent frame for ball); the linear DOFs of a free joint are
+ * the velocity of the joint frame's origin. Position gains have no meaning for quaternion
+ * coordinates and are ignored there.
  */
+import { publicDofIndex } from '../kinematics';
 import { JointType, type SapModel } from '../model';
 import type { SapControl } from '../state';
+import type { PackedSapProblem } from '../sap/packed_problem';
 import type { SapConstraintSpec } from '../sap/problem';
 
 const LIMIT_WINDOW_FACTOR = 2;
@@ -32,6 +38,26 @@ export function buildJointConstraints(
 ): void {
   for (let j = j0; j < j1; j++) {
     const type = m.joint_type[j];
+    if (type === JointType.FREE || type === JointType.BALL) {
+      const t = m.joint_tree[j];
+      for (let d = m.joint_qd_start[j]; d < m.joint_qd_start[j + 1]; d++) {
+        const pub = publicDofIndex(m, j, d - m.joint_qd_start[j]);
+        if (!(m.joint_target_kd[pub] > 0)) continue;
+        out.push({
+          kind: 'pd',
+          clique: cliqueIndex[t],
+          dof: d - m.tree_dof_start[t],
+          q0: 0,
+          qd: 0,
+          vd: control.joint_target_vel[pub],
+          kp: 0,
+          kd: m.joint_target_kd[pub],
+          effort_limit: m.joint_effort_limit[pub],
+          u0: 0,
+        });
+      }
+      continue;
+    }
     if (type !== JointType.REVOLUTE && type !== JointType.PRISMATIC) continue;
     const d = m.joint_qd_start[j];
     const t = m.joint_tree[j];
@@ -72,6 +98,53 @@ export function buildJointConstraints(
         effort_limit: m.joint_effort_limit[d],
         u0: control.joint_f[d],
       });
+    }
+  }
+}
+
+/** {@link buildJointConstraints} into a pooled problem (same constraints, same order) */
+export function packJointConstraints(
+  m: SapModel,
+  j0: number,
+  j1: number,
+  q: Float64Array,
+  v: Float64Array,
+  v_star: Float64Array,
+  control: SapControl,
+  dt: number,
+  cliqueIndex: Int32Array,
+  pp: PackedSapProblem,
+): void {
+  for (let j = j0; j < j1; j++) {
+    const type = m.joint_type[j];
+    if (type !== JointType.REVOLUTE && type !== JointType.PRISMATIC) continue;
+    const d = m.joint_qd_start[j];
+    const t = m.joint_tree[j];
+    const clique = cliqueIndex[t];
+    const dof = d - m.tree_dof_start[t];
+    const q0 = q[m.joint_q_start[j]];
+    const ke = m.joint_limit_ke[d];
+    if (ke > 0) {
+      const window = LIMIT_WINDOW_FACTOR * dt * Math.max(Math.abs(v[d]), Math.abs(v_star[d]));
+      const lo = m.joint_limit_lower[d] > q0 - window ? m.joint_limit_lower[d] : -Infinity;
+      const hi = m.joint_limit_upper[d] < q0 + window ? m.joint_limit_upper[d] : Infinity;
+      if (Number.isFinite(lo) || Number.isFinite(hi)) {
+        pp.addLimit(clique, dof, q0, lo, hi, ke, m.joint_limit_kd[d] / ke, 0.1, NaN);
+      }
+    }
+    if (hasDrive(m, d)) {
+      pp.addPd(
+        clique,
+        dof,
+        q0,
+        control.joint_target_pos[d],
+        control.joint_target_vel[d],
+        m.joint_target_ke[d],
+        m.joint_target_kd[d],
+        m.joint_effort_limit[d],
+        control.joint_f[d],
+        NaN,
+      );
     }
   }
 }

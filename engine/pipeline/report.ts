@@ -21,7 +21,10 @@ export interface StageTiming {
   constraints: number;
   solve: number;
   integrate: number;
+  /** SolverSAP.step total (excludes collision) */
   total: number;
+  /** collide() of the same step, set by Simulation (absent when the caller runs collision itself) */
+  collision?: number;
 }
 
 export interface StepReport {

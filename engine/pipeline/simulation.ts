@@ -9,6 +9,8 @@ import { makeControl, makeState, type SapControl, type SapState } from '../state
 import type { StepReport } from './report';
 import { SolverSAP } from './step';
 
+const now = (): number => (typeof performance !== 'undefined' ? performance.now() : Date.now());
+
 export interface SimulationOptions {
   /** time step [s] */
   dt: number;
@@ -44,8 +46,11 @@ export class Simulation {
 
   /** advances one step of dt */
   step(): StepReport {
+    const t0 = now();
     this.collision.collide(this.state, this.contacts);
+    const tc = now() - t0;
     const r = this.solver.step(this.state, this.next, this.control, this.contacts, this.dt);
+    r.timing.collision = tc;
     const t = this.state;
     this.state = this.next;
     this.next = t;

@@ -21,21 +21,24 @@ import {
   writeBodyState,
   type KinematicsData,
 } from '../kinematics';
-import type { SapModel } from '../model';
-import type { SapConstraintSpec, SapProblem } from '../sap/problem';
-import { SapSolver } from '../sap/solver';
+import { JointType, type SapModel } from '../model';
+import type { SapConstraintSpec } from '../sap/problem';
+import { PackedSapProblem } from '../sap/packed_problem';
+import { SapSolver, type LinearSolverMode } from '../sap/solver';
+import { ContactRegion } from '../sap/constraints/contact';
 import { resolveSolverOptions, type SapSolverOptions } from '../sap/options';
 import type { SapControl, SapState } from '../state';
 import {
-  buildContactConstraints,
   makeContactStageData,
-  type ContactRecord,
+  makePackedContactRecords,
+  packContactConstraints,
   type ContactStageData,
+  type PackedContactRecords,
 } from './contact_jacobian';
 import { freeMotionTree, makeFreeMotionScratch, type FreeMotionScratch } from './free_motion';
 import { integratePositions } from './integrate';
 import { buildEqualityConstraints } from './equality_constraints';
-import { buildJointConstraints, hasDrive } from './joint_constraints';
+import { hasDrive, packJointConstraints } from './joint_constraints';
 import { worseStatus, type StepReport, type WorldReport } from './report';
 
 const now = (): number => (typeof performance !== 'undefined' ? performance.now() : Date.now());
@@ -58,11 +61,21 @@ export class SolverSAP {
   private readonly treeA: Float64Array[];
   private readonly cliqueIndex: Int32Array;
   private readonly sap: SapSolver;
+  private readonly problem = new PackedSapProblem();
+  private readonly records: PackedContactRecords = makePackedContactRecords();
+  private readonly eqSpecs: SapConstraintSpec[] = [];
+  private readonly fmBad: Uint8Array;
+  /** per world: views of v_n, v*, v_{n+1} over its dofs */
+  private readonly vnW: Float64Array[] = [];
+  private readonly vStarW: Float64Array[] = [];
+  private readonly vNextW: Float64Array[] = [];
 
   /** total line-search iterations of the last step (all worlds) */
   last_line_search_iterations = 0;
   /** contacts dropped for capacity in the last step's contact buffer (all worlds) */
   last_truncated_contact_count = 0;
+  /** start Newton from v_n (true, Drake's choice) or from the free-motion v* (false) */
+  warm_start = true;
   /** the last step's report */
   last_report: StepReport | null = null;
   /** last solved internal velocities (for ablation and inspection) */
@@ -92,6 +105,30 @@ export class SolverSAP {
       this.treeA.push(new Float64Array(n * n));
     }
     this.cliqueIndex = new Int32Array(model.tree_count).fill(-1);
+    this.fmBad = new Uint8Array(model.num_worlds);
+    for (let w = 0; w < model.num_worlds; w++) {
+      const d0 = model.world_dof_start[w],
+        d1 = model.world_dof_start[w + 1];
+      this.vnW.push(this.v_n.subarray(d0, d1));
+      this.vStarW.push(this.v_star.subarray(d0, d1));
+      this.vNextW.push(this.v_next.subarray(d0, d1));
+    }
+  }
+
+  /**
+   * factorization of the SAP Newton step (SapSolver.linear_solver): 'auto' (default) picks block
+   * sparse for many loosely coupled cliques and dense otherwise; results are identical either way
+   */
+  get linear_solver(): LinearSolverMode {
+    return this.sap.linear_solver;
+  }
+  set linear_solver(mode: LinearSolverMode) {
+    this.sap.linear_solver = mode;
+  }
+
+  /** factorization used by the last solve of the last step */
+  get last_linear_solver(): 'dense' | 'block_sparse' {
+    return this.sap.last_linear_solver;
   }
 
   /** the fully expanded options in force */
@@ -141,7 +178,12 @@ export class SolverSAP {
     forwardVelocity(m, this.v_n, this.kin);
     forcePublicToInternal(m, this.kin, control.joint_f, this.tau);
     // feed-forward of PD-driven DOFs joins the PD constraint instead of the free motion
-    for (let d = 0; d < m.joint_dof_count; d++) if (hasDrive(m, d)) this.tau[d] = 0;
+    for (let j = 0; j < m.joint_count; j++) {
+      const type = m.joint_type[j];
+      if (type !== JointType.REVOLUTE && type !== JointType.PRISMATIC) continue;
+      const d = m.joint_qd_start[j];
+      if (hasDrive(m, d)) this.tau[d] = 0;
+    }
     // boundary pose for contact preparation (fp32 path rounds joint_q)
     let kinC = this.kin;
     if (!o.use_f64_boundary_pose) {
@@ -151,8 +193,11 @@ export class SolverSAP {
     }
 
     // 2. free motion
-    const hasExternal = state_in.body_f.some((x) => x !== 0);
-    const fmBad = new Uint8Array(m.num_worlds);
+    let hasExternal = false;
+    const bf = state_in.body_f;
+    for (let k = 0; k < bf.length && !hasExternal; k++) hasExternal = bf[k] !== 0;
+    const fmBad = this.fmBad;
+    fmBad.fill(0);
     for (let t = 0; t < m.tree_count; t++) {
       const ok = freeMotionTree(
         m,
@@ -189,31 +234,18 @@ export class SolverSAP {
 
       // 3. constraints
       t0 = now();
-      const cliques: SapProblem['cliques'] = [];
+      const pp = this.problem;
+      pp.reset(dt);
       for (let t = m.world_tree_start[w]; t < m.world_tree_start[w + 1]; t++) {
         const nv = m.tree_dof_start[t + 1] - m.tree_dof_start[t];
         if (nv === 0) continue;
-        this.cliqueIndex[t] = cliques.length;
-        const A = this.treeA[t];
-        cliques.push({ nv, A });
-        for (let i = 0; i < nv; i++) this.A_diag[m.tree_dof_start[t] + i] = A[i * nv + i];
+        this.cliqueIndex[t] = pp.addClique(nv, this.treeA[t]);
       }
-      const specs: SapConstraintSpec[] = [];
-      const records: ContactRecord[] = [];
-      buildContactConstraints(
-        m,
-        kinC,
-        contacts,
-        w,
-        o,
-        this.stage,
-        this.A_diag,
-        this.cliqueIndex,
-        specs,
-        records,
-      );
-      const nContacts = specs.length;
-      buildJointConstraints(
+      pp.v_star = this.vStarW[w];
+      const rec = this.records;
+      packContactConstraints(m, kinC, contacts, w, o, this.stage, this.cliqueIndex, pp, rec);
+      const nContacts = rec.count;
+      packJointConstraints(
         m,
         j0,
         j1,
@@ -223,52 +255,69 @@ export class SolverSAP {
         control,
         dt,
         this.cliqueIndex,
-        specs,
+        pp,
       );
-      if (m.eq_count > 0) buildEqualityConstraints(m, this.kin, state_in.joint_q, w, this.cliqueIndex, specs);
+      if (m.eq_count > 0) {
+        const eq = this.eqSpecs;
+        eq.length = 0;
+        buildEqualityConstraints(m, this.kin, state_in.joint_q, w, this.cliqueIndex, eq);
+        for (const sp of eq) pp.addSpec(sp);
+      }
       timing.constraints += now() - t0;
 
       // 4. solve
       t0 = now();
-      const vStarW = this.v_star.subarray(d0, d1);
+      const vStarW = this.vStarW[w];
       const nonfinite = fmBad[w]
         ? 'free-motion dynamics matrix (not positive definite)'
         : firstNonFinite(vStarW, 'v_star');
       if (nonfinite) {
         report.status = 'invalid_input';
         report.nonfinite = nonfinite;
-        this.v_next.set(this.v_n.subarray(d0, d1), d0);
-      } else if (cliques.length === 0) {
+        this.v_next.set(this.vnW[w], d0);
+      } else if (pp.nCliques === 0) {
         this.v_next.set(vStarW, d0);
       } else {
-        const res = this.sap.solve(
-          { dt, cliques, v_star: vStarW, constraints: specs },
-          this.v_n.subarray(d0, d1),
-        );
+        const vOut = this.vNextW[w];
+        const res = this.sap.solvePacked(pp, this.warm_start ? this.vnW[w] : undefined, vOut);
         report.status = res.status;
         report.iterations = res.iterations;
         report.line_search_iterations = res.line_search_iterations;
         report.cost = res.cost;
-        const bad = firstNonFinite(res.v, 'v');
+        const bad = firstNonFinite(vOut, 'v');
         if (bad) {
           report.status = 'invalid_input';
           report.nonfinite = bad;
-          this.v_next.set(this.v_n.subarray(d0, d1), d0);
-        } else {
-          this.v_next.set(res.v, d0);
-          // contact results back into the buffer: force on body 1 = R_WC γ / dt
+          this.v_next.set(this.vnW[w], d0);
+        } else if (res.cost.length === 0) {
+          // rejected before the first iteration: no impulses
           for (let c = 0; c < nContacts; c++) {
-            const g = res.gamma[c];
-            const rec = records[c];
-            const f = rec.frame,
-              s = rec.slot * 3;
+            const sl = rec.slot[c];
+            contacts.force.fill(0, sl * 3, sl * 3 + 3);
+            contacts.slip_state[sl] = ContactSlip.OPEN;
+          }
+        } else {
+          // contact results back into the buffer: force on body 1 = R_WC γ / dt
+          const gam = this.sap.impulses;
+          for (let c = 0; c < nContacts; c++) {
+            const go = this.sap.rowOffset(c);
+            const g0 = gam[go],
+              g1 = gam[go + 1],
+              g2 = gam[go + 2];
+            const fo = 9 * c,
+              s = rec.slot[c] * 3;
+            const f = rec.frame;
             for (let k = 0; k < 3; k++) {
-              contacts.force[s + k] = (f[k] * g[0] + f[3 + k] * g[1] + f[6 + k] * g[2]) / dt;
-              contacts.position[s + k] = rec.point[k];
+              contacts.force[s + k] = (f[fo + k] * g0 + f[fo + 3 + k] * g1 + f[fo + 6 + k] * g2) / dt;
+              contacts.position[s + k] = rec.point[3 * c + k];
             }
-            const state = res.contact_state?.[c];
-            contacts.slip_state[rec.slot] =
-              state === 'stick' ? ContactSlip.STICK : state === 'slip' ? ContactSlip.SLIP : ContactSlip.OPEN;
+            const region = this.sap.contactRegionOf(c);
+            contacts.slip_state[rec.slot[c]] =
+              region === ContactRegion.Stick
+                ? ContactSlip.STICK
+                : region === ContactRegion.Slip
+                  ? ContactSlip.SLIP
+                  : ContactSlip.OPEN;
           }
         }
       }

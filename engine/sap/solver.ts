@@ -1,19 +1,30 @@
 /**
  * SAP Newton solver over a {@link SapProblem} (Drake SAP notes §0 and §3, SPEC §3.3–3.7).
  *
- * A {@link SapSolver} keeps every workspace (typed arrays, the Cholesky storage) between calls and
- * only grows them, so a pipeline solving one problem per step allocates little beyond the result.
+ * A {@link SapSolver} keeps every workspace (typed arrays, the factorization storage) between calls
+ * and only grows them. Two entry points run the same code: {@link SapSolver.solve} takes the public
+ * problem object (validated, then packed), {@link SapSolver.solvePacked} takes a pooled
+ * {@link PackedSapProblem} (the pipeline's per-step path, no per-constraint allocations).
  *
  * Loop (k = 0, 1, …): evaluate vc = Jv, γ, G, ℓ and ∇ℓ = A(v−v*) − Jᵀγ at v_k; converged if
  * ‖D∇ℓ‖ ≤ abs + rel·max(‖Dp‖, ‖Dj‖) (D = diag(A)^-1/2, p = Av, j = Jᵀγ) or if the cost criterion
  * was met by the previous update; stop with `max_iterations` when k reaches the cap; otherwise
- * solve (A + JᵀGJ)Δv = −∇ℓ by a dense blocked Cholesky over the participating dofs, run the line
- * search and set v_{k+1} = v_k + αΔv. Cost criterion: |ℓ_k − ℓ_{k+1}| < cost_abs +
- * cost_rel·½(|ℓ_k| + |ℓ_{k+1}|) and α > 0.5.
+ * solve (A + JᵀGJ)Δv = −∇ℓ by Cholesky over the participating dofs, run the line search and set
+ * v_{k+1} = v_k + αΔv. Cost criterion: |ℓ_k − ℓ_{k+1}| < cost_abs + cost_rel·½(|ℓ_k| + |ℓ_{k+1}|)
+ * and α > 0.5.
+ *
+ * Linear algebra (SPEC §3.4): once per solve the participating cliques are ordered by minimum degree
+ * on the clique graph (cliques coupled by a constraint are neighbours) and the block fill pattern is
+ * analysed (linalg/block_sparse.ts). Each Newton iteration then factors H' = PHPᵀ (P: that
+ * order) either densely (linalg/cholesky.ts, a permuted copy of the dense lower triangle) or block
+ * sparse (H assembled straight into the clique panels). Both realize the same per-entry operation
+ * order, so the two paths give bit-identical results in fp64 and in fp32; {@link SapSolver.linear_solver}
+ * = 'auto' picks block-sparse when its estimated factorization work is well below the dense one
+ * (many cliques, sparse coupling) and dense otherwise (one articulated clique, few cliques).
  *
  * Precision (SPEC §3.7):
  * - `contact_linear_solve_precision`: realization of the Cholesky factorization and solves
- *   (fp32 = IEEE binary32 bit for bit, see linalg/cholesky.ts).
+ *   (fp32 = IEEE binary32 bit for bit, see linalg/cholesky.ts and linalg/block_sparse.ts).
  * - `contact_solve_precision` = fp32: values are rounded to binary32 (`Math.fround`) where they are
  *   stored: the iterate v (guess and every update), the impulses γ, the generalized impulse j, the
  *   gradient ∇ℓ and every entry of H. The expressions producing them, the costs, the line-search
@@ -30,10 +41,12 @@ import {
   contactCalc,
   contactRegion,
   makeContactParams,
+  type ContactRegion,
   type ContactRegionName,
 } from './constraints/contact';
 import { limitCalc, limitRowSigns, makeLimitParams } from './constraints/limit';
 import { makePdParams, pdCalc } from './constraints/pd';
+import { BlockSparseCholesky } from './linalg/block_sparse';
 import { DenseCholesky, choleskyFactor } from './linalg/cholesky';
 import {
   lineSearch,
@@ -43,16 +56,19 @@ import {
   type LineSearchResult,
 } from './linesearch';
 import { resolveSolverOptions, type SapSolverOptions } from './options';
+import { PHYS_STRIDE, PackedSapProblem, SapKind } from './packed_problem';
 import type { SapConstraintSpec, SapProblem, SapSolveResult, SapSolveStatus } from './problem';
 
-const KIND_CONTACT = 0;
-const KIND_LIMIT = 1;
-const KIND_PD = 2;
-const KIND_HOLONOMIC = 3;
+const KIND_CONTACT = SapKind.Contact;
+const KIND_LIMIT = SapKind.Limit;
+const KIND_HOLONOMIC = SapKind.Holonomic;
 const KERNELS: readonly ConstraintCalc[] = [contactCalc, limitCalc, pdCalc, holonomicCalc];
 
 /** floor of a diagonal-Delassus weight estimate */
 export const MIN_DELASSUS_WEIGHT = 1e-12;
+
+/** which factorization the Newton step uses */
+export type LinearSolverMode = 'auto' | 'dense' | 'block_sparse';
 
 const fr = Math.fround;
 const ident = (x: number): number => x;
@@ -63,15 +79,16 @@ function growF64(a: Float64Array, n: number): Float64Array {
 function growI32(a: Int32Array, n: number): Int32Array {
   return a.length >= n ? a : new Int32Array(Math.max(n, 2 * a.length));
 }
-function growU8(a: Uint8Array, n: number): Uint8Array {
-  return a.length >= n ? a : new Uint8Array(Math.max(n, 2 * a.length));
-}
-function finiteArray(a: ArrayLike<number>): boolean {
-  for (let k = 0; k < a.length; k++) if (!Number.isFinite(a[k])) return false;
+function finiteArray(a: ArrayLike<number>, from = 0, to = a.length): boolean {
+  for (let k = from; k < to; k++) if (!Number.isFinite(a[k])) return false;
   return true;
 }
 function isIndex(x: unknown, n: number): x is number {
   return typeof x === 'number' && Number.isInteger(x) && x >= 0 && x < n;
+}
+/** NaN → undefined (the packed form's "use the default") */
+function opt(x: number): number | undefined {
+  return Number.isNaN(x) ? undefined : x;
 }
 
 /**
@@ -106,6 +123,16 @@ export function diagDelassusWeight(
   return Math.max(w, MIN_DELASSUS_WEIGHT);
 }
 
+/** outcome of {@link SapSolver.solvePacked} (one object, reused by the solver) */
+export interface PackedSolveOutcome {
+  status: SapSolveStatus;
+  iterations: number;
+  line_search_iterations: number;
+  /** ℓ(v_k) per iteration (a new array per solve) */
+  cost: number[];
+  message?: string;
+}
+
 /**
  * Reusable SAP solver. Options are resolved once (`resolveSolverOptions`); workspaces persist
  * across {@link SapSolver.solve} calls.
@@ -113,6 +140,17 @@ export function diagDelassusWeight(
 export class SapSolver {
   /** fully resolved options in use */
   options: SapSolverOptions;
+  /**
+   * factorization of the Newton step: 'auto' (default) picks 'block_sparse' when it wins, else
+   * 'dense'. Both give bit-identical results (see the file comment); this only changes speed.
+   */
+  linear_solver: LinearSolverMode = 'auto';
+  /** the factorization used by the last solve */
+  last_linear_solver: 'dense' | 'block_sparse' = 'dense';
+
+  // problem in packed form (own storage for solve(), the caller's for solvePacked())
+  private readonly own = new PackedSapProblem();
+  private pp: PackedSapProblem = this.own;
 
   // problem layout
   private nCliques = 0;
@@ -124,6 +162,9 @@ export class SapSolver {
   private cliqueOff: Int32Array = new Int32Array(0); // global dof offset per clique (nCliques + 1)
   private redOff: Int32Array = new Int32Array(0); // reduced offset per clique, −1 if not participating
   private partCliques: Int32Array = new Int32Array(0); // participating clique ids, ascending
+  private partIndex: Int32Array = new Int32Array(0); // clique → index in partCliques (or −1)
+  private partSize: Int32Array = new Int32Array(0);
+  private partStart: Int32Array = new Int32Array(0); // reduced offset per participating clique
   private nPart = 0;
   private maxNv = 0;
   private kind: Uint8Array = new Uint8Array(0);
@@ -136,6 +177,21 @@ export class SapSolver {
   private blkJ: Int32Array = new Int32Array(0); // offset in jData
   private jData: Float64Array = new Float64Array(0);
   private cliquesA: Float64Array[] = [];
+
+  // ordering, symbolic structure and the factorizations
+  private readonly bs = new BlockSparseCholesky('fp64');
+  private sparse = false;
+  private edges: Int32Array = new Int32Array(0);
+  private dofPerm: Int32Array = new Int32Array(0); // dense path: H' row → reduced dof
+  private identityPerm = true;
+  /** sparse path, per block (index into blkClique): values offset of its diagonal block */
+  private blkDiag: Int32Array = new Int32Array(0);
+  /** sparse path, per constraint: (nCon + 1) ranges into pairOff */
+  private pairStart: Int32Array = new Int32Array(0);
+  /** sparse path: per ordered block pair (q, p), q ≠ p, of a constraint: coupling block offset */
+  private pairOff: Int32Array = new Int32Array(0);
+  /** sparse path: 1 when that block is stored transposed (p eliminated before q) */
+  private pairT: Uint8Array = new Uint8Array(0);
 
   // vectors over participating dofs
   private v: Float64Array = new Float64Array(0);
@@ -167,6 +223,37 @@ export class SapSolver {
   private readonly sample: LineSample = { phi: 0, dphi: 0, d2phi: 0 };
   private readonly lsResult: LineSearchResult = { status: 'ok', alpha: 1, iterations: 0 };
   private readonly line: LineObjective = { evaluate: (a, o, out) => this.evalAlongLine(a, o, out) };
+  private readonly outcome: PackedSolveOutcome = {
+    status: 'converged',
+    iterations: 0,
+    line_search_iterations: 0,
+    cost: [],
+  };
+  // scratch inputs of the parameter builders
+  private readonly limitIn = {
+    q0: 0,
+    lower: 0,
+    upper: 0,
+    stiffness: 0,
+    tau_d: 0,
+    beta: undefined as number | undefined,
+  };
+  private readonly pdIn = { q0: 0, qd: 0, vd: 0, kp: 0, kd: 0, effort_limit: 0, u0: 0 };
+  private readonly contactIn = {
+    mu: 0,
+    stiffness: 0,
+    tau_d: 0,
+    phi0: 0,
+    beta: undefined as number | undefined,
+    sigma: undefined as number | undefined,
+  };
+  private readonly holoG0 = new Float64Array(HOLONOMIC_MAX_ROWS);
+  private readonly holoIn = {
+    g0: this.holoG0 as ArrayLike<number>,
+    stiffness: 0,
+    tau_d: 0,
+    beta: undefined as number | undefined,
+  };
 
   /** @param options  partial options, expanded with `resolveSolverOptions` (throws OptionsError) */
   constructor(options: Partial<SapSolverOptions> = {}) {
@@ -198,14 +285,71 @@ export class SapSolver {
         contact_state: [],
       };
     }
-    return this.newton(p);
+    const o = this.newton();
+    return this.pack(p, o.status, o.iterations, o.line_search_iterations, o.cost, o.message);
+  }
+
+  /**
+   * Solves a pooled problem starting from `vGuess` (default v*) and writes all velocities (Σ nv;
+   * cliques without constraints keep v*) into `vOut`. Impulses and contact regions are read
+   * afterwards with {@link impulses}, {@link rowOffset} and {@link contactRegionOf}. The problem's
+   * arrays are read, never modified. Never throws for numerical trouble.
+   */
+  solvePacked(
+    pp: PackedSapProblem,
+    vGuess: Float64Array | undefined,
+    vOut: Float64Array,
+  ): PackedSolveOutcome {
+    const out = this.outcome;
+    out.message = undefined;
+    out.iterations = 0;
+    out.line_search_iterations = 0;
+    const err = this.prepare(pp, vGuess);
+    if (err !== null) {
+      out.status = 'invalid_input';
+      out.cost = [];
+      out.message = err;
+      vOut.set(pp.v_star.subarray(0, pp.nv));
+      return out;
+    }
+    if (pp.nCon === 0) {
+      out.status = 'converged';
+      out.cost = [0];
+      vOut.set(pp.v_star.subarray(0, pp.nv));
+      return out;
+    }
+    const o = this.newton();
+    vOut.set(pp.v_star.subarray(0, pp.nv));
+    for (let q = 0; q < this.nPart; q++) {
+      const c = this.partCliques[q];
+      const g = this.cliqueOff[c];
+      const n = this.cliqueOff[c + 1] - g;
+      const off = this.redOff[c];
+      for (let m = 0; m < n; m++) vOut[g + m] = this.v[off + m];
+    }
+    return o;
+  }
+
+  /** impulses γ of all constraint rows of the last solve (constraint i starts at {@link rowOffset}) */
+  get impulses(): Float64Array {
+    return this.gamma;
+  }
+
+  /** first row of constraint i in {@link impulses} */
+  rowOffset(i: number): number {
+    return this.rowOff[i];
+  }
+
+  /** region of contact constraint i at the last solution */
+  contactRegionOf(i: number): ContactRegion {
+    return contactRegion(this.params, i * PARAM_STRIDE, this.vc, this.rowOff[i]);
   }
 
   // ---------------------------------------------------------------------------------------------
   // setup
 
+  /** validates the public problem, packs it into the own storage and prepares the solve */
   private setup(p: SapProblem, vGuess: Float64Array | undefined): string | null {
-    const o = this.options;
     if (typeof p !== 'object' || p === null) return 'problem must be an object';
     if (!(typeof p.dt === 'number' && p.dt > 0 && Number.isFinite(p.dt))) {
       return `dt must be a positive finite number; got ${String(p.dt)}`;
@@ -213,14 +357,9 @@ export class SapSolver {
     if (!Array.isArray(p.cliques) || !Array.isArray(p.constraints)) {
       return 'cliques and constraints must be arrays';
     }
+    const pk = this.own;
+    pk.reset(p.dt);
     const nCl = p.cliques.length;
-    this.nCliques = nCl;
-    this.cliqueOff = growI32(this.cliqueOff, nCl + 1);
-    this.redOff = growI32(this.redOff, nCl);
-    this.partCliques = growI32(this.partCliques, nCl);
-    this.cliquesA.length = nCl;
-    let nv = 0;
-    let maxNv = 0;
     for (let c = 0; c < nCl; c++) {
       const cl = p.cliques[c];
       const n = cl?.nv;
@@ -230,69 +369,82 @@ export class SapSolver {
       if (!(cl.A instanceof Float64Array) || cl.A.length !== n * n) {
         return `cliques[${c}].A must be a Float64Array of length nv² = ${n * n}`;
       }
-      if (!finiteArray(cl.A)) return `cliques[${c}].A has a NaN or Inf entry`;
-      for (let m = 0; m < n; m++) {
-        if (!(cl.A[m * n + m] > 0)) return `cliques[${c}].A has a non-positive diagonal entry at ${m}`;
-      }
-      this.cliqueOff[c] = nv;
-      this.cliquesA[c] = cl.A;
-      nv += n;
-      maxNv = Math.max(maxNv, n);
+      pk.addClique(n, cl.A);
     }
-    this.cliqueOff[nCl] = nv;
-    this.nvTotal = nv;
-    this.maxNv = maxNv;
+    this.nCliques = nCl;
+    this.cliqueOff = pk.cliqueOff;
+    const nv = pk.nv;
     if (!(p.v_star instanceof Float64Array) || p.v_star.length !== nv) {
       return `v_star must be a Float64Array of length ${nv}`;
     }
-    if (!finiteArray(p.v_star)) return 'v_star has a NaN or Inf entry';
+    pk.v_star = p.v_star;
+    for (let i = 0; i < p.constraints.length; i++) {
+      const s = p.constraints[i];
+      const e = this.checkSpec(s, i);
+      if (e !== null) return e;
+      pk.addSpec(s);
+    }
+    return this.prepare(pk, vGuess);
+  }
+
+  /** layout, participation, parameters, ordering and workspaces for a packed problem */
+  private prepare(pk: PackedSapProblem, vGuess: Float64Array | undefined): string | null {
+    const o = this.options;
+    this.pp = pk;
+    const nCl = pk.nCliques;
+    this.nCliques = nCl;
+    this.cliqueOff = pk.cliqueOff;
+    this.cliquesA = pk.cliqueA;
+    if (!(pk.dt > 0 && Number.isFinite(pk.dt))) return `dt must be a positive finite number; got ${pk.dt}`;
+    let maxNv = 0;
+    for (let c = 0; c < nCl; c++) {
+      const n = pk.cliqueNv[c];
+      const A = pk.cliqueA[c];
+      if (!(A instanceof Float64Array) || A.length < n * n) return `cliques[${c}].A must hold nv² entries`;
+      if (!finiteArray(A, 0, n * n)) return `cliques[${c}].A has a NaN or Inf entry`;
+      for (let m = 0; m < n; m++) {
+        if (!(A[m * n + m] > 0)) return `cliques[${c}].A has a non-positive diagonal entry at ${m}`;
+      }
+      maxNv = Math.max(maxNv, n);
+    }
+    const nv = pk.nv;
+    this.nvTotal = nv;
+    this.maxNv = maxNv;
+    if (pk.v_star.length < nv) return `v_star must have ${nv} entries`;
+    if (!finiteArray(pk.v_star, 0, nv)) return 'v_star has a NaN or Inf entry';
     if (vGuess !== undefined) {
       if (!(vGuess instanceof Float64Array) || vGuess.length !== nv) {
         return `v_guess must be a Float64Array of length ${nv}`;
       }
       if (!finiteArray(vGuess)) return 'v_guess has a NaN or Inf entry';
     }
+    if (!finiteArray(pk.jData, 0, pk.nJ)) {
+      for (let i = 0; i < pk.nCon; i++) {
+        for (let b = pk.blkStart[i]; b < pk.blkStart[i + 1]; b++) {
+          const n = pk.rows[i] * pk.cliqueNv[pk.blkClique[b]];
+          if (!finiteArray(pk.jData, pk.blkJ[b], pk.blkJ[b] + n)) {
+            return `constraints[${i}]: Jacobian block of clique ${pk.blkClique[b]} has a NaN or Inf entry`;
+          }
+        }
+      }
+    }
 
-    // constraint layout: rows and blocks
-    const nCon = p.constraints.length;
+    // constraint layout
+    const nCon = pk.nCon;
     this.nCon = nCon;
-    this.kind = growU8(this.kind, nCon);
-    this.rows = growI32(this.rows, nCon);
+    this.kind = pk.kind;
+    this.rows = pk.rows;
+    this.blkStart = pk.blkStart;
+    this.blkClique = pk.blkClique;
+    this.blkJ = pk.blkJ;
+    this.jData = pk.jData;
     this.rowOff = growI32(this.rowOff, nCon + 1);
     this.gOff = growI32(this.gOff, nCon + 1);
-    this.blkStart = growI32(this.blkStart, nCon + 1);
     this.params = growF64(this.params, nCon * PARAM_STRIDE);
     let nRows = 0;
     let nG = 0;
-    let nBlk = 0;
-    let nJ = 0;
     for (let i = 0; i < nCon; i++) {
-      const s = p.constraints[i];
-      const e = this.checkSpec(s, i);
-      if (e !== null) return e;
-      let r: number;
-      if (s.kind === 'contact') {
-        r = CONTACT_ROWS;
-        this.kind[i] = KIND_CONTACT;
-        nBlk += s.cliques.length;
-        for (const c of s.cliques) nJ += r * p.cliques[c].nv;
-      } else if (s.kind === 'holonomic') {
-        r = s.g0.length;
-        this.kind[i] = KIND_HOLONOMIC;
-        nBlk += s.cliques.length;
-        for (const c of s.cliques) nJ += r * p.cliques[c].nv;
-      } else if (s.kind === 'limit') {
-        r = limitRowSigns(s).length;
-        this.kind[i] = KIND_LIMIT;
-        nBlk += 1;
-        nJ += r * p.cliques[s.clique].nv;
-      } else {
-        r = 1;
-        this.kind[i] = KIND_PD;
-        nBlk += 1;
-        nJ += p.cliques[s.clique].nv;
-      }
-      this.rows[i] = r;
+      const r = pk.rows[i];
       this.rowOff[i] = nRows;
       this.gOff[i] = nG;
       nRows += r;
@@ -302,152 +454,41 @@ export class SapSolver {
     this.gOff[nCon] = nG;
     this.nRows = nRows;
     this.nG = nG;
-    this.blkClique = growI32(this.blkClique, nBlk);
-    this.blkJ = growI32(this.blkJ, nBlk);
-    this.jData = growF64(this.jData, nJ);
 
-    // blocks (duplicate cliques of a contact are merged) and participation
+    // participation: cliques with nv > 0 touched by a constraint with rows
+    this.redOff = growI32(this.redOff, nCl);
+    this.partCliques = growI32(this.partCliques, nCl);
+    this.partIndex = growI32(this.partIndex, nCl);
+    this.partSize = growI32(this.partSize, nCl);
+    this.partStart = growI32(this.partStart, nCl);
     this.redOff.fill(-1, 0, nCl);
-    let b = 0;
-    let jo = 0;
     for (let i = 0; i < nCon; i++) {
-      const s = p.constraints[i];
-      const r = this.rows[i];
-      this.blkStart[i] = b;
-      if (s.kind === 'contact' || s.kind === 'holonomic') {
-        for (let q = 0; q < s.cliques.length; q++) {
-          const c = s.cliques[q];
-          const n = p.cliques[c].nv;
-          let existing = -1;
-          for (let bb = this.blkStart[i]; bb < b; bb++) if (this.blkClique[bb] === c) existing = bb;
-          const Jq = s.J[q];
-          if (existing >= 0) {
-            const off = this.blkJ[existing];
-            for (let k = 0; k < r * n; k++) this.jData[off + k] += Jq[k];
-            continue;
-          }
-          this.blkClique[b] = c;
-          this.blkJ[b] = jo;
-          for (let k = 0; k < r * n; k++) this.jData[jo + k] = Jq[k];
-          jo += r * n;
-          b++;
-        }
-      } else {
-        const c = s.clique;
-        const n = p.cliques[c].nv;
-        this.blkClique[b] = c;
-        this.blkJ[b] = jo;
-        this.jData.fill(0, jo, jo + r * n);
-        if (s.kind === 'limit') {
-          const signs = limitRowSigns(s);
-          for (let k = 0; k < r; k++) this.jData[jo + k * n + s.dof] = signs[k];
-        } else {
-          this.jData[jo + s.dof] = 1;
-        }
-        jo += r * n;
-        b++;
-      }
-      if (r > 0) {
-        for (let bb = this.blkStart[i]; bb < b; bb++) {
-          const c = this.blkClique[bb];
-          if (p.cliques[c].nv > 0) this.redOff[c] = 0; // mark
-        }
+      if (pk.rows[i] === 0) continue;
+      for (let b = pk.blkStart[i]; b < pk.blkStart[i + 1]; b++) {
+        const c = pk.blkClique[b];
+        if (pk.cliqueNv[c] > 0) this.redOff[c] = 0; // mark
       }
     }
-    this.blkStart[nCon] = b;
     let nvp = 0;
     let nPart = 0;
     for (let c = 0; c < nCl; c++) {
-      if (this.redOff[c] < 0) continue;
+      if (this.redOff[c] < 0) {
+        this.partIndex[c] = -1;
+        continue;
+      }
       this.redOff[c] = nvp;
+      this.partIndex[c] = nPart;
+      this.partSize[nPart] = pk.cliqueNv[c];
+      this.partStart[nPart] = nvp;
       this.partCliques[nPart++] = c;
-      nvp += p.cliques[c].nv;
+      nvp += pk.cliqueNv[c];
     }
     this.nvp = nvp;
     this.nPart = nPart;
 
     // parameters (needs w)
-    const rndW = o.sap_contact_weight_precision === 'fp32' ? fr : ident;
-    for (let i = 0; i < nCon; i++) {
-      const s = p.constraints[i];
-      const po = i * PARAM_STRIDE;
-      if (s.kind === 'contact') {
-        let w = s.w;
-        if (w === undefined) {
-          const blocks: { J: Float64Array; A: Float64Array; nv: number }[] = [];
-          for (let bb = this.blkStart[i]; bb < this.blkStart[i + 1]; bb++) {
-            const c = this.blkClique[bb];
-            const n = p.cliques[c].nv;
-            blocks.push({
-              J: this.jData.subarray(this.blkJ[bb], this.blkJ[bb] + 3 * n),
-              A: p.cliques[c].A,
-              nv: n,
-            });
-          }
-          w = diagDelassusWeight(blocks, CONTACT_ROWS, rndW);
-        }
-        makeContactParams(
-          {
-            mu: s.mu,
-            stiffness: s.stiffness,
-            tau_d: s.tau_d,
-            phi0: s.phi0,
-            beta: s.beta ?? o.contact_beta,
-            sigma: s.sigma ?? o.contact_sigma,
-          },
-          p.dt,
-          w,
-          this.params,
-          po,
-        );
-        const Rt = this.params[po + 1];
-        const Rn = this.params[po + 2];
-        if (!(Rt > 0 && Rn > 0 && Number.isFinite(Rt) && Number.isFinite(Rn))) {
-          return `constraints[${i}] (contact): regularization is not positive and finite (Rt = ${Rt}, Rn = ${Rn}); check stiffness, beta, sigma and w`;
-        }
-      } else if (s.kind === 'holonomic') {
-        let w = s.w;
-        if (w === undefined) {
-          const blocks: { J: Float64Array; A: Float64Array; nv: number }[] = [];
-          for (let bb = this.blkStart[i]; bb < this.blkStart[i + 1]; bb++) {
-            const c = this.blkClique[bb];
-            const n = p.cliques[c].nv;
-            blocks.push({
-              J: this.jData.subarray(this.blkJ[bb], this.blkJ[bb] + this.rows[i] * n),
-              A: p.cliques[c].A,
-              nv: n,
-            });
-          }
-          w = diagDelassusWeight(blocks, this.rows[i], rndW);
-        }
-        makeHolonomicParams(s, p.dt, w, this.params, po);
-        for (let r = 0; r < this.rows[i]; r++) {
-          const R = this.params[po + 2 * r];
-          if (!(R > 0 && Number.isFinite(R) && Number.isFinite(this.params[po + 2 * r + 1]))) {
-            return `constraints[${i}] (holonomic): regularization is not positive and finite (R = ${R}); check stiffness, beta and w`;
-          }
-        }
-      } else if (s.kind === 'limit') {
-        const n = p.cliques[s.clique].nv;
-        const w = s.w ?? 1 / p.cliques[s.clique].A[s.dof * n + s.dof];
-        makeLimitParams(s, p.dt, w, this.params, po);
-        for (let r = 0; r < this.rows[i]; r++) {
-          const R = this.params[po + 2 * r];
-          if (!(R > 0 && Number.isFinite(R) && Number.isFinite(this.params[po + 2 * r + 1]))) {
-            return `constraints[${i}] (limit): regularization is not positive and finite (R = ${R}); check stiffness, beta and w`;
-          }
-        }
-      } else {
-        const n = p.cliques[s.clique].nv;
-        const w = s.w ?? 1 / p.cliques[s.clique].A[s.dof * n + s.dof];
-        makePdParams(s, p.dt, w, this.params, po);
-        const kp = this.params[po + 1];
-        const kd = this.params[po + 2];
-        if (!(Number.isFinite(kp) && Number.isFinite(kd) && p.dt * kp + kd > 0)) {
-          return `constraints[${i}] (pd): effective gains are invalid (kp = ${kp}, kd = ${kd})`;
-        }
-      }
-    }
+    const err = this.makeParams(pk);
+    if (err !== null) return err;
 
     // workspaces
     const np = nvp;
@@ -461,7 +502,6 @@ export class SapSolver {
     this.rhs = growF64(this.rhs, np);
     this.dv = growF64(this.dv, np);
     this.dp = growF64(this.dp, np);
-    this.H = growF64(this.H, np * np);
     this.T = growF64(this.T, HOLONOMIC_MAX_ROWS * Math.max(1, maxNv));
     this.vc = growF64(this.vc, nRows);
     this.dvc = growF64(this.dvc, nRows);
@@ -473,20 +513,231 @@ export class SapSolver {
 
     // reduced v, v*, D
     const rv = o.contact_solve_precision === 'fp32' ? fr : ident;
-    const src = vGuess ?? p.v_star;
+    const src = vGuess ?? pk.v_star;
     for (let k = 0; k < nPart; k++) {
       const c = this.partCliques[k];
-      const n = p.cliques[c].nv;
+      const n = pk.cliqueNv[c];
       const g = this.cliqueOff[c];
       const ro = this.redOff[c];
-      const A = p.cliques[c].A;
+      const A = pk.cliqueA[c];
       for (let m = 0; m < n; m++) {
         this.v[ro + m] = rv(src[g + m]);
-        this.vStar[ro + m] = p.v_star[g + m];
+        this.vStar[ro + m] = pk.v_star[g + m];
         this.dInv[ro + m] = 1 / Math.sqrt(A[m * n + m]);
       }
     }
+
+    this.analyze();
     return null;
+  }
+
+  /** constraint parameter records (R, v̂, gains) from the physical inputs */
+  private makeParams(pk: PackedSapProblem): string | null {
+    const o = this.options;
+    const rndW = o.sap_contact_weight_precision === 'fp32' ? fr : ident;
+    const P = pk.phys;
+    const dt = pk.dt;
+    for (let i = 0; i < pk.nCon; i++) {
+      const po = i * PARAM_STRIDE;
+      const x = i * PHYS_STRIDE;
+      const kind = pk.kind[i];
+      if (kind === KIND_CONTACT) {
+        let w = P[x + 6];
+        if (Number.isNaN(w)) w = this.delassusWeight(i, CONTACT_ROWS, rndW);
+        const c = this.contactIn;
+        c.mu = P[x];
+        c.stiffness = P[x + 1];
+        c.tau_d = P[x + 2];
+        c.phi0 = P[x + 3];
+        c.beta = opt(P[x + 4]) ?? o.contact_beta;
+        c.sigma = opt(P[x + 5]) ?? o.contact_sigma;
+        if (!(Number.isFinite(c.mu) && Number.isFinite(c.phi0) && Number.isFinite(c.tau_d))) {
+          return `constraints[${i}] (contact): mu, tau_d and phi0 must be finite`;
+        }
+        makeContactParams(c, dt, w, this.params, po);
+        const Rt = this.params[po + 1];
+        const Rn = this.params[po + 2];
+        if (!(Rt > 0 && Rn > 0 && Number.isFinite(Rt) && Number.isFinite(Rn))) {
+          return `constraints[${i}] (contact): regularization is not positive and finite (Rt = ${Rt}, Rn = ${Rn}); check stiffness, beta, sigma and w`;
+        }
+      } else if (kind === KIND_HOLONOMIC) {
+        const r = pk.rows[i];
+        let w = P[x + 3];
+        if (Number.isNaN(w)) w = this.delassusWeight(i, r, rndW);
+        const h = this.holoIn;
+        h.stiffness = P[x];
+        h.tau_d = P[x + 1];
+        h.beta = opt(P[x + 2]);
+        h.g0 = this.holoG0.subarray(0, r);
+        for (let k = 0; k < r; k++) this.holoG0[k] = P[x + 4 + k];
+        makeHolonomicParams(h, dt, w, this.params, po);
+        for (let k = 0; k < r; k++) {
+          const R = this.params[po + 2 * k];
+          if (!(R > 0 && Number.isFinite(R) && Number.isFinite(this.params[po + 2 * k + 1]))) {
+            return `constraints[${i}] (holonomic): regularization is not positive and finite (R = ${R}); check stiffness, beta and w`;
+          }
+        }
+      } else if (kind === KIND_LIMIT) {
+        const c = pk.blkClique[pk.blkStart[i]];
+        const n = pk.cliqueNv[c];
+        const dof = P[x];
+        const w = opt(P[x + 7]) ?? 1 / pk.cliqueA[c][dof * n + dof];
+        const l = this.limitIn;
+        l.q0 = P[x + 1];
+        l.lower = P[x + 2];
+        l.upper = P[x + 3];
+        l.stiffness = P[x + 4];
+        l.tau_d = P[x + 5];
+        l.beta = opt(P[x + 6]);
+        makeLimitParams(l, dt, w, this.params, po);
+        for (let k = 0; k < pk.rows[i]; k++) {
+          const R = this.params[po + 2 * k];
+          if (!(R > 0 && Number.isFinite(R) && Number.isFinite(this.params[po + 2 * k + 1]))) {
+            return `constraints[${i}] (limit): regularization is not positive and finite (R = ${R}); check stiffness, beta and w`;
+          }
+        }
+      } else {
+        const c = pk.blkClique[pk.blkStart[i]];
+        const n = pk.cliqueNv[c];
+        const dof = P[x];
+        const w = opt(P[x + 8]) ?? 1 / pk.cliqueA[c][dof * n + dof];
+        const d = this.pdIn;
+        d.q0 = P[x + 1];
+        d.qd = P[x + 2];
+        d.vd = P[x + 3];
+        d.kp = P[x + 4];
+        d.kd = P[x + 5];
+        d.effort_limit = P[x + 6];
+        d.u0 = P[x + 7];
+        makePdParams(d, dt, w, this.params, po);
+        const kp = this.params[po + 1];
+        const kd = this.params[po + 2];
+        if (!(Number.isFinite(kp) && Number.isFinite(kd) && dt * kp + kd > 0)) {
+          return `constraints[${i}] (pd): effective gains are invalid (kp = ${kp}, kd = ${kd})`;
+        }
+      }
+    }
+    return null;
+  }
+
+  /** {@link diagDelassusWeight} of constraint i, read from the packed blocks (same operation order) */
+  private delassusWeight(i: number, nrows: number, rnd: (x: number) => number): number {
+    const pk = this.pp;
+    const jd = pk.jData;
+    const b0 = pk.blkStart[i];
+    const b1 = pk.blkStart[i + 1];
+    let f2 = 0;
+    for (let r = 0; r < nrows; r++) {
+      for (let s = 0; s < nrows; s++) {
+        let w = 0;
+        for (let b = b0; b < b1; b++) {
+          const c = pk.blkClique[b];
+          const nv = pk.cliqueNv[c];
+          const A = pk.cliqueA[c];
+          const jo = pk.blkJ[b];
+          for (let m = 0; m < nv; m++) {
+            const jr = jd[jo + r * nv + m];
+            const js = jd[jo + s * nv + m];
+            if (jr === 0 || js === 0) continue;
+            w = rnd(w + rnd(rnd(jr * js) / A[m * nv + m]));
+          }
+        }
+        f2 = rnd(f2 + rnd(w * w));
+      }
+    }
+    const w = rnd(rnd(Math.sqrt(f2)) / nrows);
+    return Math.max(w, MIN_DELASSUS_WEIGHT);
+  }
+
+  /**
+   * Orders the participating cliques (minimum degree on the clique graph), analyses the block
+   * fill, picks the factorization and prepares its index maps.
+   */
+  private analyze(): void {
+    const nPart = this.nPart;
+    const np = this.nvp;
+    // clique graph over participating cliques
+    let nE = 0;
+    for (let i = 0; i < this.nCon; i++) {
+      if (this.rows[i] === 0) continue;
+      const b0 = this.blkStart[i];
+      const b1 = this.blkStart[i + 1];
+      if (b1 - b0 < 2) continue;
+      for (let bq = b0; bq < b1; bq++) {
+        const q = this.partIndex[this.blkClique[bq]];
+        if (q < 0) continue;
+        for (let bp = bq + 1; bp < b1; bp++) {
+          const p = this.partIndex[this.blkClique[bp]];
+          if (p < 0) continue;
+          if (this.edges.length < 2 * nE + 2) {
+            const e = new Int32Array(Math.max(64, 4 * nE + 4));
+            e.set(this.edges.subarray(0, 2 * nE));
+            this.edges = e;
+          }
+          this.edges[2 * nE] = q;
+          this.edges[2 * nE + 1] = p;
+          nE++;
+        }
+      }
+    }
+    const bs = this.bs;
+    bs.analyze(nPart, this.partSize, this.edges, nE);
+    const denseFlops = (np * np * np) / 6;
+    let sparse: boolean;
+    if (this.linear_solver === 'dense') sparse = false;
+    else if (this.linear_solver === 'block_sparse') sparse = nPart > 0;
+    else sparse = nPart > 1 && (np > 2048 || (np >= 24 && bs.flops < 0.5 * denseFlops));
+    this.sparse = sparse;
+    this.last_linear_solver = sparse ? 'block_sparse' : 'dense';
+    if (!sparse) {
+      this.H = growF64(this.H, np * np);
+      this.dofPerm = growI32(this.dofPerm, np);
+      let k = 0;
+      let identity = true;
+      for (let pos = 0; pos < nPart; pos++) {
+        const q = bs.order[pos];
+        const s0 = this.partStart[q];
+        for (let m = 0; m < this.partSize[q]; m++) {
+          if (s0 + m !== k) identity = false;
+          this.dofPerm[k++] = s0 + m;
+        }
+      }
+      this.identityPerm = identity;
+      return;
+    }
+    // sparse: per block its diagonal offset; per ordered pair its coupling block
+    const nBlk = this.blkStart[this.nCon];
+    this.blkDiag = growI32(this.blkDiag, nBlk);
+    this.pairStart = growI32(this.pairStart, this.nCon + 1);
+    let nPairs = 0;
+    for (let i = 0; i < this.nCon; i++) {
+      const nb = this.blkStart[i + 1] - this.blkStart[i];
+      nPairs += nb * (nb - 1);
+    }
+    this.pairOff = growI32(this.pairOff, nPairs);
+    if (this.pairT.length < nPairs) this.pairT = new Uint8Array(Math.max(nPairs, 2 * this.pairT.length));
+    let e = 0;
+    for (let i = 0; i < this.nCon; i++) {
+      this.pairStart[i] = e;
+      const b0 = this.blkStart[i];
+      const b1 = this.blkStart[i + 1];
+      for (let bq = b0; bq < b1; bq++) {
+        const q = this.partIndex[this.blkClique[bq]];
+        this.blkDiag[bq] = q >= 0 ? bs.diagOffset(q) : -1;
+        for (let bp = b0; bp < b1; bp++) {
+          if (bp === bq) continue;
+          const p = this.partIndex[this.blkClique[bp]];
+          if (q < 0 || p < 0 || this.rows[i] === 0) {
+            this.pairOff[e] = -1;
+            this.pairT[e++] = 0;
+            continue;
+          }
+          this.pairOff[e] = bs.blockOffset(q, p);
+          this.pairT[e++] = bs.position[p] < bs.position[q] ? 1 : 0;
+        }
+      }
+    }
+    this.pairStart[this.nCon] = e;
   }
 
   private checkSpec(s: SapConstraintSpec, i: number): string | null {
@@ -779,6 +1030,116 @@ export class SapSolver {
     }
   }
 
+  /**
+   * The same H as {@link assembleH}, written into the block-sparse panels: every entry receives the
+   * same additions in the same order (A, then the constraints ascending, rows k ascending), so the
+   * values equal the dense ones bit for bit. Coupling blocks stored transposed (the natural-order
+   * row clique eliminated first) are addressed accordingly.
+   */
+  private assembleSparse(): void {
+    const bs = this.bs;
+    const val = bs.values;
+    bs.clear();
+    for (let q = 0; q < this.nPart; q++) {
+      const c = this.partCliques[q];
+      const A = this.cliquesA[c];
+      const n = this.cliqueOff[c + 1] - this.cliqueOff[c];
+      const d = bs.diagOffset(q);
+      for (let a = 0; a < n; a++) for (let m = 0; m <= a; m++) val[d + a * n + m] = A[a * n + m];
+    }
+    const jd = this.jData;
+    const T = this.T;
+    for (let i = 0; i < this.nCon; i++) {
+      const r = this.rows[i];
+      if (r === 0) continue;
+      const go = this.gOff[i];
+      let nz = false;
+      for (let k = 0; k < r * r; k++) if (this.G[go + k] !== 0) nz = true;
+      if (!nz) continue;
+      const b0 = this.blkStart[i];
+      const b1 = this.blkStart[i + 1];
+      let e = this.pairStart[i];
+      for (let bq = b0; bq < b1; bq++) {
+        const cq = this.blkClique[bq];
+        const offQ = this.redOff[cq];
+        if (offQ < 0) {
+          e += b1 - b0 - 1;
+          continue;
+        }
+        const nq = this.cliqueOff[cq + 1] - this.cliqueOff[cq];
+        const jq = this.blkJ[bq];
+        for (let k = 0; k < r; k++) {
+          for (let s = 0; s < nq; s++) {
+            let acc = 0;
+            for (let l = 0; l < r; l++) acc += this.G[go + k * r + l] * jd[jq + l * nq + s];
+            T[k * nq + s] = acc;
+          }
+        }
+        for (let bp = b0; bp < b1; bp++) {
+          const cp = this.blkClique[bp];
+          const offP = this.redOff[cp];
+          let target: number;
+          let rowStride: number;
+          let colStride: number;
+          const np_ = this.cliqueOff[cp + 1] - this.cliqueOff[cp];
+          if (bp === bq) {
+            target = this.blkDiag[bq];
+            rowStride = nq;
+            colStride = 1;
+          } else {
+            const pe = e++;
+            if (offP < offQ) continue; // the mirrored pair fills the lower triangle
+            target = this.pairOff[pe];
+            if (this.pairT[pe]) {
+              rowStride = 1;
+              colStride = np_;
+            } else {
+              rowStride = nq;
+              colStride = 1;
+            }
+          }
+          const jp = this.blkJ[bp];
+          const same = bp === bq;
+          for (let a = 0; a < np_; a++) {
+            const row = target + a * rowStride;
+            const sEnd = same ? a + 1 : nq;
+            for (let k = 0; k < r; k++) {
+              const jpa = jd[jp + k * np_ + a];
+              if (jpa === 0) continue;
+              const tk = k * nq;
+              for (let s = 0; s < sEnd; s++) val[row + s * colStride] += jpa * T[tk + s];
+            }
+          }
+        }
+      }
+    }
+    if (this.options.contact_solve_precision === 'fp32') {
+      // only the lower triangles of diagonal blocks and the coupling blocks are read
+      for (let k = 0; k < bs.storage; k++) val[k] = fr(val[k]);
+    }
+  }
+
+  /** factors H (either path); returns the first bad pivot (−1 when SPD) */
+  private factorH(): number {
+    const prec = this.options.contact_linear_solve_precision;
+    if (this.sparse) {
+      this.assembleSparse();
+      this.bs.precision = prec;
+      const r = this.bs.factor();
+      return r.status === 'ok' ? -1 : r.pivot;
+    }
+    this.assembleH();
+    this.chol.precision = prec;
+    const r = this.chol.factor(this.H, this.nvp, this.identityPerm ? undefined : this.dofPerm);
+    return r.status === 'ok' ? -1 : r.pivot;
+  }
+
+  /** dv = H⁻¹·rhs with the last factorization */
+  private solveH(): void {
+    if (this.sparse) this.bs.solve(this.rhs, this.dv, this.partStart);
+    else this.chol.solve(this.rhs, this.dv, this.identityPerm ? undefined : this.dofPerm);
+  }
+
   // ---------------------------------------------------------------------------------------------
   // cost along the line
 
@@ -828,11 +1189,10 @@ export class SapSolver {
   // ---------------------------------------------------------------------------------------------
   // Newton loop
 
-  private newton(p: SapProblem): SapSolveResult {
+  private newton(): PackedSolveOutcome {
     const o = this.options;
     const np = this.nvp;
     const rs = o.contact_solve_precision === 'fp32';
-    this.chol.precision = o.contact_linear_solve_precision;
     const ls: LineSearchParams = {
       variant: o.line_search_variant,
       max_iterations: o.line_search_max_iterations,
@@ -885,21 +1245,20 @@ export class SapSolver {
       }
 
       // search direction
-      this.assembleH();
-      const fac = this.chol.factor(this.H, np);
-      if (fac.status !== 'ok') {
+      const pivot = this.factorH();
+      if (pivot >= 0) {
         const bad = this.findNonSpdClique();
         if (bad >= 0) {
           status = 'invalid_input';
           message = `cliques[${bad}].A is not positive definite`;
         } else {
           status = 'line_search_failed';
-          message = `Newton matrix not positive definite in ${o.contact_linear_solve_precision} (pivot ${fac.pivot})`;
+          message = `Newton matrix not positive definite in ${o.contact_linear_solve_precision} (pivot ${pivot})`;
         }
         break;
       }
       for (let a = 0; a < np; a++) this.rhs[a] = -this.grad[a];
-      this.chol.solve(this.rhs, this.dv);
+      this.solveH();
       this.multiplyA(this.dv, this.dp);
       this.multiplyJ(this.dv, this.dvc);
       let d2A = 0;
@@ -938,7 +1297,13 @@ export class SapSolver {
       }
       ellPrev = ell;
     }
-    return this.pack(p, status, k, lsIters, cost, message);
+    const out = this.outcome;
+    out.status = status;
+    out.iterations = k;
+    out.line_search_iterations = lsIters;
+    out.cost = cost;
+    out.message = message;
+    return out;
   }
 
   /** index of a participating clique whose A fails an fp64 Cholesky, or −1 */
@@ -947,7 +1312,7 @@ export class SapSolver {
       const c = this.partCliques[q];
       const A = Float64Array.from(this.cliquesA[c]);
       const n = this.cliqueOff[c + 1] - this.cliqueOff[c];
-      if (choleskyFactor(A, n, 'fp64').status !== 'ok') return c;
+      if (choleskyFactor(A.subarray(0, n * n), n, 'fp64').status !== 'ok') return c;
     }
     return -1;
   }

@@ -275,3 +275,92 @@ export function holonomicMix(seed = 5): SapProblem {
     ],
   };
 }
+
+/**
+ * A pile-like problem with many cliques: `n` 6-dof bodies (random SPD A, falling v*), each with a
+ * ground contact (one clique) and contacts with a few random neighbours (two cliques, J = ±R_WCᵀ
+ * on the linear dofs plus lever-arm terms on the angular ones), and a PD drive and a limit on
+ * some bodies. Exercises the block-sparse factorization through the public problem API.
+ */
+export function cliquePile(seed = 3, n = 24): SapProblem {
+  const rng = seededRandom(seed);
+  const dt = 0.002;
+  const cliques = Array.from({ length: n }, () => ({ nv: 6, A: randomSpd(6, rng, 3) }));
+  const v_star = Float64Array.from({ length: 6 * n }, (_, k) =>
+    k % 6 === 2 ? -GRAVITY * dt + uniform(rng, -0.05, 0.05) : uniform(rng, -0.05, 0.05),
+  );
+  const constraints: SapConstraintSpec[] = [];
+  const block = (sign: number): Float64Array => {
+    const R = rotation(
+      [uniform(rng, -1, 1), uniform(rng, -1, 1), 1].map((x, _, a) => x / Math.hypot(...a)) as [
+        number,
+        number,
+        number,
+      ],
+      uniform(rng, -0.3, 0.3),
+    );
+    const J = new Float64Array(18);
+    const r = [uniform(rng, -0.05, 0.05), uniform(rng, -0.05, 0.05), uniform(rng, -0.05, 0.05)];
+    for (let i = 0; i < 3; i++) {
+      for (let j = 0; j < 3; j++) {
+        J[i * 6 + j] = sign * R[j * 3 + i];
+        // −(Rᵀ[r]ₓ)
+        let s = 0;
+        const rx = [0, -r[2], r[1], r[2], 0, -r[0], -r[1], r[0], 0];
+        for (let k = 0; k < 3; k++) s += R[k * 3 + i] * rx[k * 3 + j];
+        J[i * 6 + 3 + j] = -sign * s;
+      }
+    }
+    return J;
+  };
+  for (let b = 0; b < n; b++) {
+    if (b % 3 === 0) {
+      constraints.push({
+        kind: 'contact',
+        cliques: [b],
+        J: [block(1)],
+        mu: 0.5,
+        stiffness: 1e6,
+        tau_d: 0.01,
+        phi0: -1e-4,
+      });
+    }
+    const nb = 1 + Math.floor(rng() * 3);
+    for (let k = 0; k < nb; k++) {
+      const a = Math.floor(rng() * n);
+      if (a === b) continue;
+      constraints.push({
+        kind: 'contact',
+        cliques: [a, b],
+        J: [block(-1), block(1)],
+        mu: uniform(rng, 0.2, 0.8),
+        stiffness: 1e6,
+        tau_d: 0.01,
+        phi0: uniform(rng, -2e-4, 5e-4),
+      });
+    }
+  }
+  constraints.push({
+    kind: 'pd',
+    clique: 1,
+    dof: 2,
+    q0: 0,
+    qd: 0.1,
+    vd: 0,
+    kp: 100,
+    kd: 5,
+    effort_limit: 10,
+    u0: 0,
+  });
+  constraints.push({
+    kind: 'limit',
+    clique: 2,
+    dof: 0,
+    q0: 0.099,
+    lower: -0.1,
+    upper: 0.1,
+    stiffness: 1e5,
+    tau_d: 0.01,
+  });
+  return { dt, cliques, v_star, constraints };
+}

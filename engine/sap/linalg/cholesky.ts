@@ -212,46 +212,54 @@ export class DenseCholesky {
 
   /**
    * Copies the lower triangle of the n×n row-major `H` (fp64 values, rounded to fp32 on copy when
-   * precision is fp32) and factors it. `H` itself is not modified.
+   * precision is fp32) and factors it. `H` itself is not modified. With `perm` (a permutation of
+   * 0..n−1) the factored matrix is H' = PHPᵀ, H'_ij = H_{perm[i], perm[j]}, read from H's lower
+   * triangle; {@link solve} must then be given the same `perm`.
    */
-  factor(H: Float64Array, n: number): CholeskyResult {
+  factor(H: Float64Array, n: number, perm?: Int32Array): CholeskyResult {
     this.n = n;
     const nn = n * n;
     let res: CholeskyResult;
-    if (this.precision === 'fp32') {
+    const f32 = this.precision === 'fp32';
+    if (f32) {
       if (this.s32.length < nn) this.s32 = new Float32Array(nn);
-      const a = this.s32;
+    } else if (this.s64.length < nn) this.s64 = new Float64Array(nn);
+    const a = f32 ? this.s32 : this.s64;
+    if (perm === undefined) {
       for (let i = 0; i < n; i++) for (let j = 0; j <= i; j++) a[i * n + j] = H[i * n + j];
-      res = choleskyFactor(a, n, 'fp32', this.tile);
     } else {
-      if (this.s64.length < nn) this.s64 = new Float64Array(nn);
-      const a = this.s64;
-      for (let i = 0; i < n; i++) for (let j = 0; j <= i; j++) a[i * n + j] = H[i * n + j];
-      res = choleskyFactor(a, n, 'fp64', this.tile);
+      for (let i = 0; i < n; i++) {
+        const pi = perm[i];
+        for (let j = 0; j <= i; j++) {
+          const pj = perm[j];
+          a[i * n + j] = pi >= pj ? H[pi * n + pj] : H[pj * n + pi];
+        }
+      }
     }
+    if (f32) res = choleskyFactor(this.s32, n, 'fp32', this.tile);
+    else res = choleskyFactor(this.s64, n, 'fp64', this.tile);
     this.factored = res.status === 'ok';
     return res;
   }
 
   /**
-   * x = H⁻¹·b for the last successful {@link factor}; `x` may alias `b`. For fp32 the right-hand
-   * side is rounded to fp32 and the solution is the exact fp32 result widened to fp64.
+   * x = H⁻¹·b for the last successful {@link factor} (with the same `perm`, if any); `x` may alias
+   * `b`. For fp32 the right-hand side is rounded to fp32 and the solution is the exact fp32 result
+   * widened to fp64.
    */
-  solve(b: Float64Array, x: Float64Array): void {
+  solve(b: Float64Array, x: Float64Array, perm?: Int32Array): void {
     if (!this.factored) throw new Error('DenseCholesky.solve: no valid factorization');
     const n = this.n;
-    if (this.precision === 'fp32') {
+    const f32 = this.precision === 'fp32';
+    if (f32) {
       if (this.r32.length < n) this.r32 = new Float32Array(n);
-      const r = this.r32;
-      for (let i = 0; i < n; i++) r[i] = b[i];
-      choleskySolve(this.s32, n, r, 'fp32');
-      for (let i = 0; i < n; i++) x[i] = r[i];
-    } else {
-      if (this.r64.length < n) this.r64 = new Float64Array(n);
-      const r = this.r64;
-      for (let i = 0; i < n; i++) r[i] = b[i];
-      choleskySolve(this.s64, n, r, 'fp64');
-      for (let i = 0; i < n; i++) x[i] = r[i];
-    }
+    } else if (this.r64.length < n) this.r64 = new Float64Array(n);
+    const r = f32 ? this.r32 : this.r64;
+    if (perm === undefined) for (let i = 0; i < n; i++) r[i] = b[i];
+    else for (let i = 0; i < n; i++) r[i] = b[perm[i]];
+    if (f32) choleskySolve(this.s32, n, this.r32, 'fp32');
+    else choleskySolve(this.s64, n, this.r64, 'fp64');
+    if (perm === undefined) for (let i = 0; i < n; i++) x[i] = r[i];
+    else for (let i = 0; i < n; i++) x[perm[i]] = r[i];
   }
 }

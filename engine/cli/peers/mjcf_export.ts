@@ -1,0 +1,217 @@
+/**
+ * An MJCF document equivalent to a SapModel (world 0), for the MuJoCo peer of `npm run bench`.
+ *
+ * Bodies nest as in the model; each body's pose relative to its parent is taken at the zero
+ * configuration (free joints at the identity, 1-DOF joints at 0), so MuJoCo's qpos equals our
+ * joint_q for 1-DOF joints, and free joints get the body's world pose ({@link setMujocoState}).
+ * Mass, COM and inertia are written explicitly (`<inertial>`), so both engines integrate the same
+ * bodies; geoms (plane, sphere, capsule, box, cylinder, ellipsoid) carry the shape friction μ.
+ * Joint limits, armature and damping carry over; PD drives become `position` actuators with
+ * kp = target_ke, kv = target_kd and the effort limit as force range. Contact stiffness is left to
+ * MuJoCo's defaults (the models differ there by design). Ball joints and meshes are not exported.
+ */
+import { forwardKinematics, makeKinematicsData } from '../../kinematics';
+import { JointType, ShapeType, type SapModel } from '../../model';
+import type { SapState } from '../../state';
+
+export interface MjcfExport {
+  xml: string;
+  /** our joint index of each MuJoCo joint id (XML order) */
+  joints: number[];
+  /** our DOF driven by each MuJoCo actuator id */
+  actuatorDof: number[];
+}
+
+const f = (x: number): string => (Math.abs(x) < 1e-15 ? '0' : Number(x.toPrecision(12)).toString());
+const v3 = (a: ArrayLike<number>, o: number): string => `${f(a[o])} ${f(a[o + 1])} ${f(a[o + 2])}`;
+
+/** quaternion product a⊗b, xyzw */
+function qmul(a: number[], b: number[]): number[] {
+  const [ax, ay, az, aw] = a;
+  const [bx, by, bz, bw] = b;
+  return [
+    aw * bx + ax * bw + ay * bz - az * by,
+    aw * by - ax * bz + ay * bw + az * bx,
+    aw * bz + ax * by - ay * bx + az * bw,
+    aw * bw - ax * bx - ay * by - az * bz,
+  ];
+}
+function qrot(q: number[], v: number[]): number[] {
+  const r = qmul(qmul(q, [v[0], v[1], v[2], 0]), [-q[0], -q[1], -q[2], q[3]]);
+  return [r[0], r[1], r[2]];
+}
+const conj = (q: number[]): number[] => [-q[0], -q[1], -q[2], q[3]];
+/** MuJoCo quaternion attribute (wxyz) */
+const wxyz = (q: number[]): string => `${f(q[3])} ${f(q[0])} ${f(q[1])} ${f(q[2])}`;
+
+export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfExport {
+  const kin = makeKinematicsData(m);
+  const q0 = new Float64Array(m.joint_coord_count);
+  for (let j = 0; j < m.joint_count; j++) {
+    if (m.joint_type[j] === JointType.FREE) q0[m.joint_q_start[j] + 6] = 1;
+    if (m.joint_type[j] === JointType.BALL) q0[m.joint_q_start[j] + 3] = 1;
+  }
+  forwardKinematics(m, q0, kin);
+  const pose = (b: number): { p: number[]; q: number[] } => ({
+    p: [kin.body_X[b * 7], kin.body_X[b * 7 + 1], kin.body_X[b * 7 + 2]],
+    q: [kin.body_X[b * 7 + 3], kin.body_X[b * 7 + 4], kin.body_X[b * 7 + 5], kin.body_X[b * 7 + 6]],
+  });
+  const children: number[][] = Array.from({ length: m.body_count + 1 }, () => []);
+  for (let b = 0; b < m.body_count; b++) {
+    if (m.body_world[b] !== 0) continue;
+    children[m.joint_parent[b] + 1].push(b);
+  }
+  const geoms = (b: number, indent: string): string => {
+    let s = '';
+    for (let g = 0; g < m.shape_count; g++) {
+      if (m.shape_body[g] !== b || (b < 0 && m.shape_world[g] > 0)) continue;
+      const X = m.shape_X_bs;
+      const pos = v3(X, g * 7);
+      const quat = wxyz([X[g * 7 + 3], X[g * 7 + 4], X[g * 7 + 5], X[g * 7 + 6]]);
+      const sz = m.shape_size;
+      const mu = m.shape_mu[g];
+      let type: string;
+      let size: string;
+      switch (m.shape_type[g]) {
+        case ShapeType.PLANE:
+          type = 'plane';
+          size = `${f(sz[g * 3]) === '0' ? 0 : f(sz[g * 3])} ${f(sz[g * 3 + 1])} 1`;
+          break;
+        case ShapeType.SPHERE:
+          type = 'sphere';
+          size = f(sz[g * 3]);
+          break;
+        case ShapeType.CAPSULE:
+          type = 'capsule';
+          size = `${f(sz[g * 3])} ${f(sz[g * 3 + 1])}`;
+          break;
+        case ShapeType.CYLINDER:
+          type = 'cylinder';
+          size = `${f(sz[g * 3])} ${f(sz[g * 3 + 1])}`;
+          break;
+        case ShapeType.BOX:
+          type = 'box';
+          size = v3(sz, g * 3);
+          break;
+        case ShapeType.ELLIPSOID:
+          type = 'ellipsoid';
+          size = v3(sz, g * 3);
+          break;
+        default:
+          throw new Error(`exportMjcf: shape type ${m.shape_type[g]} is not exported`);
+      }
+      s += `${indent}<geom type="${type}" size="${size}" pos="${pos}" quat="${quat}" friction="${f(mu)} 0.005 0.0001"/>\n`;
+    }
+    return s;
+  };
+  const joints: number[] = [];
+  const act: { j: number; dof: number }[] = [];
+  const body = (b: number, indent: string): string => {
+    const p = m.joint_parent[b];
+    const X = pose(b);
+    let rel = X;
+    if (p >= 0) {
+      const P = pose(p);
+      const iq = conj(P.q);
+      rel = { p: qrot(iq, [X.p[0] - P.p[0], X.p[1] - P.p[1], X.p[2] - P.p[2]]), q: qmul(iq, X.q) };
+    }
+    let s = `${indent}<body name="b${b}" pos="${rel.p.map(f).join(' ')}" quat="${wxyz(rel.q)}">\n`;
+    const I = m.body_inertia;
+    const mass = m.body_mass[b];
+    if (mass > 0) {
+      s += `${indent}  <inertial pos="${v3(m.body_com, b * 3)}" mass="${f(mass)}" fullinertia="${f(I[b * 9])} ${f(I[b * 9 + 4])} ${f(I[b * 9 + 8])} ${f(I[b * 9 + 1])} ${f(I[b * 9 + 2])} ${f(I[b * 9 + 5])}"/>\n`;
+    }
+    const jt = m.joint_type[b];
+    const d = m.joint_qd_start[b];
+    if (jt === JointType.FREE) {
+      s += `${indent}  <freejoint name="j${b}"/>\n`;
+      joints.push(b);
+    } else if (jt === JointType.REVOLUTE || jt === JointType.PRISMATIC) {
+      const Xc = m.joint_X_c;
+      const qc = [Xc[b * 7 + 3], Xc[b * 7 + 4], Xc[b * 7 + 5], Xc[b * 7 + 6]];
+      const axis = qrot(qc, [m.joint_axis[b * 3], m.joint_axis[b * 3 + 1], m.joint_axis[b * 3 + 2]]);
+      const lo = m.joint_limit_lower[d];
+      const hi = m.joint_limit_upper[d];
+      const limited = Number.isFinite(lo) && Number.isFinite(hi) && m.joint_limit_ke[d] > 0;
+      s += `${indent}  <joint name="j${b}" type="${jt === JointType.REVOLUTE ? 'hinge' : 'slide'}" pos="${v3(Xc, b * 7)}" axis="${axis.map(f).join(' ')}" armature="${f(m.joint_armature[d])}" damping="${f(m.joint_damping[d])}"${limited ? ` limited="true" range="${f(lo)} ${f(hi)}"` : ' limited="false"'}/>\n`;
+      joints.push(b);
+      if (m.joint_target_ke[d] > 0 || m.joint_target_kd[d] > 0) act.push({ j: b, dof: d });
+    } else if (jt !== JointType.FIXED) {
+      throw new Error(`exportMjcf: joint type ${jt} is not exported`);
+    }
+    s += geoms(b, indent + '  ');
+    for (const c of children[b + 1]) s += body(c, indent + '  ');
+    return s + `${indent}</body>\n`;
+  };
+  let world = geoms(-1, '    ');
+  for (const b of children[0]) world += body(b, '    ');
+  let acts = '';
+  for (const a of act) {
+    const e = m.joint_effort_limit[a.dof];
+    const fr = Number.isFinite(e) && e > 0 ? ` forcelimited="true" forcerange="${f(-e)} ${f(e)}"` : '';
+    acts += `    <position joint="j${a.j}" kp="${f(m.joint_target_ke[a.dof])}" kv="${f(m.joint_target_kd[a.dof])}"${fr}/>\n`;
+  }
+  const g = m.gravity;
+  const xml =
+    `<mujoco model="${name}">\n  <option timestep="${f(dt)}" gravity="${v3(g, 0)}"/>\n` +
+    `  <worldbody>\n${world}  </worldbody>\n` +
+    (acts ? `  <actuator>\n${acts}  </actuator>\n` : '') +
+    '</mujoco>\n';
+  return { xml, joints, actuatorDof: act.map((a) => a.dof) };
+}
+
+/** minimal view of MuJoCo's model/data used to transfer a state */
+export interface MjStateView {
+  jnt_qposadr: Int32Array;
+  jnt_dofadr: Int32Array;
+}
+export interface MjDataView {
+  qpos: Float64Array;
+  qvel: Float64Array;
+}
+
+/**
+ * Writes our state into MuJoCo's qpos/qvel for an {@link exportMjcf} model: free joints get the
+ * body's world pose and [v of the body origin (world); ω (body frame)], 1-DOF joints copy q, q̇.
+ */
+export function setMujocoState(
+  m: SapModel,
+  st: SapState,
+  exp: MjcfExport,
+  mm: MjStateView,
+  d: MjDataView,
+): void {
+  const qpos = d.qpos;
+  const qvel = d.qvel;
+  for (let k = 0; k < exp.joints.length; k++) {
+    const j = exp.joints[k];
+    const qa = mm.jnt_qposadr[k];
+    const va = mm.jnt_dofadr[k];
+    if (m.joint_type[j] === JointType.FREE) {
+      const b = j;
+      const X = st.body_q;
+      const q = [X[b * 7 + 3], X[b * 7 + 4], X[b * 7 + 5], X[b * 7 + 6]];
+      qpos[qa] = X[b * 7];
+      qpos[qa + 1] = X[b * 7 + 1];
+      qpos[qa + 2] = X[b * 7 + 2];
+      qpos[qa + 3] = q[3];
+      qpos[qa + 4] = q[0];
+      qpos[qa + 5] = q[1];
+      qpos[qa + 6] = q[2];
+      const V = st.body_qd;
+      const w = [V[b * 6 + 3], V[b * 6 + 4], V[b * 6 + 5]];
+      const c = qrot(q, [m.body_com[b * 3], m.body_com[b * 3 + 1], m.body_com[b * 3 + 2]]);
+      // v_origin = v_com + ω × (origin − com) = v_com − ω × c
+      qvel[va] = V[b * 6] - (w[1] * c[2] - w[2] * c[1]);
+      qvel[va + 1] = V[b * 6 + 1] - (w[2] * c[0] - w[0] * c[2]);
+      qvel[va + 2] = V[b * 6 + 2] - (w[0] * c[1] - w[1] * c[0]);
+      const wl = qrot(conj(q), w);
+      qvel[va + 3] = wl[0];
+      qvel[va + 4] = wl[1];
+      qvel[va + 5] = wl[2];
+    } else {
+      qpos[qa] = st.joint_q[m.joint_q_start[j]];
+      qvel[va] = st.joint_qd[m.joint_qd_start[j]];
+    }
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * MuJoCo peer: DeepMind's official WebAssembly build (npm `@mujoco/mujoco`, the canonical bindings
+ * maintained in google-deepmind/mujoco/wasm; the older `mujoco-js` 0.0.7 build also runs in Node but
+ * is no longer updated). Loaded lazily; when the package is missing the bench reports the peer as
+ * unavailable instead of failing.
+ */
+
+/** the parts of the MuJoCo module the bench uses */
+export interface MjModel {
+  nv: number;
+  nu: number;
+  jnt_qposadr: Int32Array;
+  jnt_dofadr: Int32Array;
+  opt: { timestep: number };
+  delete(): void;
+}
+export interface MjData {
+  qpos: Float64Array;
+  qvel: Float64Array;
+  ctrl: Float64Array;
+  ncon: number;
+  solver_niter: Int32Array;
+  time: number;
+  delete(): void;
+}
+export interface MujocoModule {
+  FS: { mkdir(p: string): void; writeFile(p: string, data: string | Uint8Array): void };
+  MjModel: { mj_loadXML(path: string): MjModel };
+  MjData: new (m: MjModel) => MjData;
+  mj_step(m: MjModel, d: MjData): void;
+  mj_forward(m: MjModel, d: MjData): void;
+  mj_versionString(): string;
+}
+
+let cached: Promise<MujocoModule | string> | null = null;
+let dirCount = 0;
+
+/** the MuJoCo module, or a string saying why it is unavailable */
+export function loadMujoco(): Promise<MujocoModule | string> {
+  if (!cached) {
+    const spec = '@mujoco/mujoco';
+    cached = import(/* @vite-ignore */ spec).then(
+      async (mod: { default: () => Promise<MujocoModule> }) => {
+        const mj = await mod.default();
+        return mj;
+      },
+      (e: unknown) => `@mujoco/mujoco is not installed (${(e as Error).message})`,
+    );
+  }
+  return cached;
+}
+
+/** compiles an MJCF document (plus extra files by relative name) into a model and data */
+export function mujocoFromXml(
+  mj: MujocoModule,
+  xml: string,
+  files: Record<string, string | Uint8Array> = {},
+): { m: MjModel; d: MjData } {
+  const dir = `/bench${dirCount++}`;
+  mj.FS.mkdir(dir);
+  for (const [name, data] of Object.entries(files)) mj.FS.writeFile(`${dir}/${name}`, data);
+  mj.FS.writeFile(`${dir}/model.xml`, xml);
+  const m = mj.MjModel.mj_loadXML(`${dir}/model.xml`);
+  const d = new mj.MjData(m);
+  return { m, d };
+}

@@ -1,0 +1,247 @@
+import { describe, expect, it } from 'vitest';
+import { seededRandom, uniform } from '../testing';
+import { BlockSparseCholesky } from './block_sparse';
+import { choleskyFactor, choleskySolve, type LinearSolvePrecision } from './cholesky';
+
+interface CliqueMatrix {
+  sizes: number[];
+  start: number[];
+  n: number;
+  edges: number[];
+  /** dense symmetric H (natural order, full) */
+  H: Float64Array;
+}
+
+/**
+ * Random SPD matrix with clique structure: H = blockdiag(B_c B_cᵀ + I) + Σ_edges J_eᵀ G_e J_e with
+ * each J_e a random 3×(n_a + n_b) row block over the two cliques of the edge.
+ */
+function randomCliqueMatrix(seed: number, nb: number, density: number, maxSize = 7): CliqueMatrix {
+  const rng = seededRandom(seed);
+  const sizes: number[] = [];
+  const start: number[] = [];
+  let n = 0;
+  for (let b = 0; b < nb; b++) {
+    const s = 1 + Math.floor(rng() * maxSize);
+    sizes.push(s);
+    start.push(n);
+    n += s;
+  }
+  const H = new Float64Array(n * n);
+  for (let b = 0; b < nb; b++) {
+    const s = sizes[b];
+    const o = start[b];
+    const B = Array.from({ length: s * s }, () => uniform(rng, -1, 1));
+    for (let i = 0; i < s; i++) {
+      for (let j = 0; j < s; j++) {
+        let acc = i === j ? 1 : 0;
+        for (let k = 0; k < s; k++) acc += B[i * s + k] * B[j * s + k];
+        H[(o + i) * n + o + j] = acc;
+      }
+    }
+  }
+  const edges: number[] = [];
+  for (let a = 0; a < nb; a++) {
+    for (let b = a + 1; b < nb; b++) {
+      if (rng() >= density) continue;
+      edges.push(a, b);
+      if (rng() < 0.3) edges.push(b, a); // duplicates are allowed
+      const idx = [
+        ...Array.from({ length: sizes[a] }, (_, k) => start[a] + k),
+        ...Array.from({ length: sizes[b] }, (_, k) => start[b] + k),
+      ];
+      const J = Array.from({ length: 3 * idx.length }, () => uniform(rng, -1, 1));
+      const g = [uniform(rng, 0.1, 2), uniform(rng, 0.1, 2), uniform(rng, 0.1, 2)];
+      for (let x = 0; x < idx.length; x++) {
+        for (let y = 0; y < idx.length; y++) {
+          let acc = 0;
+          for (let r = 0; r < 3; r++) acc += J[r * idx.length + x] * g[r] * J[r * idx.length + y];
+          H[idx[x] * n + idx[y]] += acc;
+        }
+      }
+    }
+  }
+  return { sizes, start, n, edges, H };
+}
+
+/** fills the sparse storage from the dense H (lower triangles; blocks in the pattern) */
+function fillSparse(bs: BlockSparseCholesky, m: CliqueMatrix): void {
+  bs.clear();
+  const { sizes, start, n, H } = m;
+  for (let b = 0; b < sizes.length; b++) {
+    const d = bs.diagOffset(b);
+    const s = sizes[b];
+    for (let i = 0; i < s; i++)
+      for (let j = 0; j <= i; j++) bs.values[d + i * s + j] = H[(start[b] + i) * n + start[b] + j];
+  }
+  for (let a = 0; a < sizes.length; a++) {
+    for (let b = 0; b < sizes.length; b++) {
+      if (a === b || bs.position[a] > bs.position[b]) continue;
+      // a eliminated first: column block a, rows b
+      const off = bs.blockOffset(a, b);
+      if (off < 0) continue;
+      for (let i = 0; i < sizes[b]; i++) {
+        for (let j = 0; j < sizes[a]; j++)
+          bs.values[off + i * sizes[a] + j] = H[(start[b] + i) * n + start[a] + j];
+      }
+    }
+  }
+}
+
+/** dense H' = PHPᵀ in the elimination order of bs, and the permutation (H' index → H index) */
+function permuted(bs: BlockSparseCholesky, m: CliqueMatrix): { Hp: Float64Array; perm: number[] } {
+  const perm: number[] = [];
+  for (let p = 0; p < bs.nb; p++) {
+    const b = bs.order[p];
+    for (let k = 0; k < m.sizes[b]; k++) perm.push(m.start[b] + k);
+  }
+  const n = m.n;
+  const Hp = new Float64Array(n * n);
+  for (let i = 0; i < n; i++) for (let j = 0; j < n; j++) Hp[i * n + j] = m.H[perm[i] * n + perm[j]];
+  return { Hp, perm };
+}
+
+const CASES: [number, number, number][] = [
+  // seed, blocks, edge density
+  [1, 1, 0],
+  [2, 2, 1],
+  [3, 6, 0.4],
+  [4, 12, 0.25],
+  [5, 25, 0.1],
+  [6, 40, 0.06],
+  [7, 20, 0.9],
+  [8, 30, 0],
+];
+
+describe('BlockSparseCholesky', () => {
+  for (const prec of ['fp64', 'fp32'] as LinearSolvePrecision[]) {
+    for (const [seed, nb, density] of CASES) {
+      it(`${prec}: factor and solve equal the dense Cholesky of PHPᵀ bit for bit (seed ${seed}, ${nb} cliques, density ${density})`, () => {
+        const m = randomCliqueMatrix(seed, nb, density);
+        const bs = new BlockSparseCholesky(prec);
+        bs.analyze(nb, m.sizes, m.edges, m.edges.length / 2);
+        expect(bs.n).toBe(m.n);
+        fillSparse(bs, m);
+        expect(bs.factor()).toEqual({ status: 'ok', pivot: -1 });
+
+        const { Hp, perm } = permuted(bs, m);
+        const n = m.n;
+        const L = prec === 'fp32' ? Float32Array.from(Hp) : Float64Array.from(Hp);
+        expect(choleskyFactor(L, n, prec).status).toBe('ok');
+        // every panel entry equals the dense factor entry; everything outside the pattern is 0
+        const covered = new Uint8Array(n * n);
+        const posStart: number[] = [];
+        for (let p = 0, s = 0; p < nb; p++) {
+          posStart.push(s);
+          s += m.sizes[bs.order[p]];
+        }
+        let mismatches = 0;
+        for (let p = 0; p < nb; p++) {
+          const b = bs.order[p];
+          const s = m.sizes[b];
+          const d = bs.diagOffset(b);
+          for (let i = 0; i < s; i++) {
+            for (let j = 0; j <= i; j++) {
+              const gi = posStart[p] + i,
+                gj = posStart[p] + j;
+              covered[gi * n + gj] = 1;
+              if (bs.values[d + i * s + j] !== L[gi * n + gj]) mismatches++;
+            }
+          }
+          for (let q = p + 1; q < nb; q++) {
+            const c = bs.order[q];
+            const off = bs.blockOffset(b, c);
+            if (off < 0) continue;
+            for (let i = 0; i < m.sizes[c]; i++) {
+              for (let j = 0; j < s; j++) {
+                const gi = posStart[q] + i,
+                  gj = posStart[p] + j;
+                covered[gi * n + gj] = 1;
+                if (bs.values[off + i * s + j] !== L[gi * n + gj]) mismatches++;
+              }
+            }
+          }
+        }
+        expect(mismatches).toBe(0);
+        for (let i = 0; i < n; i++)
+          for (let j = 0; j <= i; j++) if (!covered[i * n + j]) expect(L[i * n + j]).toBe(0);
+
+        // solves
+        const rng = seededRandom(seed + 100);
+        const b = Float64Array.from({ length: n }, () => uniform(rng, -1, 1));
+        const x = new Float64Array(n);
+        bs.solve(b, x, m.start);
+        const y = prec === 'fp32' ? new Float32Array(n) : new Float64Array(n);
+        for (let i = 0; i < n; i++) y[i] = b[perm[i]];
+        choleskySolve(L, n, y, prec);
+        for (let i = 0; i < n; i++) expect(x[perm[i]]).toBe(y[i]);
+
+        // against the plain dense solve of H (natural order): equal within rounding
+        const L0 = Float64Array.from(m.H);
+        choleskyFactor(L0, n, 'fp64');
+        const x0 = Float64Array.from(b);
+        choleskySolve(L0, n, x0, 'fp64');
+        let num = 0,
+          den = 0;
+        for (let i = 0; i < n; i++) {
+          num = Math.max(num, Math.abs(x[i] - x0[i]));
+          den = Math.max(den, Math.abs(x0[i]));
+        }
+        expect(num / den).toBeLessThan(prec === 'fp64' ? 1e-10 : 1e-3);
+      });
+    }
+  }
+
+  it('reuses its storage and handles a changing pattern', () => {
+    const bs = new BlockSparseCholesky('fp64');
+    for (const [seed, nb, density] of [
+      [11, 30, 0.1],
+      [12, 10, 0.5],
+      [13, 30, 0.05],
+    ] as const) {
+      const m = randomCliqueMatrix(seed, nb, density);
+      bs.analyze(nb, m.sizes, m.edges, m.edges.length / 2);
+      fillSparse(bs, m);
+      expect(bs.factor().status).toBe('ok');
+      const b = Float64Array.from({ length: m.n }, (_, i) => Math.sin(i));
+      const x = new Float64Array(m.n);
+      bs.solve(b, x, m.start);
+      // residual H x − b
+      let r = 0;
+      for (let i = 0; i < m.n; i++) {
+        let s = -b[i];
+        for (let j = 0; j < m.n; j++) s += m.H[i * m.n + j] * x[j];
+        r = Math.max(r, Math.abs(s));
+      }
+      expect(r).toBeLessThan(1e-10);
+    }
+  });
+
+  it('orders a chain of cliques by minimum degree and keeps the fill at zero', () => {
+    // path graph 0-1-2-…-9: minimum degree eliminates from the ends, no fill
+    const nb = 10;
+    const edges: number[] = [];
+    for (let b = 0; b + 1 < nb; b++) edges.push(b, b + 1);
+    const bs = new BlockSparseCholesky();
+    bs.analyze(nb, new Array(nb).fill(6), edges, edges.length / 2);
+    let offBlocks = 0;
+    for (let a = 0; a < nb; a++) for (let b = a + 1; b < nb; b++) if (bs.blockOffset(a, b) >= 0) offBlocks++;
+    expect(offBlocks).toBe(nb - 1);
+    expect(bs.order[0]).toBe(0);
+    expect(bs.flops).toBeLessThan((60 * 60 * 60) / 6);
+  });
+
+  it('reports a non-positive pivot in the permuted numbering', () => {
+    const bs = new BlockSparseCholesky('fp64');
+    bs.analyze(2, [2, 1], [0, 1], 1);
+    bs.clear();
+    // block 0: [[1, ·], [0, 1]], block 1: [[−1]] (indefinite), no coupling values
+    bs.values[bs.diagOffset(0)] = 1;
+    bs.values[bs.diagOffset(0) + 3] = 1;
+    bs.values[bs.diagOffset(1)] = -1;
+    const r = bs.factor();
+    expect(r.status).toBe('not_spd');
+    expect(r.pivot).toBe(bs.position[1] === 0 ? 0 : 2);
+    expect(() => bs.solve(new Float64Array(3), new Float64Array(3), [0, 2])).toThrow();
+  });
+});

@@ -1,0 +1,558 @@
+/**
+ * Block-sparse (supernodal over cliques) Cholesky LLᵀ for the SAP Newton matrix H = A + JᵀGJ
+ * (SPEC §3.4, Drake notes §3.6).
+ *
+ * The unknowns come in blocks (the participating cliques, i.e. kinematic trees); H has a dense
+ * diagonal block per clique and a dense off-diagonal block for every pair of cliques coupled by a
+ * constraint. Pipeline:
+ *
+ * 1. **Ordering + symbolic analysis** ({@link BlockSparseCholesky.analyze}, once per solve): minimum
+ *    degree on the clique graph (degree = number of dofs of the live neighbours, ties → lower clique
+ *    index) by explicit elimination. The neighbours of a block when it is eliminated are exactly the
+ *    block rows of its column of L, so the same pass yields the fill pattern. Each eliminated block
+ *    owns a dense *panel*: its diagonal block on top, then one dense block per block row below,
+ *    block rows ascending, all row-major with the block's width.
+ * 2. **Numeric factorization** ({@link BlockSparseCholesky.factor}, every Newton iteration):
+ *    left-looking over the panels; panel J first receives, for each earlier panel K whose pattern
+ *    contains J (K ascending), the update −L_{I,K}·L_{J,K}ᵀ of every block row I ≥ J of K; then its
+ *    own columns are factored.
+ * 3. **Solves** ({@link BlockSparseCholesky.solve}): row-oriented forward substitution, column-read
+ *    backward substitution.
+ *
+ * **Operation order (the fp32 realization, SPEC §3.7).** Let P be the elimination order and
+ * H' = PHPᵀ. Every entry of L receives its updates one product at a time with the summation index k
+ * ascending in H' order, s ← s − L_ik·L_jk, then L_ij = s/L_jj (L_jj = √s on the diagonal); the
+ * solves accumulate y_i = (b_i − Σ_{k<i} L_ik·y_k)/L_ii and x_i = (y_i − Σ_{k>i} L_ki·x_k)/L_ii
+ * with k ascending. This is exactly the order of the dense Cholesky in ./cholesky.ts applied to H':
+ * the only products skipped are those with a structural zero factor, and s − 0 = s. With
+ * precision `fp32` every + − × ÷ √ is rounded with `Math.fround`, so the factor and the solutions
+ * are bit for bit those of `choleskyFactor(H', 'fp32')` / `choleskySolve` (likewise in fp64).
+ *
+ * All storage is kept between calls and only grows; the numeric loops allocate nothing.
+ */
+
+import type { CholeskyResult, LinearSolvePrecision } from './cholesky';
+
+const fr = Math.fround;
+
+function growI32(a: Int32Array, n: number): Int32Array {
+  return a.length >= n ? a : new Int32Array(Math.max(n, 2 * a.length, 16));
+}
+function growF64(a: Float64Array, n: number): Float64Array {
+  return a.length >= n ? a : new Float64Array(Math.max(n, Math.ceil(1.5 * a.length), 64));
+}
+
+/**
+ * Reusable block-sparse Cholesky factorization over cliques.
+ *
+ * Usage per solve: {@link analyze} (graph of the cliques), then per Newton iteration: write H into
+ * {@link values} (diagonal blocks via {@link diagOffset}, coupling blocks via {@link blockOffset};
+ * lower triangles only), {@link factor}, {@link solve}. Block `b` of the *input* numbering is the
+ * clique's index in the caller's order; {@link order} maps elimination positions back to it.
+ */
+export class BlockSparseCholesky {
+  /** arithmetic realization of the factorization and the solves */
+  precision: LinearSolvePrecision;
+
+  /** number of blocks */
+  nb = 0;
+  /** total order Σ sizes */
+  n = 0;
+  /** elimination position → input block */
+  order: Int32Array = new Int32Array(0);
+  /** input block → elimination position */
+  position: Int32Array = new Int32Array(0);
+  /** block size per elimination position */
+  size: Int32Array = new Int32Array(0);
+  /** first unknown of each elimination position in the permuted (H') numbering (nb + 1) */
+  dofStart: Int32Array = new Int32Array(0);
+  /** panel storage of L (and of H before {@link factor}) */
+  values: Float64Array = new Float64Array(0);
+  /** estimated multiply–adds of one numeric factorization */
+  flops = 0;
+  /** entries of L stored (panels, incl. the unused upper triangles of diagonal blocks) */
+  storage = 0;
+
+  // symbolic structure, per elimination position J
+  private sPtr: Int32Array = new Int32Array(0); // (nb + 1) ranges into sIdx/sRow
+  private sIdx: Int32Array = new Int32Array(0); // block rows of panel J (positions > J, ascending)
+  private sRow: Int32Array = new Int32Array(0); // first panel row of that block row
+  private pOff: Int32Array = new Int32Array(0); // (nb + 1) offset of panel J in values
+  private pRows: Int32Array = new Int32Array(0); // rows of panel J
+  // row lists: for block row I, the panels K < I holding a block (I, K), K ascending
+  private rPtr: Int32Array = new Int32Array(0);
+  private rBlk: Int32Array = new Int32Array(0);
+  private rOff: Int32Array = new Int32Array(0); // values offset of block (I, K)
+  private rE: Int32Array = new Int32Array(0); // index into sIdx of I within panel K
+  private rowOf: Int32Array = new Int32Array(0); // scratch: panel row of a block row
+  private rFill: Int32Array = new Int32Array(0); // scratch
+  private xs: Float64Array = new Float64Array(0); // permuted right-hand side
+  // ordering scratch
+  private adj: number[][] = [];
+  private mark: Int32Array = new Int32Array(0);
+  private deg: Float64Array = new Float64Array(0);
+  private dead: Uint8Array = new Uint8Array(0);
+  private factored = false;
+
+  constructor(precision: LinearSolvePrecision = 'fp64') {
+    this.precision = precision;
+  }
+
+  /**
+   * Ordering and symbolic analysis.
+   *
+   * @param nb      number of blocks
+   * @param sizes   block sizes (input numbering), each ≥ 1
+   * @param edges   pairs (a, b) of coupled input blocks, a ≠ b; duplicates allowed
+   * @param nEdges  number of pairs in `edges`
+   */
+  analyze(nb: number, sizes: ArrayLike<number>, edges: ArrayLike<number>, nEdges: number): void {
+    this.nb = nb;
+    this.factored = false;
+    this.order = growI32(this.order, nb);
+    this.position = growI32(this.position, nb);
+    this.size = growI32(this.size, nb);
+    this.dofStart = growI32(this.dofStart, nb + 1);
+    this.sPtr = growI32(this.sPtr, nb + 1);
+    this.pOff = growI32(this.pOff, nb + 1);
+    this.pRows = growI32(this.pRows, nb);
+    this.rowOf = growI32(this.rowOf, nb);
+    this.rPtr = growI32(this.rPtr, nb + 1);
+    this.rFill = growI32(this.rFill, nb);
+    this.mark = growI32(this.mark, nb);
+    if (this.deg.length < nb) this.deg = new Float64Array(Math.max(nb, 2 * this.deg.length));
+    if (this.dead.length < nb) this.dead = new Uint8Array(Math.max(nb, 2 * this.dead.length));
+
+    // adjacency lists (input numbering), deduplicated
+    const adj = this.adj;
+    for (let b = 0; b < nb; b++) {
+      if (adj[b] === undefined) adj[b] = [];
+      else adj[b].length = 0;
+    }
+    const mark = this.mark;
+    mark.fill(-1, 0, nb);
+    for (let e = 0; e < nEdges; e++) {
+      const a = edges[2 * e];
+      const b = edges[2 * e + 1];
+      if (a === b) continue;
+      adj[a].push(b);
+      adj[b].push(a);
+    }
+    for (let b = 0; b < nb; b++) {
+      const l = adj[b];
+      let w = 0;
+      for (let k = 0; k < l.length; k++) {
+        const u = l[k];
+        if (mark[u] === b) continue;
+        mark[u] = b;
+        l[w++] = u;
+      }
+      l.length = w;
+    }
+
+    // minimum degree by explicit elimination; the live neighbours at elimination = struct(L)
+    const dead = this.dead;
+    const deg = this.deg;
+    dead.fill(0, 0, nb);
+    mark.fill(-1, 0, nb);
+    for (let b = 0; b < nb; b++) {
+      let d = 0;
+      for (const u of adj[b]) d += sizes[u];
+      deg[b] = d;
+    }
+    let sCount = 0;
+    const structs: number[][] = [];
+    for (let pos = 0; pos < nb; pos++) {
+      let v = -1;
+      let best = Infinity;
+      for (let b = 0; b < nb; b++) {
+        if (!dead[b] && deg[b] < best) {
+          best = deg[b];
+          v = b;
+        }
+      }
+      dead[v] = 1;
+      this.order[pos] = v;
+      this.position[v] = pos;
+      const L = adj[v]; // live neighbours only (dead ones are removed eagerly below)
+      structs.push(L.slice());
+      sCount += L.length;
+      // the neighbours of v become a clique; v leaves their lists
+      for (let x = 0; x < L.length; x++) {
+        const u = L[x];
+        const lu = adj[u];
+        let w = 0;
+        for (let k = 0; k < lu.length; k++) {
+          const y = lu[k];
+          if (y === v) continue;
+          mark[y] = u * 2 + 1; // tag unique to u
+          lu[w++] = y;
+        }
+        lu.length = w;
+        for (let k = 0; k < L.length; k++) {
+          const y = L[k];
+          if (y === u || mark[y] === u * 2 + 1) continue;
+          lu.push(y);
+        }
+        let d = 0;
+        for (const y of lu) d += sizes[y];
+        deg[u] = d;
+      }
+      for (let x = 0; x < L.length; x++) mark[L[x]] = -1;
+    }
+
+    // panels in elimination order
+    this.sIdx = growI32(this.sIdx, sCount);
+    this.sRow = growI32(this.sRow, sCount);
+    let n = 0;
+    for (let p = 0; p < nb; p++) {
+      this.size[p] = sizes[this.order[p]];
+      this.dofStart[p] = n;
+      n += this.size[p];
+    }
+    this.dofStart[nb] = n;
+    this.n = n;
+    let e = 0;
+    let off = 0;
+    let flops = 0;
+    this.rPtr.fill(0, 0, nb + 1);
+    for (let p = 0; p < nb; p++) {
+      this.sPtr[p] = e;
+      const l = structs[p];
+      const e0 = e;
+      for (const u of l) this.sIdx[e++] = this.position[u];
+      // ascending block rows
+      const view = this.sIdx.subarray(e0, e);
+      view.sort();
+      const np = this.size[p];
+      let rows = np;
+      for (let k = e0; k < e; k++) {
+        this.sRow[k] = rows;
+        rows += this.size[this.sIdx[k]];
+        this.rPtr[this.sIdx[k] + 1]++;
+      }
+      this.pOff[p] = off;
+      this.pRows[p] = rows;
+      off += rows * np;
+      // column factorization of the panel + its outer-product updates
+      const below = rows - np;
+      flops += (np * np * np) / 6 + (below * np * np) / 2 + (below * (below + 1) * np) / 2;
+    }
+    this.sPtr[nb] = e;
+    this.pOff[nb] = off;
+    this.storage = off;
+    this.flops = flops;
+    this.values = growF64(this.values, off);
+    this.xs = growF64(this.xs, n);
+
+    // row lists (K ascending because panels are visited in order)
+    for (let p = 0; p < nb; p++) this.rPtr[p + 1] += this.rPtr[p];
+    const nr = this.rPtr[nb];
+    this.rBlk = growI32(this.rBlk, nr);
+    this.rOff = growI32(this.rOff, nr);
+    this.rE = growI32(this.rE, nr);
+    const fill = this.rFill;
+    for (let p = 0; p < nb; p++) fill[p] = this.rPtr[p];
+    for (let K = 0; K < nb; K++) {
+      const nK = this.size[K];
+      for (let k = this.sPtr[K]; k < this.sPtr[K + 1]; k++) {
+        const I = this.sIdx[k];
+        const slot = fill[I]++;
+        this.rBlk[slot] = K;
+        this.rOff[slot] = this.pOff[K] + this.sRow[k] * nK;
+        this.rE[slot] = k;
+      }
+    }
+  }
+
+  /** values offset of the diagonal block of input block b (row-major, size×size; lower triangle used) */
+  diagOffset(b: number): number {
+    return this.pOff[this.position[b]];
+  }
+
+  /**
+   * values offset of the block coupling input blocks a and b, or −1 when the pair is not in the
+   * pattern. The block is stored in the panel of whichever of a, b is eliminated first (column
+   * block), row-major with that block's width: entry (row r of the later block, column c of the
+   * earlier one) lives at offset + r·width + c. {@link blockIsTransposed} tells which is which.
+   */
+  blockOffset(a: number, b: number): number {
+    let J = this.position[a];
+    let I = this.position[b];
+    if (I < J) {
+      const t = I;
+      I = J;
+      J = t;
+    }
+    // binary search of I in the (ascending) block rows of panel J
+    let lo = this.sPtr[J];
+    let hi = this.sPtr[J + 1] - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const x = this.sIdx[mid];
+      if (x === I) return this.pOff[J] + this.sRow[mid] * this.size[J];
+      if (x < I) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return -1;
+  }
+
+  /** zeroes the stored H/L entries */
+  clear(): void {
+    this.values.fill(0, 0, this.storage);
+    this.factored = false;
+  }
+
+  /**
+   * Factors the matrix held in {@link values} in place. For fp32 every stored entry is first
+   * rounded to binary32 (as a copy into a Float32Array would). Returns the status and, for
+   * `not_spd`, the first non-positive pivot in the permuted (H') numbering.
+   */
+  factor(): CholeskyResult {
+    let pivot: number;
+    if (this.precision === 'fp32') {
+      const val = this.values;
+      for (let J = 0; J < this.nb; J++) {
+        // only the lower triangles of diagonal blocks and the blocks below them are read
+        const nJ = this.size[J];
+        const base = this.pOff[J];
+        for (let i = 0; i < nJ; i++)
+          for (let j = 0; j <= i; j++) val[base + i * nJ + j] = fr(val[base + i * nJ + j]);
+        for (let k = base + nJ * nJ; k < this.pOff[J + 1]; k++) val[k] = fr(val[k]);
+      }
+      pivot = this.factor32();
+    } else {
+      pivot = this.factor64();
+    }
+    this.factored = pivot < 0;
+    return { status: pivot < 0 ? 'ok' : 'not_spd', pivot };
+  }
+
+  private factor64(): number {
+    const val = this.values;
+    const size = this.size;
+    const sIdx = this.sIdx;
+    const sRow = this.sRow;
+    const pOff = this.pOff;
+    const rowOf = this.rowOf;
+    for (let J = 0; J < this.nb; J++) {
+      const nJ = size[J];
+      const base = pOff[J];
+      rowOf[J] = 0;
+      for (let e = this.sPtr[J]; e < this.sPtr[J + 1]; e++) rowOf[sIdx[e]] = sRow[e];
+      // updates from earlier panels, K ascending
+      for (let r = this.rPtr[J]; r < this.rPtr[J + 1]; r++) {
+        const K = this.rBlk[r];
+        const nK = size[K];
+        const oJ = this.rOff[r];
+        const eJ = this.rE[r];
+        const eEnd = this.sPtr[K + 1];
+        const pK = pOff[K];
+        for (let e = eJ; e < eEnd; e++) {
+          const I = sIdx[e];
+          const nI = size[I];
+          const oI = pK + sRow[e] * nK;
+          const tgt = base + rowOf[I] * nJ;
+          const diag = e === eJ;
+          for (let i = 0; i < nI; i++) {
+            const ri = oI + i * nK;
+            const ti = tgt + i * nJ;
+            const jEnd = diag ? i + 1 : nJ;
+            for (let j = 0; j < jEnd; j++) {
+              const rj = oJ + j * nK;
+              let s = val[ti + j];
+              for (let k = 0; k < nK; k++) s -= val[ri + k] * val[rj + k];
+              val[ti + j] = s;
+            }
+          }
+        }
+      }
+      // the panel's own columns
+      const R = this.pRows[J];
+      for (let j = 0; j < nJ; j++) {
+        const rj = base + j * nJ;
+        let d = val[rj + j];
+        for (let k = 0; k < j; k++) d -= val[rj + k] * val[rj + k];
+        if (!(d > 0)) return this.dofStart[J] + j;
+        const ljj = Math.sqrt(d);
+        val[rj + j] = ljj;
+        for (let i = j + 1; i < R; i++) {
+          const ri = base + i * nJ;
+          let s = val[ri + j];
+          for (let k = 0; k < j; k++) s -= val[ri + k] * val[rj + k];
+          val[ri + j] = s / ljj;
+        }
+      }
+    }
+    return -1;
+  }
+
+  private factor32(): number {
+    const val = this.values;
+    const size = this.size;
+    const sIdx = this.sIdx;
+    const sRow = this.sRow;
+    const pOff = this.pOff;
+    const rowOf = this.rowOf;
+    for (let J = 0; J < this.nb; J++) {
+      const nJ = size[J];
+      const base = pOff[J];
+      rowOf[J] = 0;
+      for (let e = this.sPtr[J]; e < this.sPtr[J + 1]; e++) rowOf[sIdx[e]] = sRow[e];
+      for (let r = this.rPtr[J]; r < this.rPtr[J + 1]; r++) {
+        const K = this.rBlk[r];
+        const nK = size[K];
+        const oJ = this.rOff[r];
+        const eJ = this.rE[r];
+        const eEnd = this.sPtr[K + 1];
+        const pK = pOff[K];
+        for (let e = eJ; e < eEnd; e++) {
+          const I = sIdx[e];
+          const nI = size[I];
+          const oI = pK + sRow[e] * nK;
+          const tgt = base + rowOf[I] * nJ;
+          const diag = e === eJ;
+          for (let i = 0; i < nI; i++) {
+            const ri = oI + i * nK;
+            const ti = tgt + i * nJ;
+            const jEnd = diag ? i + 1 : nJ;
+            for (let j = 0; j < jEnd; j++) {
+              const rj = oJ + j * nK;
+              let s = val[ti + j];
+              for (let k = 0; k < nK; k++) s = fr(s - fr(val[ri + k] * val[rj + k]));
+              val[ti + j] = s;
+            }
+          }
+        }
+      }
+      const R = this.pRows[J];
+      for (let j = 0; j < nJ; j++) {
+        const rj = base + j * nJ;
+        let d = val[rj + j];
+        for (let k = 0; k < j; k++) d = fr(d - fr(val[rj + k] * val[rj + k]));
+        if (!(d > 0)) return this.dofStart[J] + j;
+        const ljj = fr(Math.sqrt(d));
+        val[rj + j] = ljj;
+        for (let i = j + 1; i < R; i++) {
+          const ri = base + i * nJ;
+          let s = val[ri + j];
+          for (let k = 0; k < j; k++) s = fr(s - fr(val[ri + k] * val[rj + k]));
+          val[ri + j] = fr(s / ljj);
+        }
+      }
+    }
+    return -1;
+  }
+
+  /**
+   * x = H⁻¹·b for the last successful {@link factor}. `b` and `x` use the *input* numbering
+   * (blocks contiguous in input order, `inputStart[b]` the first unknown of input block b);
+   * `x` may alias `b`. For fp32 the right-hand side is rounded to binary32 first.
+   */
+  solve(b: Float64Array, x: Float64Array, inputStart: ArrayLike<number>): void {
+    if (!this.factored) throw new Error('BlockSparseCholesky.solve: no valid factorization');
+    const nb = this.nb;
+    const y = this.xs;
+    const f32 = this.precision === 'fp32';
+    for (let p = 0; p < nb; p++) {
+      const s0 = inputStart[this.order[p]];
+      const d0 = this.dofStart[p];
+      const n = this.size[p];
+      if (f32) for (let k = 0; k < n; k++) y[d0 + k] = fr(b[s0 + k]);
+      else for (let k = 0; k < n; k++) y[d0 + k] = b[s0 + k];
+    }
+    if (f32) this.substitute32(y);
+    else this.substitute64(y);
+    for (let p = 0; p < nb; p++) {
+      const s0 = inputStart[this.order[p]];
+      const d0 = this.dofStart[p];
+      const n = this.size[p];
+      for (let k = 0; k < n; k++) x[s0 + k] = y[d0 + k];
+    }
+  }
+
+  /** solves L Lᵀ y = y in place in the permuted numbering */
+  private substitute64(y: Float64Array): void {
+    const val = this.values;
+    const size = this.size;
+    const ds = this.dofStart;
+    const nb = this.nb;
+    for (let I = 0; I < nb; I++) {
+      const nI = size[I];
+      const dI = ds[I];
+      const pI = this.pOff[I];
+      for (let i = 0; i < nI; i++) {
+        let s = y[dI + i];
+        for (let r = this.rPtr[I]; r < this.rPtr[I + 1]; r++) {
+          const K = this.rBlk[r];
+          const nK = size[K];
+          const o = this.rOff[r] + i * nK;
+          const dK = ds[K];
+          for (let k = 0; k < nK; k++) s -= val[o + k] * y[dK + k];
+        }
+        const o = pI + i * nI;
+        for (let k = 0; k < i; k++) s -= val[o + k] * y[dI + k];
+        y[dI + i] = s / val[o + i];
+      }
+    }
+    for (let I = nb - 1; I >= 0; I--) {
+      const nI = size[I];
+      const dI = ds[I];
+      const pI = this.pOff[I];
+      for (let i = nI - 1; i >= 0; i--) {
+        let s = y[dI + i];
+        for (let k = i + 1; k < nI; k++) s -= val[pI + k * nI + i] * y[dI + k];
+        for (let e = this.sPtr[I]; e < this.sPtr[I + 1]; e++) {
+          const K = this.sIdx[e];
+          const nK = size[K];
+          const o = pI + this.sRow[e] * nI + i;
+          const dK = ds[K];
+          for (let k = 0; k < nK; k++) s -= val[o + k * nI] * y[dK + k];
+        }
+        y[dI + i] = s / val[pI + i * nI + i];
+      }
+    }
+  }
+
+  private substitute32(y: Float64Array): void {
+    const val = this.values;
+    const size = this.size;
+    const ds = this.dofStart;
+    const nb = this.nb;
+    for (let I = 0; I < nb; I++) {
+      const nI = size[I];
+      const dI = ds[I];
+      const pI = this.pOff[I];
+      for (let i = 0; i < nI; i++) {
+        let s = y[dI + i];
+        for (let r = this.rPtr[I]; r < this.rPtr[I + 1]; r++) {
+          const K = this.rBlk[r];
+          const nK = size[K];
+          const o = this.rOff[r] + i * nK;
+          const dK = ds[K];
+          for (let k = 0; k < nK; k++) s = fr(s - fr(val[o + k] * y[dK + k]));
+        }
+        const o = pI + i * nI;
+        for (let k = 0; k < i; k++) s = fr(s - fr(val[o + k] * y[dI + k]));
+        y[dI + i] = fr(s / val[o + i]);
+      }
+    }
+    for (let I = nb - 1; I >= 0; I--) {
+      const nI = size[I];
+      const dI = ds[I];
+      const pI = this.pOff[I];
+      for (let i = nI - 1; i >= 0; i--) {
+        let s = y[dI + i];
+        for (let k = i + 1; k < nI; k++) s = fr(s - fr(val[pI + k * nI + i] * y[dI + k]));
+        for (let e = this.sPtr[I]; e < this.sPtr[I + 1]; e++) {
+          const K = this.sIdx[e];
+          const nK = size[K];
+          const o = pI + this.sRow[e] * nI + i;
+          const dK = ds[K];
+          for (let k = 0; k < nK; k++) s = fr(s - fr(val[o + k * nI] * y[dK + k]));
+        }
+        y[dI + i] = fr(s / val[pI + i * nI + i]);
+      }
+    }
+  }
+}

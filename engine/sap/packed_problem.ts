@@ -1,0 +1,296 @@
+/**
+ * PackedSapProblem: a {@link SapProblem} in pooled structure-of-arrays storage.
+ *
+ * The public problem object (`solveSapProblem`) is convenient for hand-built problems but costs a
+ * handful of small allocations per constraint. A pipeline that builds one problem per step instead
+ * keeps one PackedSapProblem, calls {@link reset} and writes cliques and constraints into typed
+ * arrays that only grow, then hands it to `SapSolver.solvePacked`. `SapSolver.solve` converts a
+ * public problem into the same form, so both paths run the very same solver code.
+ *
+ * Layout: constraint i has `rows[i]` rows and the blocks `blkStart[i] .. blkStart[i+1]`; block b
+ * belongs to clique `blkClique[b]` and its rows×nv row-major Jacobian starts at `jData[blkJ[b]]`.
+ * A clique appears at most once per constraint ({@link addBlock} merges repeats). Physical inputs
+ * sit in `phys` ({@link PHYS_STRIDE} numbers per constraint, NaN for "use the default"):
+ * - contact:   mu, stiffness, tau_d, phi0, beta, sigma, w
+ * - limit:     dof, q0, lower, upper, stiffness, tau_d, beta, w
+ * - pd:        dof, q0, qd, vd, kp, kd, effort_limit, u0, w
+ * - holonomic: stiffness, tau_d, beta, w, g0[0 .. rows)
+ */
+
+import type { SapConstraintSpec } from './problem';
+
+/** constraint kind codes */
+export const SapKind = { Contact: 0, Limit: 1, Pd: 2, Holonomic: 3 } as const;
+export type SapKind = (typeof SapKind)[keyof typeof SapKind];
+
+/** numbers of physical input per constraint record */
+export const PHYS_STRIDE = 12;
+
+function growI32(a: Int32Array, n: number): Int32Array {
+  if (a.length >= n) return a;
+  const b = new Int32Array(Math.max(n, 2 * a.length, 16));
+  b.set(a);
+  return b;
+}
+function growU8(a: Uint8Array, n: number): Uint8Array {
+  if (a.length >= n) return a;
+  const b = new Uint8Array(Math.max(n, 2 * a.length, 16));
+  b.set(a);
+  return b;
+}
+function growF64(a: Float64Array, n: number): Float64Array {
+  if (a.length >= n) return a;
+  const b = new Float64Array(Math.max(n, 2 * a.length, 64));
+  b.set(a);
+  return b;
+}
+
+export class PackedSapProblem {
+  /** time step [s] */
+  dt = 0;
+  /** free-motion velocities of all cliques, concatenated (may be a subarray view) */
+  v_star: Float64Array = new Float64Array(0);
+
+  nCliques = 0;
+  cliqueNv: Int32Array = new Int32Array(0);
+  /** (nCliques + 1) first velocity of each clique */
+  cliqueOff: Int32Array = new Int32Array(1);
+  /** per clique: nv×nv row-major A (referenced, not copied) */
+  cliqueA: Float64Array[] = [];
+
+  nCon = 0;
+  kind: Uint8Array = new Uint8Array(0);
+  rows: Int32Array = new Int32Array(0);
+  /** (nCon + 1) */
+  blkStart: Int32Array = new Int32Array(1);
+  nBlk = 0;
+  blkClique: Int32Array = new Int32Array(0);
+  blkJ: Int32Array = new Int32Array(0);
+  nJ = 0;
+  jData: Float64Array = new Float64Array(0);
+  phys: Float64Array = new Float64Array(0);
+
+  /** empties the problem (storage is kept) */
+  reset(dt: number): void {
+    this.dt = dt;
+    this.nCliques = 0;
+    this.cliqueOff[0] = 0;
+    this.nCon = 0;
+    this.blkStart[0] = 0;
+    this.nBlk = 0;
+    this.nJ = 0;
+  }
+
+  /** appends a clique with its dynamics matrix (referenced); returns its index */
+  addClique(nv: number, A: Float64Array): number {
+    const c = this.nCliques++;
+    this.cliqueNv = growI32(this.cliqueNv, c + 1);
+    this.cliqueOff = growI32(this.cliqueOff, c + 2);
+    this.cliqueNv[c] = nv;
+    this.cliqueOff[c + 1] = this.cliqueOff[c] + nv;
+    this.cliqueA[c] = A;
+    return c;
+  }
+
+  /** total velocities of the cliques added so far */
+  get nv(): number {
+    return this.cliqueOff[this.nCliques];
+  }
+
+  /**
+   * Starts constraint i = nCon of `kind` with `rows` rows; its physical record is set to NaN.
+   * Add its blocks with {@link addBlock} before the next constraint.
+   */
+  beginConstraint(kind: SapKind, rows: number): number {
+    const i = this.nCon++;
+    this.kind = growU8(this.kind, i + 1);
+    this.rows = growI32(this.rows, i + 1);
+    this.blkStart = growI32(this.blkStart, i + 2);
+    this.phys = growF64(this.phys, (i + 1) * PHYS_STRIDE);
+    this.kind[i] = kind;
+    this.rows[i] = rows;
+    this.blkStart[i + 1] = this.nBlk;
+    this.phys.fill(NaN, i * PHYS_STRIDE, (i + 1) * PHYS_STRIDE);
+    return i;
+  }
+
+  /**
+   * Adds clique `c` to the last constraint and returns the offset of its rows×nv Jacobian block in
+   * {@link jData} (zeroed when new). A clique already in the constraint returns its existing block,
+   * so callers accumulate with `+=`.
+   */
+  addBlock(c: number): number {
+    const i = this.nCon - 1;
+    for (let b = this.blkStart[i]; b < this.nBlk; b++) if (this.blkClique[b] === c) return this.blkJ[b];
+    const b = this.nBlk++;
+    this.blkClique = growI32(this.blkClique, b + 1);
+    this.blkJ = growI32(this.blkJ, b + 1);
+    const n = this.rows[i] * this.cliqueNv[c];
+    this.jData = growF64(this.jData, this.nJ + n);
+    this.blkClique[b] = c;
+    this.blkJ[b] = this.nJ;
+    this.jData.fill(0, this.nJ, this.nJ + n);
+    this.nJ += n;
+    this.blkStart[i + 1] = this.nBlk;
+    return this.blkJ[b];
+  }
+
+  /** record offset of constraint i in {@link phys} */
+  physOffset(i: number): number {
+    return i * PHYS_STRIDE;
+  }
+
+  /**
+   * Appends a contact between cliques c0 and c1 (−1 for none; equal cliques give one block).
+   * Returns the constraint index; write the 3×nv blocks at `jData[blkJ[blkStart[i] + q]]`
+   * (q = 0 for the first present clique). Optional numbers: NaN for the default.
+   */
+  addContact(
+    c0: number,
+    c1: number,
+    mu: number,
+    stiffness: number,
+    tau_d: number,
+    phi0: number,
+    beta: number,
+    sigma: number,
+    w: number,
+  ): number {
+    const i = this.beginConstraint(SapKind.Contact, 3);
+    if (c0 >= 0) this.addBlock(c0);
+    if (c1 >= 0) this.addBlock(c1);
+    const o = i * PHYS_STRIDE;
+    const P = this.phys;
+    P[o] = mu;
+    P[o + 1] = stiffness;
+    P[o + 2] = tau_d;
+    P[o + 3] = phi0;
+    P[o + 4] = beta;
+    P[o + 5] = sigma;
+    P[o + 6] = w;
+    return i;
+  }
+
+  /** appends a 1-dof limit (one row per finite side, lower first) on `dof` of clique `c` */
+  addLimit(
+    c: number,
+    dof: number,
+    q0: number,
+    lower: number,
+    upper: number,
+    stiffness: number,
+    tau_d: number,
+    beta: number,
+    w: number,
+  ): number {
+    const lo = Number.isFinite(lower);
+    const hi = Number.isFinite(upper);
+    const i = this.beginConstraint(SapKind.Limit, (lo ? 1 : 0) + (hi ? 1 : 0));
+    const jo = this.addBlock(c);
+    const n = this.cliqueNv[c];
+    let r = 0;
+    if (lo) this.jData[jo + r++ * n + dof] = 1;
+    if (hi) this.jData[jo + r * n + dof] = -1;
+    const o = i * PHYS_STRIDE;
+    const P = this.phys;
+    P[o] = dof;
+    P[o + 1] = q0;
+    P[o + 2] = lower;
+    P[o + 3] = upper;
+    P[o + 4] = stiffness;
+    P[o + 5] = tau_d;
+    P[o + 6] = beta;
+    P[o + 7] = w;
+    return i;
+  }
+
+  /** appends an implicit PD drive on `dof` of clique `c` */
+  addPd(
+    c: number,
+    dof: number,
+    q0: number,
+    qd: number,
+    vd: number,
+    kp: number,
+    kd: number,
+    effort_limit: number,
+    u0: number,
+    w: number,
+  ): number {
+    const i = this.beginConstraint(SapKind.Pd, 1);
+    const jo = this.addBlock(c);
+    this.jData[jo + dof] = 1;
+    const o = i * PHYS_STRIDE;
+    const P = this.phys;
+    P[o] = dof;
+    P[o + 1] = q0;
+    P[o + 2] = qd;
+    P[o + 3] = vd;
+    P[o + 4] = kp;
+    P[o + 5] = kd;
+    P[o + 6] = effort_limit;
+    P[o + 7] = u0;
+    P[o + 8] = w;
+    return i;
+  }
+
+  /**
+   * Starts a holonomic constraint of g0.length rows (≤ 6); add its cliques with {@link addBlock}
+   * and accumulate their Jacobian blocks.
+   */
+  addHolonomic(g0: ArrayLike<number>, stiffness: number, tau_d: number, beta: number, w: number): number {
+    const i = this.beginConstraint(SapKind.Holonomic, g0.length);
+    const o = i * PHYS_STRIDE;
+    const P = this.phys;
+    P[o] = stiffness;
+    P[o + 1] = tau_d;
+    P[o + 2] = beta;
+    P[o + 3] = w;
+    for (let r = 0; r < g0.length; r++) P[o + 4 + r] = g0[r];
+    return i;
+  }
+
+  /**
+   * Appends a public constraint spec (not validated: see SapSolver.solve for that). Jacobian
+   * blocks of a clique listed twice are summed.
+   */
+  addSpec(s: SapConstraintSpec): number {
+    if (s.kind === 'contact' || s.kind === 'holonomic') {
+      let i: number;
+      if (s.kind === 'contact') {
+        i = this.beginConstraint(SapKind.Contact, 3);
+        const o = i * PHYS_STRIDE;
+        const P = this.phys;
+        P[o] = s.mu;
+        P[o + 1] = s.stiffness;
+        P[o + 2] = s.tau_d;
+        P[o + 3] = s.phi0;
+        P[o + 4] = s.beta ?? NaN;
+        P[o + 5] = s.sigma ?? NaN;
+        P[o + 6] = s.w ?? NaN;
+      } else {
+        i = this.addHolonomic(s.g0, s.stiffness, s.tau_d, s.beta ?? NaN, s.w ?? NaN);
+      }
+      for (let q = 0; q < s.cliques.length; q++) {
+        const jo = this.addBlock(s.cliques[q]);
+        const Jq = s.J[q];
+        for (let k = 0; k < Jq.length; k++) this.jData[jo + k] += Jq[k];
+      }
+      return i;
+    }
+    if (s.kind === 'limit') {
+      return this.addLimit(
+        s.clique,
+        s.dof,
+        s.q0,
+        s.lower,
+        s.upper,
+        s.stiffness,
+        s.tau_d,
+        s.beta ?? NaN,
+        s.w ?? NaN,
+      );
+    }
+    return this.addPd(s.clique, s.dof, s.q0, s.qd, s.vd, s.kp, s.kd, s.effort_limit, s.u0, s.w ?? NaN);
+  }
+}
