@@ -1,4 +1,4 @@
-import { defineConfig } from 'vite';
+import { defineConfig, type Plugin } from 'vite';
 
 // the dev and preview servers send COOP/COEP so the page is cross-origin isolated
 // (SharedArrayBuffer pose rings, SPEC §7).
@@ -7,11 +7,78 @@ const isolationHeaders = {
   'Cross-Origin-Embedder-Policy': 'require-corp',
 };
 
+/**
+ * Content-Security-Policy of the studio. Everything it runs is its own bundle: scripts, the module
+ * worker and styles come from 'self' (no eval, no inline scripts, no WebAssembly); leva's CSS-in-JS
+ * (stitches) writes inline <style> rules, hence 'unsafe-inline' for styles only; images are the
+ * canvas exports (data:/blob:). `connect-src https:` is for URL scenes from share links, which are
+ * fetched only after the user agrees (app/ui/UrlConsent.tsx). No plugins, no <base>, no forms, and
+ * (as a header) no framing. The dev server also needs its HMR websocket.
+ */
+export function contentSecurityPolicy(mode: 'build' | 'dev', header = false): string {
+  const directives: Record<string, string[]> = {
+    'default-src': ["'self'"],
+    'script-src': ["'self'"],
+    'worker-src': ["'self'"],
+    'style-src': ["'self'", "'unsafe-inline'"],
+    'img-src': ["'self'", 'data:', 'blob:'],
+    'font-src': ["'self'", 'data:'],
+    'connect-src': ["'self'", 'https:', ...(mode === 'dev' ? ['ws://127.0.0.1:*', 'ws://localhost:*'] : [])],
+    'object-src': ["'none'"],
+    'base-uri': ["'none'"],
+    'form-action': ["'none'"],
+  };
+  // frame-ancestors is ignored in a <meta> policy: headers only
+  if (header) directives['frame-ancestors'] = ["'none'"];
+  return Object.entries(directives)
+    .map(([k, v]) => `${k} ${v.join(' ')}`)
+    .join('; ');
+}
+
+/** writes the policy into index.html as a <meta> tag (built files carry it whatever serves them) */
+function cspMeta(): Plugin {
+  let mode: 'build' | 'dev' = 'build';
+  return {
+    name: 'sap-studio-csp',
+    configResolved(c) {
+      mode = c.command === 'serve' ? 'dev' : 'build';
+    },
+    transformIndexHtml() {
+      return [
+        {
+          tag: 'meta',
+          attrs: { 'http-equiv': 'Content-Security-Policy', content: contentSecurityPolicy(mode) },
+          injectTo: 'head-prepend',
+        },
+      ];
+    },
+  };
+}
+
+const securityHeaders = (mode: 'build' | 'dev') => ({
+  ...isolationHeaders,
+  'Content-Security-Policy': contentSecurityPolicy(mode, true),
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+});
+
 export default defineConfig({
   root: '.',
   publicDir: 'public',
-  server: { headers: isolationHeaders, port: 5173 },
-  preview: { headers: isolationHeaders, port: 4173 },
+  plugins: [cspMeta()],
+  server: { headers: securityHeaders('dev'), port: 5173 },
+  preview: { headers: securityHeaders('build'), port: 4173 },
   worker: { format: 'es' },
-  build: { outDir: 'dist', target: 'es2022' },
+  esbuild: { jsx: 'automatic' },
+  build: {
+    outDir: 'dist',
+    target: 'es2022',
+    chunkSizeWarningLimit: 4096,
+    rollupOptions: {
+      output: {
+        // three, r3f and leva change rarely: keep them out of the app chunk
+        manualChunks: (id) => (id.includes('node_modules') ? 'vendor' : undefined),
+      },
+    },
+  },
 });

@@ -22,6 +22,7 @@ import {
   Timeline,
   TruncationWarning,
 } from './ui/Overlays';
+import { UrlConsent } from './ui/UrlConsent';
 import { Viewport } from './viewport/Viewport';
 
 export function App() {
@@ -73,6 +74,7 @@ export function App() {
       <Timeline />
       <Plots />
       <DropZone />
+      <UrlConsent />
       <ScenePanel
         openFiles={() => fileInput.current?.click()}
         openFolder={() => folderInput.current?.click()}

@@ -1,6 +1,6 @@
 import { strToU8, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
-import { DropError, MAX_DROP_FILES, chooseEntry, collectFiles, unzipInto } from './files';
+import { MAX_DROP_FILES, chooseEntry, collectFiles, unzipInto } from './files';
 
 describe('dropped files', () => {
   it('chooses the entry: scene files, then URDF, MJCF, USD; shallowest first', () => {
@@ -23,10 +23,31 @@ describe('dropped files', () => {
 
     const many: Record<string, Uint8Array> = {};
     for (let i = 0; i <= MAX_DROP_FILES; i++) many[`f${i}.txt`] = new Uint8Array(0);
-    expect(() => unzipInto('many.zip', zipSync(many), new Map(), { bytes: 1e9 })).toThrow(DropError);
-    expect(() => unzipInto('big.zip', zip, new Map(), { bytes: 5 })).toThrow(/inflates to more than/);
+    expect(() => unzipInto('many.zip', zipSync(many), new Map(), { bytes: 1e9 })).toThrow(
+      /exceeds max_archive_entries = 4096/,
+    );
+    expect(() => unzipInto('big.zip', zip, new Map(), { bytes: 5 })).toThrow(/exceeds max_upload_bytes = /);
     expect(() => unzipInto('junk.zip', strToU8('not a zip'), new Map(), { bytes: 1e9 })).toThrow(
       /not a readable zip/,
     );
+  });
+
+  it('refuses zip bombs by their inflate ratio and keeps entry paths inside the drop', () => {
+    // 64 MiB of zeros deflate to about 64 KiB: a ratio far above max_compression_ratio
+    const bomb = zipSync({ 'bomb.usda': [new Uint8Array(64 * 1024 * 1024), { level: 9 }] });
+    expect(bomb.length).toBeLessThan(1024 * 1024);
+    expect(() => unzipInto('bomb.zip', bomb, new Map(), { bytes: 1e9 })).toThrow(
+      /exceeds max_compression_ratio = 200/,
+    );
+    const out = new Map<string, Uint8Array>();
+    unzipInto(
+      'slip.zip',
+      zipSync({ '../../etc/x.urdf': strToU8('<robot/>'), '/abs/y.xml': strToU8('<mujoco/>') }),
+      out,
+      {
+        bytes: 1e9,
+      },
+    );
+    expect([...out.keys()].sort()).toEqual(['_/_/etc/x.urdf', 'abs/y.xml']);
   });
 });

@@ -4,9 +4,10 @@
  * limits on entry count and inflated size. USDZ archives stay whole: the USD importer reads them.
  */
 import { unzipSync } from 'fflate';
+import { LIMITS, limitMessage } from '../engine/worker/limits';
 
-export const MAX_DROP_FILES = 4096;
-export const MAX_DROP_BYTES = 256 * 1024 * 1024;
+export const MAX_DROP_FILES = LIMITS.max_upload_files;
+export const MAX_DROP_BYTES = LIMITS.max_upload_bytes;
 
 export class DropError extends Error {
   constructor(
@@ -64,14 +65,46 @@ export function unzipInto(
 ): void {
   let count = out.size;
   let entries: Record<string, Uint8Array>;
+  if (data.byteLength > LIMITS.max_archive_bytes) {
+    throw new DropError(
+      name,
+      limitMessage(`the zip archive of ${data.byteLength} bytes`, 'max_archive_bytes'),
+    );
+  }
+  let inArchive = 0;
   try {
     entries = unzipSync(data, {
       filter: (f) => {
         if (f.name.endsWith('/')) return false;
         count++;
+        inArchive++;
         budget.bytes -= f.originalSize;
-        if (count > MAX_DROP_FILES) throw new DropError(name, `more than ${MAX_DROP_FILES} files`);
-        if (budget.bytes < 0) throw new DropError(name, `inflates to more than ${MAX_DROP_BYTES} bytes`);
+        if (inArchive > LIMITS.max_archive_entries) {
+          throw new DropError(
+            name,
+            limitMessage(`a zip archive with more than ${inArchive - 1} entries`, 'max_archive_entries'),
+          );
+        }
+        if (count > MAX_DROP_FILES)
+          throw new DropError(name, limitMessage(`${count} files`, 'max_upload_files'));
+        if (budget.bytes < 0) {
+          throw new DropError(
+            name,
+            limitMessage(`the inflated files (${MAX_DROP_BYTES - budget.bytes} bytes)`, 'max_upload_bytes'),
+          );
+        }
+        if (
+          f.originalSize > 1024 * 1024 &&
+          f.originalSize / Math.max(1, f.size) > LIMITS.max_compression_ratio
+        ) {
+          throw new DropError(
+            `${name}/${f.name}`,
+            limitMessage(
+              `an inflate ratio of ${Math.round(f.originalSize / Math.max(1, f.size))}`,
+              'max_compression_ratio',
+            ),
+          );
+        }
         return true;
       },
     });
@@ -81,8 +114,16 @@ export function unzipInto(
   }
   for (const [p, bytes] of Object.entries(entries)) {
     // guard the declared size: fflate trusts the header's originalSize
-    if (bytes.byteLength > MAX_DROP_BYTES) throw new DropError(name, 'entry larger than the size limit');
-    out.set(p.replace(/^\/+/, ''), bytes);
+    if (bytes.byteLength > MAX_DROP_BYTES)
+      throw new DropError(name, limitMessage('an entry', 'max_upload_bytes'));
+    // entry names are paths inside the drop: '..' and absolute paths cannot climb out of it
+    out.set(
+      p
+        .replace(/\\/g, '/')
+        .replace(/^\/+/, '')
+        .replace(/(^|\/)\.\.(?=\/|$)/g, '$1_'),
+      bytes,
+    );
   }
 }
 
@@ -90,10 +131,16 @@ export function unzipInto(
 export async function collectFiles(items: { path: string; file: Blob }[]): Promise<Map<string, Uint8Array>> {
   const out = new Map<string, Uint8Array>();
   const budget = { bytes: MAX_DROP_BYTES };
-  if (items.length > MAX_DROP_FILES) throw new DropError('(drop)', `more than ${MAX_DROP_FILES} files`);
+  if (items.length > MAX_DROP_FILES)
+    throw new DropError('(drop)', limitMessage(`${items.length} files`, 'max_upload_files'));
   for (const { path, file } of items) {
     budget.bytes -= file.size;
-    if (budget.bytes < 0) throw new DropError(path, `the files add up to more than ${MAX_DROP_BYTES} bytes`);
+    if (budget.bytes < 0) {
+      throw new DropError(
+        path,
+        limitMessage(`the dropped files (more than ${MAX_DROP_BYTES} bytes)`, 'max_upload_bytes'),
+      );
+    }
     const bytes = new Uint8Array(await file.arrayBuffer());
     if (ext(path) === '.zip') unzipInto(path, bytes, out, budget);
     else out.set(path.replace(/^\/+/, ''), bytes);
@@ -121,7 +168,12 @@ function readAllEntries(dir: FileSystemDirectoryEntry): Promise<Entry[]> {
         else {
           all.push(...batch);
           if (all.length > MAX_DROP_FILES)
-            reject(new DropError(dir.fullPath, `more than ${MAX_DROP_FILES} files`));
+            reject(
+              new DropError(
+                dir.fullPath,
+                limitMessage(`more than ${MAX_DROP_FILES} files`, 'max_upload_files'),
+              ),
+            );
           else next();
         }
       }, reject);
@@ -139,7 +191,8 @@ export async function filesFromDrop(dt: DataTransfer): Promise<{ path: string; f
     return Array.from(dt.files).map((f) => ({ path: f.name, file: f }));
   }
   const walk = async (e: Entry): Promise<void> => {
-    if (out.length > MAX_DROP_FILES) throw new DropError(e.fullPath, `more than ${MAX_DROP_FILES} files`);
+    if (out.length > MAX_DROP_FILES)
+      throw new DropError(e.fullPath, limitMessage(`more than ${MAX_DROP_FILES} files`, 'max_upload_files'));
     if (e.isFile) {
       const file = await new Promise<File>((res, rej) => (e as FileSystemFileEntry).file(res, rej));
       out.push({ path: e.fullPath.replace(/^\/+/, ''), file });

@@ -17,6 +17,7 @@ import {
   type LinkState,
 } from './link';
 import { useStudio, type SceneRef } from './store';
+import { LIMITS, limitMessage } from '../engine/worker/limits';
 
 // ------------------------------------------------------------------------------------------ ablation series
 
@@ -174,6 +175,7 @@ function onEvent(e: WorkerEvent): void {
     case 'error':
       st.pushError(e.error);
       consoleErrors.push(describeError(e.error));
+      if (e.error.code === 'worker_restarted') st.set({ notice: e.error.message });
       break;
     case 'ring':
       break;
@@ -187,6 +189,9 @@ export function send(cmd: CommandBody, transfer?: Transferable[]): void {
 }
 
 // ------------------------------------------------------------------------------------------ loading
+
+/** dropped files up to this size are kept for reloading after a worker restart [bytes] */
+const KEEP_DROP_BYTES = 64 * 1024 * 1024;
 
 interface LoadExtras {
   num_worlds?: number;
@@ -221,18 +226,62 @@ export async function loadCatalog(id: string, x: LoadExtras = {}): Promise<void>
   loadText({ kind: 'catalog', id }, await entry.load(), entry.file_name, x);
 }
 
-/** fetches a scene by URL (http/https, size-limited) and loads it */
+/** whether a URL is on the studio's own origin (loading it needs no consent) */
+export function isSameOrigin(url: string): boolean {
+  try {
+    return new URL(url, location.href).origin === location.origin;
+  } catch {
+    return false;
+  }
+}
+
+/** reads a response body, stopping past `limit` bytes */
+async function boundedText(res: Response, limit: number): Promise<string> {
+  const reader = res.body?.getReader();
+  if (!reader) return res.text();
+  const chunks: Uint8Array[] = [];
+  let n = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    n += value.byteLength;
+    if (n > limit) {
+      await reader.cancel();
+      throw new Error(limitMessage(`the scene file (more than ${limit} bytes)`, 'max_url_scene_bytes'));
+    }
+    chunks.push(value);
+  }
+  const all = new Uint8Array(n);
+  let o = 0;
+  for (const c of chunks) {
+    all.set(c, o);
+    o += c.byteLength;
+  }
+  return new TextDecoder().decode(all);
+}
+
+/**
+ * Fetches a scene by URL (https, or http on the studio's own origin; size-limited; no credentials)
+ * and loads it. Links call it only after the user agreed (see {@link applyLink}).
+ */
 export async function loadUrl(url: string, x: LoadExtras = {}): Promise<void> {
   const st = useStudio.getState();
   try {
     const u = new URL(url);
-    if (u.protocol !== 'http:' && u.protocol !== 'https:') throw new Error('only http(s) URLs can be loaded');
-    const res = await fetch(u.href, { credentials: 'omit' });
+    const same = u.origin === location.origin;
+    if (u.protocol !== 'https:' && !(same && u.protocol === 'http:')) {
+      throw new Error('only https URLs (or the studio’s own origin) can be loaded');
+    }
+    const res = await fetch(u.href, {
+      credentials: 'omit',
+      redirect: 'error',
+      referrerPolicy: 'no-referrer',
+    });
     if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    const limit = LIMITS.max_url_scene_bytes;
     const len = Number(res.headers.get('content-length') ?? 0);
-    if (len > MAX_INLINE_SCENE * 16) throw new Error('file too large');
-    const text = await res.text();
-    if (text.length > MAX_INLINE_SCENE * 16) throw new Error('file too large');
+    if (len > limit) throw new Error(limitMessage(`the scene file of ${len} bytes`, 'max_url_scene_bytes'));
+    const text = await boundedText(res, limit);
     const name = u.pathname.slice(u.pathname.lastIndexOf('/') + 1) || 'scene.yaml';
     loadText({ kind: 'url', url: u.href }, text, name, x);
   } catch (e) {
@@ -269,7 +318,12 @@ export async function loadFiles(items: { path: string; file: Blob }[]): Promise<
     }
     const id = nextRequest++;
     pending.set(id, { ref: { kind: 'files', name: entry, count: files.size } });
-    const transfer = [...new Set([...files.values()].map((b) => b.buffer))] as ArrayBuffer[];
+    // small drops are copied, so a restarted worker can load them again; big ones are handed over
+    const total = [...files.values()].reduce((s, b) => s + b.byteLength, 0);
+    const transfer =
+      total <= KEEP_DROP_BYTES
+        ? []
+        : ([...new Set([...files.values()].map((b) => b.buffer))] as ArrayBuffer[]);
     send(
       { type: 'load_scene', source: { kind: 'files', files, entry }, play: st.playing, request_id: id },
       transfer,
@@ -343,9 +397,23 @@ export async function copyLink(): Promise<string | null> {
   }
 }
 
-/** opens a link: loads its scene with its settings, replays its steps, restores camera and view */
-export function applyLink(link: LinkState): void {
+/**
+ * Opens a link: loads its scene with its settings, replays its steps, restores camera and view. A link
+ * whose scene is a URL on another host is not fetched until the user agrees: it returns 'consent' and
+ * the studio shows the question (app/ui/UrlConsent.tsx), which calls {@link answerUrlConsent}.
+ */
+export function applyLink(link: LinkState, consented = false): 'applied' | 'consent' {
   const st = useStudio.getState();
+  if (link.scene.kind === 'url' && !consented && !isSameOrigin(link.scene.url)) {
+    let host = link.scene.url;
+    try {
+      host = new URL(link.scene.url).host;
+    } catch {
+      /* the schema checked it; keep the text */
+    }
+    st.set({ urlConsent: { url: link.scene.url, host, link } });
+    return 'consent';
+  }
   if (link.view) st.setView(link.view);
   if (link.sim?.speed) st.set({ speed: link.sim.speed });
   // the link's explicit options replace the scene's: keys it does not name are cleared
@@ -371,6 +439,17 @@ export function applyLink(link: LinkState): void {
       link.scene.name,
       x,
     );
+  return 'applied';
+}
+
+/** the user's answer to a link's URL scene: load it, or keep the current scene */
+export function answerUrlConsent(load: boolean): void {
+  const st = useStudio.getState();
+  const c = st.urlConsent;
+  if (!c) return;
+  st.set({ urlConsent: null });
+  if (load) applyLink(c.link, true);
+  else st.set({ notice: `the link’s scene at ${c.host} was not loaded` });
 }
 
 /** startup: the link in the URL hash if any (errors shown, default scene loaded), else the default */
@@ -378,8 +457,8 @@ export function start(): void {
   const payload = linkPayloadFromHash(location.hash);
   if (payload !== null) {
     try {
-      applyLink(decodeLink(payload));
-      return;
+      // a URL scene waits for consent: the default scene runs meanwhile
+      if (applyLink(decodeLink(payload)) === 'applied') return;
     } catch (e) {
       const err = e instanceof LinkError ? e : new LinkError('', String(e));
       useStudio
@@ -468,4 +547,11 @@ export const testApi = {
   camera: () => viewport.handle?.getCamera() ?? null,
   link: () => linkUrl(location.href, currentLinkState()),
   send: (cmd: CommandBody) => send(cmd),
+  /** worker restarts so far (a dead worker is replaced and its state restored) */
+  get restarts() {
+    return client.restarts;
+  },
+  /** fault injection: makes the engine worker fail ('close', 'hang', 'throw') or a world diverge */
+  fault: (fault: 'nan' | 'energy' | 'throw' | 'close' | 'hang', world?: number) =>
+    send({ type: 'debug', fault, world }),
 };

@@ -5,6 +5,7 @@
  */
 import { create } from 'zustand';
 import type { ErrorInfo, OptionsInfo, SceneInfo, StatsInfo } from '../engine/worker/protocol';
+import type { LinkState } from './link';
 
 /** where the current scene came from, for links and the scene panel */
 export type SceneRef =
@@ -44,6 +45,8 @@ export interface StudioState {
   stats: StatsInfo | null;
   errors: ErrorInfo[];
   notice: string;
+  /** a link wants to load a scene from another host: asks the user first */
+  urlConsent: { url: string; host: string; link: LinkState } | null;
   selection: number | null;
   contact: ContactDetail | null;
   view: ViewState;
@@ -64,6 +67,7 @@ export const useStudio = create<StudioState>()((set) => ({
   stats: null,
   errors: [],
   notice: '',
+  urlConsent: null,
   selection: null,
   contact: null,
   view: {

@@ -15,6 +15,7 @@ export function errorWhere(e: ErrorInfo): string {
   if (e.file) parts.push(e.file);
   if (e.line !== undefined)
     parts.push(`line ${e.line}${e.column !== undefined ? `, column ${e.column}` : ''}`);
+  else if (e.offset !== undefined) parts.push(`byte ${e.offset}`);
   if (e.path) parts.push(e.path);
   return parts.join(' — ');
 }
@@ -70,7 +71,9 @@ export function ErrorBanner() {
       {errors.map((e, i) => (
         <div key={i} className="error-item" data-code={e.code}>
           <div className="error-where">{errorWhere(e) || e.code}</div>
-          <div className="error-why">{e.reason && e.path ? e.reason : e.message}</div>
+          <div className="error-why">
+            {e.reason && e.path && e.code !== 'divergence' ? e.reason : e.message}
+          </div>
         </div>
       ))}
       <button onClick={dismiss}>dismiss</button>

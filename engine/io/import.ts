@@ -4,6 +4,8 @@
  */
 import { ModelBuilder, ModelError, type SapModel } from '../model';
 import { ImportError } from './assets/errors';
+import { builderSizeProblem } from './limits';
+import { assertModelFinite } from './model_check';
 import type { AssetResolver } from './assets/resolver';
 import type { Importer, ImportOptions, ImportResult, ImportSource } from './assets/importer';
 import { importMjcf } from './mjcf/mjcf';
@@ -119,11 +121,14 @@ export async function loadModelAsset(
     );
   }
   if (result.gravity) builder.gravity = [...result.gravity];
+  const tooBig = builderSizeProblem(builder);
+  if (tooBig) throw new ImportError(tooBig, source.path);
   if (opts.ground ?? type !== 'mjcf') builder.addGround();
   builder.num_worlds = opts.num_worlds ?? 1;
   let model: SapModel;
   try {
     model = builder.finalize();
+    assertModelFinite(model);
   } catch (e) {
     throw e instanceof ModelError ? new ImportError(`model: ${e.message}`, source.path) : e;
   }

@@ -506,7 +506,8 @@ export class ModelBuilder {
   setDofValue(joint: number, dof: number, field: keyof JointDofConfig, value: number): void {
     const j = this.joints[joint];
     if (!j) throw new ModelError(`joints[${joint}]`, 'unknown joint');
-    if (!(dof >= 0 && dof < JOINT_QD_SIZE[j.type])) throw new ModelError(`joints[${joint}]`, `DOF ${dof} out of range`);
+    if (!(dof >= 0 && dof < JOINT_QD_SIZE[j.type]))
+      throw new ModelError(`joints[${joint}]`, `DOF ${dof} out of range`);
     j.dofOverride[dof] = { ...j.dofOverride[dof], [field]: value };
   }
 

@@ -3,9 +3,10 @@
  * preallocated Float64Array. When full, the oldest snapshot is overwritten. Seeking to a snapshot and
  * stepping again drops the snapshots after it (a new branch of history).
  */
+import { LIMITS } from '../io/limits';
 
 /** most bytes the ring may hold */
-export const HISTORY_MAX_BYTES = 64 * 1024 * 1024;
+export const HISTORY_MAX_BYTES = LIMITS.max_history_bytes;
 
 export class HistoryRing {
   readonly capacity: number;

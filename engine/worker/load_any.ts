@@ -8,10 +8,16 @@
  * - URDF, MJCF (.xml sniffed by its root element), USD (.usd/.usda/.usdc/.usdz): the importer
  *   registry of `engine/io/import.ts` (`getImporter(type)`), into a fresh ModelBuilder with a ground
  *   plane added when the file brings none.
- * The registry and the format modules are looked up lazily (`import.meta.glob`), so a format appears
- * as soon as its importer is part of the build and is otherwise rejected with "not supported yet".
+ * The registry and the format modules are imported lazily (plain dynamic imports, so the same code
+ * runs in the Vite worker bundle, in Node under tsx and in vitest); the USD reader is only loaded
+ * when a USD file is opened.
  */
 import { ModelBuilder, ShapeType, type SapModel } from '../model';
+import { MemoryResolver } from '../io/assets/resolvers';
+import { firstInvalidUtf8 } from '../io/assets/resolver';
+import { ImportError } from '../io/assets/errors';
+import { builderSizeProblem } from '../io/limits';
+import { assertModelFinite } from '../io/model_check';
 import * as sceneLoader from '../io/scene/load';
 import { SceneError } from '../io/scene/errors';
 import { OptionsError } from '../sap/options';
@@ -35,10 +41,13 @@ export interface LoadAnyOptions {
   strict?: boolean;
 }
 
-/** a typed load error carrying the location */
+/** a typed load error carrying the location; `cause` is the importer's or loader's own error */
 export class LoadError extends Error {
-  constructor(readonly info: ErrorInfo) {
-    super(info.message);
+  constructor(
+    readonly info: ErrorInfo,
+    cause?: unknown,
+  ) {
+    super(info.message, cause === undefined ? undefined : { cause });
     this.name = 'LoadError';
   }
 }
@@ -55,28 +64,8 @@ export const MODEL_FORMATS: Record<string, 'urdf' | 'mjcf' | 'usd'> = {
 };
 const SCENE_EXT = new Set(['.yaml', '.yml', '.json']);
 
-// the importer registry, in-memory resolver and self-registering format modules present in this build
-const ioModules = import.meta.glob(['../io/import.ts', '../io/assets/resolvers.ts', '../io/usd/index.ts']);
-
-interface ImporterRegistry {
-  getImporter(
-    type: string,
-  ):
-    | ((
-        b: ModelBuilder,
-        source: { path: string },
-        opts?: Record<string, unknown>,
-      ) => Promise<ImportResultLike>)
-    | undefined;
-  sniffXmlType?(text: string): 'urdf' | 'mjcf' | undefined;
-}
-interface ImportResultLike {
-  name?: string;
-  timestep?: number;
-  gravity?: [number, number, number];
-  warnings?: string[];
-  unsupported?: string[];
-}
+// the importer registry (URDF, MJCF and the USD adapter), loaded on the first model file
+const importRegistry = () => import('../io/import');
 
 /** lowercase extension including the dot ('' when none) */
 export function extensionOf(path: string): string {
@@ -156,14 +145,19 @@ export function toErrorInfo(err: unknown, code: string, file?: string): ErrorInf
       column?: unknown;
       file?: unknown;
       reason?: unknown;
+      offset?: unknown;
+      location?: { offset?: unknown; primPath?: unknown };
     };
+    const offset = typeof e.offset === 'number' ? e.offset : e.location?.offset;
+    const primPath = e.location?.primPath;
     return {
       code,
       message: e.message,
-      file: typeof e.file === 'string' ? e.file : file,
+      file: typeof e.file === 'string' && e.file !== '' ? e.file : file,
       line: typeof e.line === 'number' ? e.line : undefined,
       column: typeof e.column === 'number' ? e.column : undefined,
-      path: typeof e.path === 'string' ? e.path : undefined,
+      path: typeof e.path === 'string' ? e.path : typeof primPath === 'string' ? primPath : undefined,
+      offset: typeof offset === 'number' ? offset : undefined,
       reason:
         typeof (e as { reason?: unknown }).reason === 'string' ? (e as { reason: string }).reason : e.message,
     };
@@ -175,15 +169,15 @@ function decode(bytes: Uint8Array, file: string): string {
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {
-    throw new LoadError({ code: 'load', file, message: `${file}: not UTF-8 text`, reason: 'not UTF-8 text' });
+    const offset = Math.max(0, firstInvalidUtf8(bytes));
+    throw new LoadError({
+      code: 'load',
+      file,
+      offset,
+      message: `${file}: not UTF-8 text (invalid byte 0x${(bytes[offset] ?? 0).toString(16)} at offset ${offset})`,
+      reason: 'not UTF-8 text',
+    });
   }
-}
-
-/** the engine's in-memory resolver when present, else the minimal one above */
-async function makeResolver(files: Map<string, Uint8Array>): Promise<unknown> {
-  const mod = (await ioModules['../io/assets/resolvers.ts']?.()) as
-    { MemoryResolver?: new (files: Map<string, Uint8Array>) => unknown } | undefined;
-  return mod?.MemoryResolver ? new mod.MemoryResolver(files) : new FileMapResolver(files);
 }
 
 /**
@@ -209,7 +203,7 @@ export async function loadAnyFile(
   }
   const ext = extensionOf(key);
   const strict = opts.strict ?? true;
-  const resolver = await makeResolver(norm);
+  const resolver = new MemoryResolver(norm);
 
   if (SCENE_EXT.has(ext)) {
     const text = decode(bytes, entry);
@@ -239,7 +233,7 @@ export async function loadAnyFile(
         warnings: loaded.warnings,
       };
     } catch (e) {
-      throw new LoadError(toErrorInfo(e, 'load', entry));
+      throw new LoadError(toErrorInfo(e, 'load', entry), e);
     }
   }
 
@@ -253,11 +247,10 @@ export async function loadAnyFile(
       reason: 'unknown file type',
     });
   }
-  const registry = (await ioModules['../io/import.ts']?.()) as ImporterRegistry | undefined;
-  if (type === 'usd') await ioModules['../io/usd/index.ts']?.(); // registers itself
+  const registry = await importRegistry();
   let kind: string = type;
-  if (ext === '.xml' && registry?.sniffXmlType) kind = registry.sniffXmlType(decode(bytes, entry)) ?? 'mjcf';
-  const importer = registry?.getImporter(kind);
+  if (ext === '.xml') kind = registry.sniffXmlType(decode(bytes, entry)) ?? 'mjcf';
+  const importer = registry.getImporter(kind);
   const label = kind.toUpperCase();
   if (!importer) {
     throw new LoadError({
@@ -272,11 +265,14 @@ export async function loadAnyFile(
     builder.num_worlds = opts.num_worlds ?? 1;
     const res = await importer(builder, { path: key }, { resolver });
     if (res.gravity) builder.gravity = [res.gravity[0], res.gravity[1], res.gravity[2]];
+    const tooBig = builderSizeProblem(builder);
+    if (tooBig) throw new ImportError(tooBig, key);
     // a robot on its own gets a ground plane to stand on
     const recs = [...builder.sharedShapes, ...builder.shapes] as unknown as { type: unknown }[];
     const hasPlane = recs.some((r) => r.type === ShapeType.PLANE || r.type === 'plane');
     if (!hasPlane) builder.addGround({}, 'ground');
     const model = builder.finalize();
+    assertModelFinite(model);
     const base = entry.slice(entry.lastIndexOf('/') + 1);
     return {
       name: res.name || base,
@@ -288,6 +284,6 @@ export async function loadAnyFile(
       warnings: [...(res.warnings ?? []), ...(res.unsupported ?? []).map((u) => `unsupported: ${u}`)],
     };
   } catch (e) {
-    throw new LoadError(toErrorInfo(e, 'load', entry));
+    throw new LoadError(toErrorInfo(e, 'load', entry), e);
   }
 }

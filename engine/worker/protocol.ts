@@ -12,18 +12,25 @@
  * Contact data ({@link CONTACT_FIELDS}) rides along with a frame only while the overlay asks for it.
  */
 import { z } from 'zod';
+import { LIMITS, limitMessage } from '../io/limits';
 
 export const PROTOCOL_VERSION = 2;
 
 /** longest scene text accepted over the protocol (characters) */
-export const MAX_TEXT = 8 * 1024 * 1024;
+export const MAX_TEXT = LIMITS.max_protocol_text;
 /** most files in one file map, and most bytes over all of them */
-export const MAX_FILES = 4096;
-export const MAX_FILE_BYTES = 256 * 1024 * 1024;
+export const MAX_FILES = LIMITS.max_upload_files;
+export const MAX_FILE_BYTES = LIMITS.max_upload_bytes;
 /** largest `step` request */
-export const MAX_STEP_N = 100_000;
+export const MAX_STEP_N = LIMITS.max_step_n;
 
 const finite = z.number().finite();
+/** a state vector: a Float64Array (or a number array) of finite values */
+const finiteArray = z
+  .union([z.instanceof(Float64Array), z.array(finite).max(LIMITS.max_state_values)])
+  .refine((a) => a.length <= LIMITS.max_state_values, limitMessage('the state vector', 'max_state_values'))
+  .refine((a) => Array.prototype.every.call(a, (x: number) => Number.isFinite(x)), 'values must be finite')
+  .transform((a) => Float64Array.from(a));
 const vec3 = z.tuple([finite, finite, finite]);
 const optionValue = z.union([z.string().max(64), finite, z.boolean(), z.null()]);
 
@@ -32,16 +39,16 @@ const fileMap = z
     z.string().min(1).max(1024),
     z.custom<Uint8Array>((x) => x instanceof Uint8Array, 'file contents must be a Uint8Array'),
   )
-  .refine((m) => m.size <= MAX_FILES, `at most ${MAX_FILES} files`)
+  .refine((m) => m.size <= MAX_FILES, limitMessage('the file count', 'max_upload_files'))
   .refine(
     (m) => [...m.values()].reduce((s, b) => s + b.byteLength, 0) <= MAX_FILE_BYTES,
-    `at most ${MAX_FILE_BYTES} bytes in all`,
+    limitMessage('the files’ total size', 'max_upload_bytes'),
   );
 
 export const sceneSourceSchema = z.discriminatedUnion('kind', [
   z.object({
     kind: z.literal('text'),
-    text: z.string().max(MAX_TEXT),
+    text: z.string().max(MAX_TEXT, limitMessage('the scene text', 'max_protocol_text')),
     file_name: z.string().min(1).max(1024),
   }),
   z.object({ kind: z.literal('files'), files: fileMap, entry: z.string().min(1).max(1024) }),
@@ -84,7 +91,11 @@ export const commandSchema = z.discriminatedUnion('type', [
   z.object({ v, type: z.literal('play') }),
   z.object({ v, type: z.literal('pause') }),
   /** advances n steps at once (paused or not), then sends a frame */
-  z.object({ v, type: z.literal('step'), n: z.number().int().min(1).max(MAX_STEP_N) }),
+  z.object({
+    v,
+    type: z.literal('step'),
+    n: z.number().int().min(1).max(MAX_STEP_N, limitMessage('the step count', 'max_step_n')),
+  }),
   /** back to the initial state; clears history, drags and control edits */
   z.object({ v, type: z.literal('reset') }),
   /** restores a history snapshot by its step number (pauses) */
@@ -117,6 +128,29 @@ export const commandSchema = z.discriminatedUnion('type', [
     every: z.number().int().min(0).max(100_000).optional(),
     now: z.boolean().optional(),
   }),
+  /** liveness check: answered by `pong` with the same id (the app restarts a worker that stops answering) */
+  z.object({ v, type: z.literal('ping'), id: z.number().int() }),
+  /** asks for the current state (`snapshot` event), kept by the app to restart a dead worker */
+  z.object({ v, type: z.literal('snapshot') }),
+  /** puts a state back (after a restart); lengths must match the loaded model */
+  z.object({
+    v,
+    type: z.literal('restore'),
+    step: z.number().int().min(0),
+    time: finite.min(0),
+    joint_q: finiteArray,
+    joint_qd: finiteArray,
+  }),
+  /**
+   * fault injection for tests: `nan` / `energy` make world `world` diverge in the next step, `throw`
+   * makes the next tick throw, `close` / `hang` end or block the worker (worker.ts)
+   */
+  z.object({
+    v,
+    type: z.literal('debug'),
+    fault: z.enum(['nan', 'energy', 'throw', 'close', 'hang']),
+    world: z.number().int().min(0).optional(),
+  }),
 ]);
 export type Command = z.infer<typeof commandSchema>;
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
@@ -125,17 +159,28 @@ export type CommandBody = DistributiveOmit<Command, 'v'>;
 
 /** validates an untrusted message; returns the command or a readable reason with the key path */
 export function parseCommand(msg: unknown): { ok: true; command: Command } | { ok: false; error: string } {
-  if (typeof msg !== 'object' || msg === null) return { ok: false, error: 'command must be an object' };
-  const m = msg as Record<string, unknown>;
-  if (m.v !== PROTOCOL_VERSION) {
-    return { ok: false, error: `protocol version ${String(m.v)} is not ${PROTOCOL_VERSION}` };
+  try {
+    if (typeof msg !== 'object' || msg === null || Array.isArray(msg)) {
+      return { ok: false, error: 'command must be an object' };
+    }
+    const m = msg as Record<string, unknown>;
+    if (m.v !== PROTOCOL_VERSION) {
+      const got = typeof m.v === 'number' ? String(m.v) : typeof m.v;
+      return { ok: false, error: `v: protocol version ${got} is not ${PROTOCOL_VERSION}` };
+    }
+    const r = commandSchema.safeParse(msg);
+    if (r.success) return { ok: true, command: r.data };
+    const issue = r.error.issues[0];
+    const path = issue.path
+      .slice(0, 8)
+      .map((p) => (typeof p === 'number' ? `[${p}]` : `.${String(p).slice(0, 64)}`))
+      .join('');
+    const type = typeof m.type === 'string' ? m.type.slice(0, 40) : '?';
+    return { ok: false, error: `${type}${path}: ${issue.message.slice(0, 300)}` };
+  } catch (e) {
+    // getters, proxies or exotic values: still an answer, never an exception
+    return { ok: false, error: `unreadable command (${e instanceof Error ? e.name : typeof e})` };
   }
-  const r = commandSchema.safeParse(msg);
-  if (r.success) return { ok: true, command: r.data };
-  const issue = r.error.issues[0];
-  const path = issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : `.${p}`)).join('');
-  const type = typeof m.type === 'string' ? m.type : '?';
-  return { ok: false, error: `${type}${path}: ${issue.message}` };
 }
 
 // ---------------------------------------------------------------------------------------------- events
@@ -316,9 +361,14 @@ export interface ErrorInfo {
   file?: string;
   line?: number;
   column?: number;
-  /** key path inside the file, e.g. bodies[0].shapes[1].cfg.density */
+  /** key path inside the file, e.g. bodies[0].shapes[1].cfg.density (or a USD prim path) */
   path?: string;
+  /** byte offset inside a binary file (USDC crate, USDZ/zip archive, STL) */
+  offset?: number;
   reason?: string;
+  /** divergence: the world and what the worker did about it */
+  world?: number;
+  action?: 'restored' | 'reset' | 'frozen' | 'paused';
 }
 
 export type WorkerEvent =
@@ -338,4 +388,14 @@ export type WorkerEvent =
   | { v: 2; type: 'stats'; stats: StatsInfo }
   | { v: 2; type: 'ablation'; sample: AblationSample }
   | { v: 2; type: 'play_state'; playing: boolean }
+  | { v: 2; type: 'pong'; id: number }
+  | {
+      v: 2;
+      type: 'snapshot';
+      step: number;
+      time: number;
+      num_worlds: number;
+      joint_q: Float64Array;
+      joint_qd: Float64Array;
+    }
   | { v: 2; type: 'error'; error: ErrorInfo };

@@ -14,7 +14,9 @@ import type { StepReport } from '../pipeline';
 import { resolveSolverOptions } from '../sap/options';
 import { HistoryRing } from './history';
 import { RingWriter } from './frame_ring';
-import { loadAnyFile, toErrorInfo, type LoadedAny } from './load_any';
+import { ShapeFlags, type SapModel } from '../model';
+import { LIMITS, limitMessage } from '../io/limits';
+import { LoadError, loadAnyFile, toErrorInfo, type LoadedAny } from './load_any';
 import { Pacer, runBudgeted } from './pacing';
 import {
   CF,
@@ -32,6 +34,8 @@ import {
   type WorkerEvent,
 } from './protocol';
 import { buildSceneInfo } from './scene_info';
+import { EnergyGuard, RecoveryLog, nonfiniteWorlds, type WorldFault } from './divergence';
+import type { SapState } from '../state';
 
 type Emit = (e: WorkerEvent, transfer?: Transferable[]) => void;
 type OptionValue = string | number | boolean;
@@ -43,6 +47,8 @@ export interface SimHostOptions {
   now?: () => number;
   /** history snapshots kept */
   historyCapacity?: number;
+  /** fault injection (`debug` command) that only the worker can perform: end or block the worker */
+  onDebug?: (fault: 'close' | 'hang') => void;
 }
 
 /** default drag stiffness per kilogram [N/m/kg] */
@@ -90,6 +96,13 @@ export class SimHost {
   private statWindow = { steps: 0, ms: 0, t0: 0, sim0: 0 };
   private lastStatsAt = -Infinity;
   private loading: Promise<void> = Promise.resolve();
+  private energy: EnergyGuard | null = null;
+  private recovery: RecoveryLog | null = null;
+  private readonly frozenAt = new Map<number, Float64Array>();
+  /** a corruption applied to the state after the next step (fault injection) */
+  private faultInjection: ((s: SapState) => void) | null = null;
+  /** the next tick throws (fault injection) */
+  private throwNextTick = false;
 
   constructor(
     private readonly emit: Emit,
@@ -110,6 +123,11 @@ export class SimHost {
       return;
     }
     const cmd = parsed.command;
+    // liveness is answered at once, also while a load is pending
+    if (cmd.type === 'ping') {
+      this.emit({ v: PROTOCOL_VERSION, type: 'pong', id: cmd.id });
+      return;
+    }
     // loads are serialized; other commands wait for a pending load so they apply to the new scene
     const run =
       cmd.type === 'load_scene' || cmd.type === 'reload'
@@ -167,6 +185,18 @@ export class SimHost {
           if (cmd.every !== undefined) this.ablation_every = cmd.every;
           if (cmd.now) this.ablate();
           break;
+        case 'ping':
+          this.emit({ v: PROTOCOL_VERSION, type: 'pong', id: cmd.id });
+          break;
+        case 'snapshot':
+          this.sendSnapshot();
+          break;
+        case 'restore':
+          this.restore(cmd);
+          break;
+        case 'debug':
+          this.debug(cmd);
+          break;
       }
     } catch (err) {
       this.error(toErrorInfo(err, cmd.type));
@@ -201,30 +231,16 @@ export class SimHost {
       loadOpts = { num_worlds: cmd.num_worlds, dt: cmd.dt };
       extra = cmd.options ?? {};
     }
-    const files =
-      source.kind === 'text'
-        ? new Map([[source.file_name, new TextEncoder().encode(source.text)]])
-        : source.files;
     const entry = source.kind === 'text' ? source.file_name : source.entry;
-    let loaded: LoadedAny;
-    let explicit: Record<string, OptionValue>;
+    let prepared: PreparedScene;
     try {
-      loaded = await loadAnyFile(files, entry, loadOpts);
-      explicit =
-        cmd.type === 'reload'
-          ? { ...this.explicit }
-          : mergeOptions(loaded.solver as Record<string, OptionValue>, extra);
-      resolveSolverOptions(explicit); // validate before replacing anything
+      prepared = await prepareScene(source, loadOpts, cmd.type === 'reload' ? null : extra, this.explicit);
     } catch (err) {
       this.error(toErrorInfo(err, 'load', entry));
       return;
     }
+    const { loaded, sim, explicit } = prepared;
     try {
-      const sim = new Simulation(loaded.model, {
-        dt: loaded.dt,
-        solver: explicit,
-        max_rigid_contact: (explicit.max_rigid_contact as number | undefined) ?? loaded.max_rigid_contact,
-      });
       // commit: the new scene replaces the old one only now
       this.sim = sim;
       this.source = source;
@@ -244,6 +260,9 @@ export class SimHost {
         this.opts.historyCapacity,
       );
       this.history.push(0, 0, sim.state.joint_q, sim.state.joint_qd);
+      this.energy = new EnergyGuard(loaded.model, sim.state);
+      this.recovery = new RecoveryLog(loaded.model.num_worlds);
+      this.frozenAt.clear();
       this.info = buildSceneInfo(loaded.model, sim.state.body_q, {
         name: loaded.name,
         file_name: entry,
@@ -346,7 +365,14 @@ export class SimHost {
     bf[b * 6 + 5] = l[0] * f[1] - l[1] * f[0];
   }
 
-  /** one step with drag, history and divergence check; false when the step diverged (paused) */
+  /**
+   * One step with drag, divergence checks and history. A world whose step produced non-finite values
+   * or whose energy blew up is contained: with one world the simulation pauses at its last good
+   * state; with several, that world alone is restored to its last good state (velocities zeroed),
+   * reset to its initial state if it diverges again soon, and frozen after a third time, while the
+   * other worlds keep going. Each event is reported (`divergence`, with world, quantity and action).
+   * Returns false when the simulation paused.
+   */
   stepOnce(): boolean {
     const sim = this.sim;
     if (!sim) return false;
@@ -357,21 +383,101 @@ export class SimHost {
     this.statWindow.steps++;
     this.lastReport = r;
     this.stepCount++;
-    const bad = r.worlds.findIndex((w) => w.status === 'invalid_input' || w.nonfinite !== undefined);
-    if (r.status === 'invalid_input' || bad >= 0 || !allFinite(sim.state.body_q)) {
-      const w = Math.max(0, bad);
-      const what = r.worlds[w]?.nonfinite ?? 'non-finite body pose';
+    if (this.faultInjection) {
+      this.faultInjection(sim.state);
+      this.faultInjection = null;
+    }
+    const faults = nonfiniteWorlds(sim.model, r, sim.state);
+    for (const f of this.energy?.check(sim.state) ?? []) {
+      if (!faults.some((x) => x.world === f.world)) faults.push(f);
+    }
+    let paused = false;
+    if (faults.length > 0) paused = this.contain(faults);
+    if (this.recovery && this.recovery.frozen.some((x) => x === 1)) this.holdFrozen();
+    if (paused) return false;
+    this.history?.push(this.stepCount, sim.state.time, sim.state.joint_q, sim.state.joint_qd);
+    return true;
+  }
+
+  /** applies the recovery policy to diverged worlds; true when the simulation paused */
+  private contain(faults: WorldFault[]): boolean {
+    const sim = this.sim!;
+    const m = sim.model;
+    const last = this.history?.find(Number.MAX_SAFE_INTEGER) ?? null;
+    const t = sim.state.time.toFixed(4);
+    const describe = (f: WorldFault) =>
+      f.quantity === 'energy'
+        ? `energy ${Number.isFinite(f.energy) ? f.energy!.toExponential(3) : f.energy} J exceeds its blow-up limit ${f.limit!.toExponential(3)} J`
+        : `non-finite ${f.quantity}`;
+    if (m.num_worlds === 1) {
+      const f = faults[0];
+      if (last) this.restoreWorld(0, last.q, last.qd, false);
+      sim.state.time = last?.time ?? sim.state.time;
+      this.stepCount = last?.step ?? this.stepCount;
+      sim.solver.updateBodyState(sim.state);
       this.setPlaying(false);
       this.error({
         code: 'divergence',
-        message: `simulation diverged at t = ${sim.state.time.toFixed(4)} s (step ${this.stepCount}): world ${w}: ${what}; paused — reset, seek back or change the options`,
-        path: `worlds[${w}]`,
-        reason: what,
+        message: `simulation diverged at t = ${t} s (step ${this.stepCount + 1}): world 0: ${describe(f)}; paused at the last good state — reset, seek back or change the options`,
+        path: 'worlds[0]',
+        reason: f.quantity,
+        world: 0,
+        action: 'paused',
       });
-      return false;
+      return true;
     }
-    this.history?.push(this.stepCount, sim.state.time, sim.state.joint_q, sim.state.joint_qd);
-    return true;
+    for (const f of faults) {
+      const action = this.recovery!.next(f.world, this.stepCount);
+      if (action === 'reset') this.restoreWorld(f.world, m.joint_q0, m.joint_qd0, false);
+      else if (last) this.restoreWorld(f.world, last.q, last.qd, true);
+      if (action === 'frozen') this.frozenAt.set(f.world, this.worldSlice(f.world));
+      const what =
+        action === 'restored'
+          ? 'restored to its last good state (velocities zeroed)'
+          : action === 'reset'
+            ? 'diverged again: reset to its initial state'
+            : 'diverged a third time: frozen until reset';
+      this.error({
+        code: 'divergence',
+        message: `world ${f.world} diverged at t = ${t} s (step ${this.stepCount}): ${describe(f)}; ${what}; the other worlds keep running`,
+        path: `worlds[${f.world}]`,
+        reason: f.quantity,
+        world: f.world,
+        action,
+      });
+    }
+    sim.solver.updateBodyState(sim.state);
+    return false;
+  }
+
+  /** copies a world's coordinates and velocities from full-model arrays (zeroing velocities if asked) */
+  private restoreWorld(w: number, q: ArrayLike<number>, qd: ArrayLike<number>, zeroVelocity: boolean): void {
+    const sim = this.sim!;
+    const m = sim.model;
+    for (let i = m.world_coord_start[w]; i < m.world_coord_start[w + 1]; i++) sim.state.joint_q[i] = q[i];
+    for (let i = m.world_dof_start[w]; i < m.world_dof_start[w + 1]; i++) {
+      sim.state.joint_qd[i] = zeroVelocity ? 0 : qd[i];
+    }
+    for (let b = 0; b < m.body_count; b++) {
+      if (m.body_world[b] === w) sim.state.body_f.fill(0, b * 6, b * 6 + 6);
+    }
+    if (this.drag && m.body_world[this.drag.body] === w) this.drag = null;
+  }
+
+  private worldSlice(w: number): Float64Array {
+    const m = this.sim!.model;
+    return this.sim!.state.joint_q.slice(m.world_coord_start[w], m.world_coord_start[w + 1]);
+  }
+
+  /** frozen worlds stay where they were frozen, at rest */
+  private holdFrozen(): void {
+    const sim = this.sim!;
+    const m = sim.model;
+    for (const [w, q] of this.frozenAt) {
+      sim.state.joint_q.set(q, m.world_coord_start[w]);
+      sim.state.joint_qd.fill(0, m.world_dof_start[w], m.world_dof_start[w + 1]);
+    }
+    sim.solver.updateBodyState(sim.state);
   }
 
   /** steps n times now (no budget), then publishes a frame, stats and an ablation sample if due */
@@ -395,6 +501,10 @@ export class SimHost {
 
   /** the worker loop's per-frame entry */
   tick(): void {
+    if (this.throwNextTick) {
+      this.throwNextTick = false;
+      throw new Error('injected fault (debug throw)');
+    }
     if (!this.playing || !this.sim) return;
     const plan = this.pacer.plan(this.now());
     const taken = runBudgeted(plan, this.now, () => this.stepOnce());
@@ -415,6 +525,8 @@ export class SimHost {
     this.lastAblationStep = -1;
     this.history?.clear();
     this.history?.push(0, 0, sim.state.joint_q, sim.state.joint_qd);
+    this.recovery?.clear();
+    this.frozenAt.clear();
     this.pacer.restart();
     clearContacts(sim.contacts);
     this.sendFrame();
@@ -434,6 +546,8 @@ export class SimHost {
     this.drag = null;
     this.stepCount = snap.step;
     this.lastAblationStep = -1;
+    this.recovery?.clear();
+    this.frozenAt.clear();
     // the contact buffer belongs to the step that produced it: empty until the next step
     clearContacts(sim.contacts);
     this.sendFrame();
@@ -475,6 +589,84 @@ export class SimHost {
         for (let w = 0; w < m.num_worlds; w++) arr[m.world_dof_start[w] + d] = cmd.values[i];
       } else arr[d] = cmd.values[i];
     }
+  }
+
+  // ------------------------------------------------------------------------------------------ restart support
+
+  /** the current state, for the app to keep (restarting a dead worker restores it) */
+  private sendSnapshot(): void {
+    const sim = this.sim;
+    if (!sim) return;
+    const joint_q = sim.state.joint_q.slice();
+    const joint_qd = sim.state.joint_qd.slice();
+    this.emit(
+      {
+        v: PROTOCOL_VERSION,
+        type: 'snapshot',
+        step: this.stepCount,
+        time: sim.state.time,
+        num_worlds: sim.model.num_worlds,
+        joint_q,
+        joint_qd,
+      },
+      [joint_q.buffer, joint_qd.buffer],
+    );
+  }
+
+  /** puts a kept state back (lengths checked against the model) and publishes it */
+  private restore(cmd: Extract<Command, { type: 'restore' }>): void {
+    const sim = this.sim;
+    if (!sim) throw new Error('restore: no scene loaded');
+    const m = sim.model;
+    if (cmd.joint_q.length !== m.joint_coord_count || cmd.joint_qd.length !== m.joint_dof_count) {
+      throw new Error(
+        `restore: the state has ${cmd.joint_q.length} coordinates and ${cmd.joint_qd.length} velocities; the model has ${m.joint_coord_count} and ${m.joint_dof_count}`,
+      );
+    }
+    sim.state.joint_q.set(cmd.joint_q);
+    sim.state.joint_qd.set(cmd.joint_qd);
+    sim.state.time = cmd.time;
+    sim.state.body_f.fill(0);
+    sim.solver.updateBodyState(sim.state);
+    this.stepCount = cmd.step;
+    this.drag = null;
+    this.lastAblationStep = -1;
+    this.history?.clear();
+    this.history?.push(cmd.step, cmd.time, sim.state.joint_q, sim.state.joint_qd);
+    this.recovery?.clear();
+    this.frozenAt.clear();
+    this.pacer.restart();
+    clearContacts(sim.contacts);
+    this.sendFrame();
+    this.sendStats(true);
+  }
+
+  /** fault injection for tests (see the `debug` command) */
+  private debug(cmd: Extract<Command, { type: 'debug' }>): void {
+    const sim = this.sim;
+    if (cmd.fault === 'close' || cmd.fault === 'hang') {
+      this.opts.onDebug?.(cmd.fault);
+      return;
+    }
+    if (cmd.fault === 'throw') {
+      this.throwNextTick = true;
+      return;
+    }
+    if (!sim) return;
+    const w = Math.min(cmd.world ?? 0, sim.model.num_worlds - 1);
+    const m = sim.model;
+    this.faultInjection =
+      cmd.fault === 'nan'
+        ? (s) => {
+            if (m.world_dof_start[w + 1] > m.world_dof_start[w]) s.joint_qd[m.world_dof_start[w]] = NaN;
+            else s.joint_q[m.world_coord_start[w]] = NaN;
+          }
+        : (s) => {
+            for (let b = 0; b < m.body_count; b++) {
+              if (m.body_world[b] !== w) continue;
+              for (let k = 0; k < 6; k++) s.body_qd[b * 6 + k] = (s.body_qd[b * 6 + k] + 1) * 1e6;
+            }
+          };
   }
 
   // ------------------------------------------------------------------------------------------ read-outs
@@ -605,6 +797,84 @@ export class SimHost {
   }
 }
 
+/** a loaded scene and its simulation, not yet shown */
+export interface PreparedScene {
+  loaded: LoadedAny;
+  sim: Simulation;
+  explicit: Record<string, OptionValue>;
+}
+
+/**
+ * Loads a scene source and builds its simulation without touching any running one: the file
+ * (`loadAnyFile`), the explicit options (the file's merged with `extra`, or `keep` on a reload),
+ * validated, and the Simulation. Throws a {@link LoadError} (or the options' / model's typed error).
+ */
+export async function prepareScene(
+  source: SceneSource,
+  loadOpts: { num_worlds?: number; dt?: number },
+  extra: Record<string, OptionValue | null> | null,
+  keep: Record<string, OptionValue> = {},
+): Promise<PreparedScene> {
+  const files =
+    source.kind === 'text'
+      ? new Map([[source.file_name, new TextEncoder().encode(source.text)]])
+      : source.files;
+  const entry = source.kind === 'text' ? source.file_name : source.entry;
+  const loaded = await loadAnyFile(files, entry, loadOpts);
+  const explicit =
+    extra === null ? { ...keep } : mergeOptions(loaded.solver as Record<string, OptionValue>, extra);
+  resolveSolverOptions(explicit); // validate before building anything
+  const cap = (explicit.max_rigid_contact as number | undefined) ?? loaded.max_rigid_contact;
+  checkCapacity(loaded.model, cap, entry);
+  const sim = new Simulation(loaded.model, { dt: loaded.dt, solver: explicit, max_rigid_contact: cap });
+  return { loaded, sim, explicit };
+}
+
+/** the contact buffers of a model must fit the limit before they are allocated */
+function checkCapacity(model: SapModel, cap: number, file: string): void {
+  const fail = (reason: string): never => {
+    throw new LoadError({
+      code: 'load',
+      file,
+      path: 'max_rigid_contact',
+      message: `${file}: ${reason}`,
+      reason,
+    });
+  };
+  if (!(Number.isInteger(cap) && cap >= 0)) fail(`max_rigid_contact must be an integer ≥ 0; got ${cap}`);
+  if (cap > LIMITS.max_rigid_contact) fail(limitMessage(`max_rigid_contact = ${cap}`, 'max_rigid_contact'));
+  const slots = cap * model.num_worlds;
+  if (slots > LIMITS.max_contact_slots) {
+    fail(
+      limitMessage(
+        `${cap} contacts × ${model.num_worlds} worlds = ${slots} contact slots`,
+        'max_contact_slots',
+      ),
+    );
+  }
+  // the default broad phase lists every candidate shape pair up front: bound that list
+  const perWorld = new Float64Array(model.num_worlds);
+  let shared = 0;
+  for (let s = 0; s < model.shape_count; s++) {
+    if (!(model.shape_flags[s] & ShapeFlags.COLLIDE_SHAPES)) continue;
+    const w = model.shape_world[s];
+    if (w < 0) shared++;
+    else perWorld[w]++;
+  }
+  let pairs = 0;
+  for (let w = 0; w < model.num_worlds; w++)
+    pairs += ((perWorld[w] + shared) * (perWorld[w] + shared - 1)) / 2;
+  if (pairs > LIMITS.max_broadphase_pairs) {
+    throw new LoadError({
+      code: 'load',
+      file,
+      path: 'shapes',
+      message: `${file}: ${limitMessage(`${Math.round(pairs)} candidate shape pairs`, 'max_broadphase_pairs')}`,
+      reason: limitMessage(`${Math.round(pairs)} candidate shape pairs`, 'max_broadphase_pairs'),
+    });
+  }
+}
+
 /** explicit options with a patch applied (null removes a key) */
 export function mergeOptions(
   base: Record<string, OptionValue>,
@@ -613,12 +883,8 @@ export function mergeOptions(
   const out: Record<string, OptionValue> = { ...base };
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];
-    else out[k] = v;
+    // an own property even for '__proto__', so the options validator sees (and rejects) it
+    else Object.defineProperty(out, k, { value: v, enumerable: true, configurable: true, writable: true });
   }
   return out;
-}
-
-function allFinite(a: ArrayLike<number>): boolean {
-  for (let i = 0; i < a.length; i++) if (!Number.isFinite(a[i])) return false;
-  return true;
 }

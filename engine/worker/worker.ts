@@ -13,6 +13,16 @@ const host = new SimHost(
   (e: WorkerEvent, transfer?: Transferable[]) => scope.postMessage(e, transfer ?? []),
   {
     useRing,
+    // fault injection (tests): the worker ends, or stops answering, like a crashed one
+    onDebug: (fault) => {
+      if (fault === 'close') scope.close();
+      else {
+        const until = performance.now() + 3_600_000;
+        while (performance.now() < until) {
+          /* blocked */
+        }
+      }
+    },
   },
 );
 scope.onmessage = (ev: MessageEvent) => host.handle(ev.data);

@@ -34,10 +34,16 @@ export class XmlSyntaxError extends ImportError {
   }
 }
 
-/** a mesh file that cannot be read (format, size limits, bad indices) */
+/** a mesh file that cannot be read (format, size limits, bad indices); binary files carry a byte offset */
 export class MeshError extends ImportError {
-  constructor(reason: string, file?: string, line?: number) {
-    super(reason, file, line);
+  constructor(
+    reason: string,
+    file?: string,
+    line?: number,
+    /** byte offset in a binary file (STL) */
+    readonly offset?: number,
+  ) {
+    super(offset !== undefined && line === undefined ? `${reason} (at byte ${offset})` : reason, file, line);
     this.name = 'MeshError';
   }
 }

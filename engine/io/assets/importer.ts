@@ -135,7 +135,18 @@ export function toImportError(e: unknown, file?: string): ImportError {
   if (e instanceof ImportError) return e;
   if (e instanceof AssetError) return new ImportError(e.message, file);
   if (e instanceof ModelError) return new ImportError(`model: ${e.message}`, file);
-  return new ImportError(`internal importer error: ${e instanceof Error ? e.message : String(e)}`, file);
+  // a bug, not bad input: keep the original error (and its stack) as the cause
+  const wrapped = new ImportError(
+    `internal importer error: ${e instanceof Error ? e.message : String(e)}`,
+    file,
+  );
+  Object.defineProperty(wrapped, 'cause', {
+    value: e,
+    enumerable: false,
+    configurable: true,
+    writable: true,
+  });
+  return wrapped;
 }
 
 /**

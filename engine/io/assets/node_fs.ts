@@ -71,10 +71,7 @@ export class NodeFsResolver implements AssetResolver {
     const st = await stat(hit);
     if (!st.isFile()) throw new AssetError(path, 'not a file');
     if (st.size > this.maxBytes) {
-      throw new AssetError(
-        path,
-        `file of ${st.size} bytes exceeds the asset size limit of ${this.maxBytes} bytes (maxBytes)`,
-      );
+      throw new AssetError(path, `file of ${st.size} bytes exceeds max_asset_bytes = ${this.maxBytes}`);
     }
     return new Uint8Array(await readFile(hit));
   }

@@ -24,7 +24,7 @@ describe('MemoryResolver', () => {
   });
   it('size limits and missing files are AssetErrors naming the path', async () => {
     await expect(r.read('robot/meshes/Body.STL')).rejects.toThrow(
-      /file of 10 bytes exceeds the asset size limit of 9 bytes/,
+      /file of 10 bytes exceeds max_asset_bytes = 9/,
     );
     await expect(r.read('nope')).rejects.toBeInstanceOf(AssetError);
     expect(new TextDecoder().decode(await r.read('robot/urdf/r.urdf'))).toBe('<robot/>');

@@ -77,10 +77,7 @@ export function resolveCommon(
 }
 
 function sizeError(path: string, size: number, limit: number): AssetError {
-  return new AssetError(
-    path,
-    `file of ${size} bytes exceeds the asset size limit of ${limit} bytes (maxBytes)`,
-  );
+  return new AssetError(path, `file of ${size} bytes exceeds max_asset_bytes = ${limit}`);
 }
 
 /**

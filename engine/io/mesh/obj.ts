@@ -4,7 +4,7 @@
  * is merged into one mesh; materials, normals and texture coordinates are ignored.
  */
 import { MeshError } from '../assets/errors';
-import { MAX_MESH_TRIANGLES, cleanTriangles, type TriMesh } from './types';
+import { MAX_MESH_TRIANGLES, MAX_MESH_VERTICES, cleanTriangles, type TriMesh } from './types';
 
 /** parses OBJ text */
 export function parseObj(text: string, file?: string, maxTriangles = MAX_MESH_TRIANGLES): TriMesh {
@@ -30,6 +30,13 @@ export function parseObj(text: string, file?: string, maxTriangles = MAX_MESH_TR
         throw new MeshError(`bad vertex '${s.slice(0, 80)}'`, file, line);
       }
       verts.push(x, y, z);
+      if (verts.length > MAX_MESH_VERTICES * 3) {
+        throw new MeshError(
+          `more than ${MAX_MESH_VERTICES} vertices: exceeds max_mesh_vertices = ${MAX_MESH_VERTICES}`,
+          file,
+          line,
+        );
+      }
     } else if (s[0] === 'f' && (s[1] === ' ' || s[1] === '\t')) {
       const p = s.split(/\s+/);
       const count = verts.length / 3;
@@ -52,10 +59,14 @@ export function parseObj(text: string, file?: string, maxTriangles = MAX_MESH_TR
       if (idx.length < 3) throw new MeshError(`face with ${idx.length} vertices`, file, line);
       for (let k = 1; k + 1 < idx.length; k++) tris.push(idx[0], idx[k], idx[k + 1]);
       if (tris.length > maxTriangles * 3) {
-        throw new MeshError(`more than ${maxTriangles} triangles (the mesh limit)`, file, line);
+        throw new MeshError(
+          `more than ${maxTriangles} triangles: exceeds max_mesh_triangles = ${maxTriangles}`,
+          file,
+          line,
+        );
       }
     }
   }
-  if (tris.length === 0) throw new MeshError('OBJ without faces', file);
+  if (tris.length === 0) throw new MeshError('OBJ without faces', file, line);
   return cleanTriangles({ vertices: Float64Array.from(verts), triangles: Int32Array.from(tris) }, file);
 }

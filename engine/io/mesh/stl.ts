@@ -39,20 +39,30 @@ export function parseStl(bytes: Uint8Array, file?: string, maxTriangles = MAX_ME
       ? `not an STL file: ${bytes.length} bytes does not match the binary size 84 + 50·n and there is no 'solid' header`
       : `not an STL file (${bytes.length} bytes)`,
     file,
+    undefined,
+    bytes.length >= 84 ? 80 : 0,
   );
 }
 
 function parseBinary(bytes: Uint8Array, file: string | undefined, maxTriangles: number): TriMesh {
   const dv = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   const n = dv.getUint32(80, true);
-  if (n > maxTriangles) throw new MeshError(`${n} triangles exceed the mesh limit of ${maxTriangles}`, file);
+  if (n > maxTriangles) {
+    throw new MeshError(`${n} triangles exceed max_mesh_triangles = ${maxTriangles}`, file, undefined, 80);
+  }
   const w = new Welder();
   const tris = new Int32Array(n * 3);
   for (let t = 0; t < n; t++) {
     const o = 84 + t * 50 + 12; // skip the normal
     for (let k = 0; k < 3; k++) {
       const p = o + k * 12;
-      tris[t * 3 + k] = w.add(dv.getFloat32(p, true), dv.getFloat32(p + 4, true), dv.getFloat32(p + 8, true));
+      const x = dv.getFloat32(p, true),
+        y = dv.getFloat32(p + 4, true),
+        z = dv.getFloat32(p + 8, true);
+      if (!Number.isFinite(x) || !Number.isFinite(y) || !Number.isFinite(z)) {
+        throw new MeshError(`triangle ${t} has a non-finite vertex (${x}, ${y}, ${z})`, file, undefined, p);
+      }
+      tris[t * 3 + k] = w.add(x, y, z);
     }
   }
   return cleanTriangles({ vertices: Float64Array.from(w.coords), triangles: tris }, file);
@@ -81,10 +91,14 @@ function parseAscii(text: string, file: string | undefined, maxTriangles: number
     tris.push(w.add(x, y, z));
     pending++;
     if (tris.length > maxTriangles * 3) {
-      throw new MeshError(`more than ${maxTriangles} triangles (the mesh limit)`, file, i + 1);
+      throw new MeshError(
+        `more than ${maxTriangles} triangles: exceeds max_mesh_triangles = ${maxTriangles}`,
+        file,
+        i + 1,
+      );
     }
   }
-  if (tris.length % 3 !== 0) throw new MeshError('vertex count is not a multiple of 3', file);
-  if (tris.length === 0) throw new MeshError('ASCII STL without facets', file);
+  if (tris.length % 3 !== 0) throw new MeshError('vertex count is not a multiple of 3', file, lines.length);
+  if (tris.length === 0) throw new MeshError('ASCII STL without facets', file, lines.length);
   return cleanTriangles({ vertices: Float64Array.from(w.coords), triangles: Int32Array.from(tris) }, file);
 }

@@ -1,5 +1,6 @@
 /** triangle meshes as read from files, and shared clean-up */
 import { MeshError } from '../assets/errors';
+import { LIMITS } from '../limits';
 
 /** an indexed triangle mesh in the file's units */
 export interface TriMesh {
@@ -10,7 +11,9 @@ export interface TriMesh {
 }
 
 /** most triangles accepted in one mesh file */
-export const MAX_MESH_TRIANGLES = 4_000_000;
+export const MAX_MESH_TRIANGLES = LIMITS.max_mesh_triangles;
+/** most vertices accepted in one mesh file */
+export const MAX_MESH_VERTICES = LIMITS.max_mesh_vertices;
 
 /**
  * Drops zero-area (degenerate) triangles and vertices no triangle uses; throws when nothing is left.

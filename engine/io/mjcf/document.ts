@@ -3,13 +3,14 @@
  * including file, then to the main file's folder), merges the `<compiler>` settings and resolves
  * default classes (nested, with `childclass`) into per-element attribute lookups.
  */
+import { LIMITS } from '../limits';
 import { ImportError } from '../assets/errors';
 import { readAsset } from '../assets/importer';
 import { decodeText, dirname, type AssetResolver } from '../assets/resolver';
 import { parseXml, type XmlElement } from '../xml/xml';
 
 /** most nested `<include>` levels */
-export const MAX_INCLUDE_DEPTH = 16;
+export const MAX_INCLUDE_DEPTH = LIMITS.max_include_depth;
 
 /** an `ImportError` located at an element */
 export function elError(el: XmlElement, reason: string): ImportError {
@@ -46,7 +47,8 @@ async function expandIncludes(
     const ref = c.attrs.file;
     if (!ref) throw elError(c, '<include> needs a file');
     if (!resolver) throw elError(c, `cannot read included file '${ref}' without a resolver`);
-    if (depth >= MAX_INCLUDE_DEPTH) throw elError(c, `includes nested deeper than ${MAX_INCLUDE_DEPTH}`);
+    if (depth >= MAX_INCLUDE_DEPTH)
+      throw elError(c, `includes nested deeper than max_include_depth = ${MAX_INCLUDE_DEPTH}`);
     let target = resolver.resolve(path, ref);
     if (!(await resolver.exists(target))) {
       const alt = resolver.resolve(mainDir ? `${mainDir}/_` : '_', ref);

@@ -41,6 +41,7 @@
  */
 import {
   meshMassProperties,
+  ModelError,
   shapeMassProperties,
   ShapeType,
   type JointDofConfig,
@@ -78,7 +79,8 @@ import {
 import { dirname, type AssetResolver } from '../assets/resolver';
 import { joinPath } from '../assets/resolvers';
 import { convexHull, extensionOf, parseMeshBytes, scaleMesh, type TriMesh } from '../mesh';
-import type { XmlElement } from '../xml/xml';
+import { assertElementCounts, type XmlElement } from '../xml/xml';
+import { LIMITS, limitMessage } from '../limits';
 import { DefaultClasses, elError, loadMjcfTree, readCompiler, type CompilerSettings } from './document';
 
 // ------------------------------------------------------------------------------------------- plan types
@@ -111,6 +113,18 @@ interface PShape {
   conaffinity: number;
   /** mesh geom: also add a visual copy of the full mesh */
   visualCopy?: boolean;
+  /** the <geom> / <site> element, for errors */
+  el?: XmlElement;
+}
+
+/** runs a builder call; a ModelError it throws is reported at the element it came from */
+function located<T>(el: XmlElement | undefined, fn: () => T): T {
+  try {
+    return fn();
+  } catch (e) {
+    if (e instanceof ModelError && el) throw elError(el, e.message);
+    throw e;
+  }
 }
 
 interface PBody {
@@ -140,6 +154,9 @@ interface MeshAsset {
 
 // ------------------------------------------------------------------------------------------- parsing helpers
 
+/** attributes where ±inf is meaningful (an unbounded side of a range) */
+const INFINITE_OK = new Set(['range', 'ctrlrange', 'forcerange', 'actuatorfrcrange', 'lengthrange']);
+
 class Reader {
   constructor(
     readonly cs: CompilerSettings,
@@ -164,6 +181,9 @@ class Reader {
     });
     if (out.some((v) => Number.isNaN(v)))
       throw elError(el, `<${el.name} ${name}="${s.slice(0, 60)}">: expected numbers`);
+    // ±inf means "unbounded" only in ranges; anywhere else it would poison the model
+    if (!INFINITE_OK.has(name) && out.some((v) => !Number.isFinite(v)))
+      throw elError(el, `<${el.name} ${name}="${s.slice(0, 60)}">: expected finite numbers`);
     return out;
   }
 
@@ -261,6 +281,7 @@ export async function importMjcf(
   const file = source.path;
   const { text, path } = await readSourceText(source, opts.resolver, 'MJCF');
   const root = await loadMjcfTree(text, path, opts.resolver);
+  assertElementCounts(root, { body: 'max_bodies', geom: 'max_shapes', site: 'max_shapes' });
   const cs = readCompiler(root);
   const defs = new DefaultClasses(root);
   const rd = new Reader(cs, defs);
@@ -281,7 +302,7 @@ interface HfieldData {
 }
 
 /** most samples in one heightfield */
-export const MAX_HFIELD_SAMPLES = 16_000_000;
+export const MAX_HFIELD_SAMPLES = LIMITS.max_hfield_samples;
 
 /**
  * `<hfield>` assets: `elevation` (nrow × ncol values) or a MuJoCo binary `.bin` file (int32 nrow,
@@ -350,7 +371,10 @@ async function readHfields(
         ncol >= 2 &&
         nrow * ncol <= MAX_HFIELD_SAMPLES
       )) {
-        throw elError(h, `<hfield> needs integer nrow, ncol ≥ 2 (at most ${MAX_HFIELD_SAMPLES} samples)`);
+        throw elError(
+          h,
+          `<hfield> needs integer nrow, ncol ≥ 2 and nrow·ncol ≤ max_hfield_samples = ${MAX_HFIELD_SAMPLES}`,
+        );
       }
       const data = new Float64Array(nrow * ncol);
       if (raw) {
@@ -696,7 +720,8 @@ class MjcfBuilder {
     const fl = rd.num(c, cls, 'frictionloss');
     if (fl !== undefined) dof.friction = fl;
     if (rd.limited(c, cls, 'limited', 'range')) {
-      const r = rd.vec(c, cls, 'range', 2)!;
+      const r = rd.vec(c, cls, 'range', 2);
+      if (!r) throw elError(c, `a limited joint needs a range`);
       if (kind === 'hinge' || kind === 'slide') {
         if (r[0] > r[1]) throw elError(c, `joint range lower ${r[0]} > upper ${r[1]}`);
         dof.limit_lower = ang(r[0]) - ref;
@@ -706,7 +731,9 @@ class MjcfBuilder {
       }
     }
     if (rd.limited(c, cls, 'actuatorfrclimited', 'actuatorfrcrange')) {
-      dof.effort_limit = maxAbs(rd.vec(c, cls, 'actuatorfrcrange', 2)!);
+      const fr = rd.vec(c, cls, 'actuatorfrcrange', 2);
+      if (!fr) throw elError(c, `actuatorfrclimited needs an actuatorfrcrange`);
+      dof.effort_limit = maxAbs(fr);
     }
     const stiffness = rd.num(c, cls, 'stiffness') ?? 0;
     const springref = ang(rd.num(c, cls, 'springref') ?? 0) - ref;
@@ -833,6 +860,7 @@ class MjcfBuilder {
       colliding,
       contype,
       conaffinity,
+      el: c,
     };
     if (mass !== undefined) (shape as PShape & { mass?: number }).mass = mass;
     if (!p) this.worldShapes.push(shape);
@@ -894,6 +922,7 @@ class MjcfBuilder {
         colliding: false,
         contype: 0,
         conaffinity: 0,
+        el: c,
       },
     });
   }
@@ -1031,7 +1060,9 @@ class MjcfBuilder {
     const b = this.b;
     const opts = this.opts;
     const useInertial = this.rd.cs.inertiafromgeom !== 'true';
-    for (const s of this.worldShapes) this.addShape({ ...s, X: poseMul(this.xform, s.X) }, -1, -1);
+    for (const s of this.worldShapes) {
+      located(s.el, () => this.addShape({ ...s, X: poseMul(this.xform, s.X) }, -1, -1));
+    }
     for (const p of this.bodies) {
       const parentB = p.parent < 0 ? -1 : this.builderBody[p.parent];
       const parentWorld = p.parent < 0 ? this.xform : this.bodies[p.parent].world;
@@ -1092,7 +1123,7 @@ class MjcfBuilder {
               inertia: [0, 0, 0, 0, 0, 0, 0, 0, 0],
             });
         this.result.bodies.push(child);
-        this.addJoint(j, k, p, parent, child, Xp);
+        located(j.el, () => this.addJoint(j, k, p, parent, child, Xp));
         parent = child;
         Xp = [...IDENTITY_POSE] as Pose;
       }
@@ -1113,20 +1144,22 @@ class MjcfBuilder {
       this.builderBody[p.index] = parent;
       for (const s of p.shapes) {
         if (!s.colliding && p.inertial && useInertial && opts.load_visual_shapes === false) continue;
-        this.addShape(s, parent, p.index);
+        located(s.el ?? p.el, () => this.addShape(s, parent, p.index));
       }
     }
     for (const { body, shape } of this.sites) {
       const X_bs = body < 0 ? poseMul(this.xform, shape.X) : shape.X;
       this.result.shapes.push(
-        this.b.addShape({
-          body: body < 0 ? -1 : this.builderBody[body],
-          type: shape.type,
-          size: shape.size,
-          X_bs,
-          label: shape.label,
-          cfg: shape.cfg,
-        }),
+        located(shape.el, () =>
+          this.b.addShape({
+            body: body < 0 ? -1 : this.builderBody[body],
+            type: shape.type,
+            size: shape.size,
+            X_bs,
+            label: shape.label,
+            cfg: shape.cfg,
+          }),
+        ),
       );
     }
     this.checkMassless();
@@ -1182,12 +1215,18 @@ class MjcfBuilder {
     const b = this.b;
     const mine = new Set(this.result.bodies);
     const massOf = new Map<number, number>();
+    // the shapes of each body, grouped once (linear in bodies + shapes)
+    const shapesOf = new Map<number, (typeof b.shapes)[number][]>();
+    for (const s of b.shapes) {
+      if (!mine.has(s.body)) continue;
+      (shapesOf.get(s.body) ?? shapesOf.set(s.body, []).get(s.body)!).push(s);
+    }
     for (const i of this.result.bodies) {
       const rec = b.bodies[i];
       let m = rec.mass ?? 0;
       if (rec.mass === undefined) {
-        for (const s of b.shapes) {
-          if (s.body !== i || !(s.cfg.density > 0)) continue;
+        for (const s of shapesOf.get(i) ?? []) {
+          if (!(s.cfg.density > 0)) continue;
           m +=
             s.mesh >= 0
               ? meshMassProperties(
@@ -1205,8 +1244,15 @@ class MjcfBuilder {
     for (const j of b.joints)
       if (mine.has(j.child))
         (children.get(j.parent) ?? children.set(j.parent, []).get(j.parent)!).push(j.child);
-    const subtree = (i: number): number =>
-      (massOf.get(i) ?? 0) + (children.get(i) ?? []).reduce((s, c) => s + subtree(c), 0);
+    const memo = new Map<number, number>();
+    const subtree = (i: number): number => {
+      let m = memo.get(i);
+      if (m === undefined) {
+        m = (massOf.get(i) ?? 0) + (children.get(i) ?? []).reduce((s, c) => s + subtree(c), 0);
+        memo.set(i, m);
+      }
+      return m;
+    };
     for (const j of b.joints) {
       if (!mine.has(j.child) || j.type === 0) continue;
       if (subtree(j.child) > 0) continue;
@@ -1471,22 +1517,37 @@ class MjcfBuilder {
     const parentOf = new Map<number, number>();
     for (const j of b.joints) parentOf.set(j.child, j.parent);
     const selfOff = this.opts.enable_self_collisions === false;
+    // per collider, once: its builder body and weld group
+    const body = cols.map((c) => b.shapes[c.shape].body);
+    const welds = cols.map((c) => weldOf(c.body));
+    let added = 0;
     for (let i = 0; i < cols.length; i++) {
       for (let k = i + 1; k < cols.length; k++) {
         const A = cols[i],
           B = cols[k];
-        const ba = b.shapes[A.shape].body,
-          bb = b.shapes[B.shape].body;
+        const ba = body[i],
+          bb = body[k];
         if (ba === bb) continue; // filtered by the pipeline
+        const wa = welds[i],
+          wb = welds[k];
+        // both welded to the world: the pipeline never pairs two static shapes
+        if (wa === -1 && wb === -1) continue;
         if (ba >= 0 && bb >= 0 && (parentOf.get(ba) === bb || parentOf.get(bb) === ba)) continue; // idem
-        const wa = weldOf(A.body),
-          wb = weldOf(B.body);
         let filter = wa === wb;
         if (!filter && wa >= 0 && wb >= 0) filter = parentWeld(wa) === wb || parentWeld(wb) === wa;
         if (!filter) filter = (A.contype & B.conaffinity) === 0 && (B.contype & A.conaffinity) === 0;
-        if (!filter) filter = excluded.has(`${Math.min(A.body, B.body)},${Math.max(A.body, B.body)}`);
+        if (!filter && excluded.size > 0)
+          filter = excluded.has(`${Math.min(A.body, B.body)},${Math.max(A.body, B.body)}`);
         if (!filter && selfOff) filter = ba >= 0 && bb >= 0;
-        if (filter) b.addFilterPair(A.shape, B.shape);
+        if (filter) {
+          if (++added > LIMITS.max_filter_pairs) {
+            throw elError(
+              this.root,
+              limitMessage(`the contact filters of ${cols.length} colliding geoms`, 'max_filter_pairs'),
+            );
+          }
+          b.addFilterPair(A.shape, B.shape);
+        }
       }
     }
   }

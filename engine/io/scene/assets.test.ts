@@ -10,7 +10,7 @@ import { JointType, ShapeType, type SapModel } from '../../model';
 import { NodeFsResolver } from '../assets/node_fs';
 import { MemoryResolver } from '../assets/resolvers';
 import { SAP_WARP, SHARED_ASSETS, watchRun } from '../testing_assets';
-import { SceneError, SceneUnsupportedError } from './errors';
+import { SceneError } from './errors';
 import { loadSceneAsync, parseSceneText, type LoadedScene } from './load';
 import { Simulation } from '../../pipeline';
 

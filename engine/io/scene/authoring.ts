@@ -307,7 +307,7 @@ export class Authoring {
     field: keyof JointDofConfig,
     indices: readonly number[],
     values: readonly number[],
-    path: readonly KeySegment[],
+    _path: readonly KeySegment[],
   ): void {
     const { dofStart } = this.layout();
     if (field === 'target_ke' || field === 'target_kd') {

@@ -3,12 +3,13 @@
  * and parentheses, e.g. `pi * 0.5` or `-(pi / 4)`. A hand-written recursive-descent parser; no
  * `eval`/`Function`. Errors are {@link ExprError}s naming the key path and the column.
  */
+import { LIMITS } from '../limits';
 import { ExprError, type KeySegment } from './errors';
 
 /** longest accepted expression text (characters) */
-export const MAX_EXPR_LENGTH = 1000;
+export const MAX_EXPR_LENGTH = LIMITS.max_expr_chars;
 /** deepest accepted nesting of parentheses and unary signs */
-export const MAX_EXPR_DEPTH = 64;
+export const MAX_EXPR_DEPTH = LIMITS.max_expr_depth;
 
 type Token =
   | { kind: 'num'; value: number; pos: number; text: string }
@@ -65,7 +66,7 @@ export function evalExpr(src: string, path: string | readonly KeySegment[] = '')
   };
   if (typeof src !== 'string') throw new ExprError(path, `expected a number or an expression string`);
   if (src.length > MAX_EXPR_LENGTH) {
-    throw new ExprError(path, `expression longer than ${MAX_EXPR_LENGTH} characters`);
+    throw new ExprError(path, `expression longer than max_expr_chars = ${MAX_EXPR_LENGTH} characters`);
   }
   if (src.trim() === '') throw new ExprError(path, `empty expression; expected a number or an expression`);
   const toks = tokenize(src, fail);
@@ -76,7 +77,7 @@ export function evalExpr(src: string, path: string | readonly KeySegment[] = '')
   const isOp = (t: Token, op: string) => t.kind === 'op' && t.op === op;
 
   function primary(depth: number): number {
-    if (depth > MAX_EXPR_DEPTH) fail(peek().pos, `nesting deeper than ${MAX_EXPR_DEPTH}`);
+    if (depth > MAX_EXPR_DEPTH) fail(peek().pos, `nesting deeper than max_expr_depth = ${MAX_EXPR_DEPTH}`);
     const t = peek();
     if (t.kind === 'num') {
       k++;
@@ -102,7 +103,7 @@ export function evalExpr(src: string, path: string | readonly KeySegment[] = '')
   }
 
   function unary(depth: number): number {
-    if (depth > MAX_EXPR_DEPTH) fail(peek().pos, `nesting deeper than ${MAX_EXPR_DEPTH}`);
+    if (depth > MAX_EXPR_DEPTH) fail(peek().pos, `nesting deeper than max_expr_depth = ${MAX_EXPR_DEPTH}`);
     const t = peek();
     if (isOp(t, '-')) {
       k++;

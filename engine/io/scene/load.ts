@@ -36,6 +36,8 @@ import {
   type ShapeSpec,
 } from './schema';
 import { attachLocation, parseSceneText } from './source';
+import { LIMITS, builderSizeProblem, limitMessage } from '../limits';
+import { assertModelFinite } from '../model_check';
 import { assertValidScene } from './validate';
 
 export { parseSceneText } from './source';
@@ -103,9 +105,9 @@ export interface LoadedScene {
 }
 
 /** most worlds a scene may request */
-export const MAX_WORLDS = 65536;
+export const MAX_WORLDS = LIMITS.max_worlds;
 /** most bodies over all worlds */
-export const MAX_TOTAL_BODIES = 4_000_000;
+export const MAX_TOTAL_BODIES = LIMITS.max_total_bodies;
 const DEFAULT_DT = 0.005;
 const DEFAULT_MAX_RIGID_CONTACT = 256;
 
@@ -292,6 +294,9 @@ class SceneLoader {
       }
       case 'heightfield': {
         // an inline MuJoCo-style elevation grid (rows along y), see SapModel.hfield_*
+        const bad = s.data.findIndex((v) => !Number.isFinite(v));
+        if (bad >= 0)
+          throw sceneError([...path, 'data', bad], `elevations must be finite; got ${s.data[bad]}`);
         const hfield = wrapModel(path, () =>
           this.builder.addHeightfield({
             nrow: s.nrow,
@@ -391,7 +396,9 @@ class SceneLoader {
     if (!(Number.isInteger(n) && n >= 1 && n <= MAX_WORLDS)) {
       throw sceneError(
         opts.num_worlds !== undefined ? ['num_worlds'] : ['simulation', 'num_worlds'],
-        `num_worlds must be an integer in [1, ${MAX_WORLDS}]; got ${n}`,
+        Number.isInteger(n) && n > MAX_WORLDS
+          ? limitMessage(`num_worlds = ${n}`, 'max_worlds')
+          : `num_worlds must be an integer in [1, ${MAX_WORLDS}]; got ${n}`,
       );
     }
     const sp = this.doc.replicate?.spacing ?? [0, 0, 0];
@@ -556,6 +563,13 @@ class SceneLoader {
       };
       if (body.inertia && body.mass === undefined) {
         this.ctx.warn([...path, 'inertia'], 'inertia is used together with mass; ignored without mass');
+      }
+      // mass properties must be finite (YAML's .inf parses as a number)
+      for (const key of ['mass', 'inertia', 'com', 'armature'] as const) {
+        const v = body[key] as number | number[] | undefined;
+        const arr = v === undefined ? [] : Array.isArray(v) ? v.flat() : [v];
+        const bad = arr.findIndex((x) => !Number.isFinite(x));
+        if (bad >= 0) throw sceneError([...path, key], `must be finite; got ${arr[bad]}`);
       }
       const index = wrapModel(path, () =>
         b.addBody({
@@ -973,10 +987,12 @@ function finish(P: Prepared): LoadedScene {
   L.ground(); // 9
 
   const b = L.builder;
+  const tooBig = builderSizeProblem(b);
+  if (tooBig) throw sceneError([b.bodies.length > LIMITS.max_bodies ? 'bodies' : 'shapes'], tooBig);
   if (b.bodies.length * num_worlds > MAX_TOTAL_BODIES) {
     throw sceneError(
       ['simulation', 'num_worlds'],
-      `${b.bodies.length} bodies × ${num_worlds} worlds exceeds ${MAX_TOTAL_BODIES} bodies`,
+      limitMessage(`${b.bodies.length} bodies × ${num_worlds} worlds`, 'max_total_bodies'),
     );
   }
   L.auth.resolveTargetModes();
@@ -985,8 +1001,14 @@ function finish(P: Prepared): LoadedScene {
   let model: SapModel;
   try {
     model = b.finalize();
+    assertModelFinite(model);
   } catch (e) {
-    if (e instanceof ModelError) throw sceneError([], `model: ${e.message}`);
+    if (e instanceof ModelError) {
+      // name the scene body when the model error is about one
+      const m = /^bodies\['(.*)'\]/.exec(e.path);
+      const i = m ? (data.bodies ?? []).findIndex((x) => (x.label ?? x.id) === m[1]) : -1;
+      throw sceneError(i >= 0 ? ['bodies', i] : [], `model: ${e.message}`);
+    }
     throw e;
   }
   for (let j = jointsBefore; j < b.joints.length; j++) {

@@ -175,7 +175,9 @@ describe('scene schema', () => {
     doc.bodies[1].shapes[0].type = 'torus';
     const [shape] = issuesOf(doc);
     expect(shape.path).toBe('bodies[1].shapes[0].type');
-    expect(shape.message).toMatch(/allowed: box, sphere, capsule, cylinder, cone, ellipsoid, mesh, heightfield/);
+    expect(shape.message).toMatch(
+      /allowed: box, sphere, capsule, cylinder, cone, ellipsoid, mesh, heightfield/,
+    );
     delete doc.bodies[1].shapes[0].type;
     expect(issuesOf(doc)[0].message).toMatch(/required key is missing; allowed: box/);
   });

@@ -469,42 +469,49 @@ function solverOptionJson(key: string): JsonSchema {
 
 /** `simulation.solver`: SPEC §3.6 vocabulary; output is the normalized (not expanded) options */
 export const solverSpec = hint(
-  z.record(z.string(), z.unknown()).transform((input, ctx) => {
-    const out: Record<string, unknown> = {};
-    for (const [key, raw] of Object.entries(input)) {
-      if (!(SOLVER_OPTION_KEYS as readonly string[]).includes(key)) {
-        ctx.addIssue({
-          code: z.ZodIssueCode.unrecognized_keys,
-          keys: [key],
-          message: `allowed keys: ${SOLVER_OPTION_KEYS.join(', ')}`,
-        });
-        continue;
-      }
-      try {
-        Object.assign(out, normalizeSolverOptions({ [key]: raw }));
-      } catch (e) {
-        // numeric options may be written as expressions
-        let fixed = false;
-        if (typeof raw === 'string' && !allowedValues(key as never)) {
-          try {
-            Object.assign(out, normalizeSolverOptions({ [key]: evalExpr(raw) }));
-            fixed = true;
-          } catch {
-            /* report the original error */
+  // a plain-object check rather than z.record, which drops a '__proto__' key silently: every key
+  // given must be reported
+  z
+    .custom<Record<string, unknown>>(
+      (x) => typeof x === 'object' && x !== null && !Array.isArray(x),
+      'expected object',
+    )
+    .transform((input, ctx) => {
+      const out: Record<string, unknown> = {};
+      for (const [key, raw] of Object.entries(input)) {
+        if (!(SOLVER_OPTION_KEYS as readonly string[]).includes(key)) {
+          ctx.addIssue({
+            code: z.ZodIssueCode.unrecognized_keys,
+            keys: [key],
+            message: `allowed keys: ${SOLVER_OPTION_KEYS.join(', ')}`,
+          });
+          continue;
+        }
+        try {
+          Object.assign(out, normalizeSolverOptions({ [key]: raw }));
+        } catch (e) {
+          // numeric options may be written as expressions
+          let fixed = false;
+          if (typeof raw === 'string' && !allowedValues(key as never)) {
+            try {
+              Object.assign(out, normalizeSolverOptions({ [key]: evalExpr(raw) }));
+              fixed = true;
+            } catch {
+              /* report the original error */
+            }
+          }
+          if (!fixed) {
+            ctx.addIssue({
+              code: z.ZodIssueCode.custom,
+              path: [key],
+              message: e instanceof OptionsError ? e.message : String(e),
+              params: { scene_code: 'solver_option' },
+            });
           }
         }
-        if (!fixed) {
-          ctx.addIssue({
-            code: z.ZodIssueCode.custom,
-            path: [key],
-            message: e instanceof OptionsError ? e.message : String(e),
-            params: { scene_code: 'solver_option' },
-          });
-        }
       }
-    }
-    return out;
-  }),
+      return out;
+    }),
   {
     type: 'object',
     additionalProperties: false,

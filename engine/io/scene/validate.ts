@@ -8,6 +8,9 @@ import { formatKeyPath, SceneValidationError, type KeySegment, type SceneIssue }
 import { sceneSchema, type SceneDoc } from './schema';
 import { locateKeyPath } from './source';
 
+/** issues located (line/column) per validation pass; the rest keep their key paths only */
+const MAX_LOCATED_ISSUES = 50;
+
 export interface ValidateOptions {
   /** unknown keys are errors (default true); otherwise they become warnings and are ignored */
   strict?: boolean;
@@ -189,7 +192,8 @@ export function validateScene(doc: unknown, opts: ValidateOptions = {}): Validat
       };
     }
     const issues = dedupe(r.error.issues.flatMap((i) => flatten(i, current)));
-    for (const i of issues) {
+    // locating is linear in the text: the first issues are the ones reported
+    for (const i of issues.slice(0, MAX_LOCATED_ISSUES)) {
       const loc = locateKeyPath(doc, i.keyPath, i.code === 'unknown_key');
       i.line = loc?.line;
       i.column = loc?.column;

@@ -33,7 +33,7 @@ import {
   type ShapeConfig,
   type ShapeTypeName,
 } from '../../model';
-import { ImportError } from '../assets/errors';
+import { ImportError, MeshError } from '../assets/errors';
 import { IDENTITY_POSE, pose, poseMul, rotateTensor, rpyQuat, type Pose } from '../assets/frames';
 import {
   ImportLog,
@@ -47,7 +47,7 @@ import {
 } from '../assets/importer';
 import type { AssetResolver } from '../assets/resolver';
 import { convexHull, extensionOf, parseMeshBytes, scaleMesh, type TriMesh } from '../mesh';
-import { childNamed, childrenNamed, parseXml, type XmlElement } from '../xml/xml';
+import { assertElementCounts, childNamed, childrenNamed, parseXml, type XmlElement } from '../xml/xml';
 
 // ------------------------------------------------------------------------------------------- model
 
@@ -105,6 +105,7 @@ export function parseUrdf(text: string, file?: string): UrdfRobot {
   const err = (el: XmlElement, reason: string): ImportError =>
     new ImportError(reason, file, el.line, el.column);
   if (root.name !== 'robot') throw err(root, `expected a <robot> root element, got <${root.name}>`);
+  assertElementCounts(root, { link: 'max_bodies', collision: 'max_shapes', visual: 'max_shapes' });
   const nums = (el: XmlElement, attr: string, n: number, dflt?: number[]): number[] | undefined => {
     const v = parseNumbers(el.attrs[attr], `<${el.name} ${attr}>`, {
       file,
@@ -310,6 +311,8 @@ export function parseUrdf(text: string, file?: string): UrdfRobot {
 interface LoadedMesh {
   mesh?: TriMesh;
   error?: string;
+  /** the file exists but is not a readable mesh: fatal for a collider (a visual is only left out) */
+  corrupt?: ImportError;
 }
 
 /** loads every mesh file referenced (once per resolved path), keeping failures as messages */
@@ -342,7 +345,10 @@ async function loadMeshes(
         }
         out.set(ref, { mesh: parseMeshBytes(await readAsset(resolver, path), path) });
       } catch (e) {
-        out.set(ref, { error: `${path}: ${e instanceof Error ? e.message : String(e)}` });
+        out.set(ref, {
+          error: `${path}: ${e instanceof Error ? e.message : String(e)}`,
+          corrupt: e instanceof MeshError ? e : undefined,
+        });
       }
     }),
   );
@@ -534,6 +540,8 @@ function buildUrdf(
         const hull = meshMode === 'convex_hull';
         const m = addMeshShapeData(g.geometry.filename, g.geometry.scale, hull);
         if (!m) {
+          const corrupt = meshes.get(g.geometry.filename)?.corrupt;
+          if (corrupt) throw corrupt;
           log.unsupportedFeature(
             `link '${link.name}': collision mesh not loaded (${meshes.get(g.geometry.filename)?.error ?? g.geometry.filename}); the collider is left out`,
           );

@@ -280,7 +280,11 @@ class LayerLoader {
     if (have) return have;
     if (this.failed.has(id)) return undefined;
     if (this.layers.size >= this.limits.maxLayers) {
-      throw new UsdError('limit', { layer: id }, `more than ${this.limits.maxLayers} layers`);
+      throw new UsdError(
+        'limit',
+        { layer: id },
+        `more than ${this.limits.maxLayers} layers: the stage exceeds max_layers = ${this.limits.maxLayers}`,
+      );
     }
     const m = PKG_RE.exec(id);
     let bytes: Uint8Array;
@@ -305,7 +309,7 @@ class LayerLoader {
       throw new UsdError(
         'limit',
         { layer: id },
-        `layer of ${bytes.length} bytes exceeds the limit ${this.limits.maxLayerBytes}`,
+        `layer of ${bytes.length} bytes exceeds max_layer_bytes = ${this.limits.maxLayerBytes}`,
       );
     }
     if (!m && isZip(bytes)) {
@@ -485,11 +489,16 @@ class Composer {
         throw new UsdError(
           'composition',
           { layer: l.identifier },
-          `sublayers nested deeper than ${this.limits.maxArcDepth}`,
+          `sublayers nested deeper than max_arc_depth = ${this.limits.maxArcDepth}`,
         );
       }
       if (seen.has(l.identifier)) {
-        throw new UsdError('composition', { layer: l.identifier }, 'sublayer cycle');
+        // layer metadata (subLayers) lives on the pseudo-root '/'
+        throw new UsdError(
+          'composition',
+          { layer: l.identifier, primPath: '/' },
+          `sublayer cycle: ${[...seen, l.identifier].join(' → ')}`,
+        );
       }
       layers.push(l);
       const next = new Set(seen).add(l.identifier);
@@ -544,7 +553,7 @@ class Composer {
       throw new UsdError(
         'limit',
         { layer: this.stage.rootLayer.identifier, primPath: prim.path },
-        `prims nested deeper than ${this.limits.maxNesting}`,
+        `prims nested deeper than max_usda_nesting = ${this.limits.maxNesting}`,
       );
     }
     const names: string[] = [];
@@ -564,7 +573,7 @@ class Composer {
         throw new UsdError(
           'limit',
           { layer: this.stage.rootLayer.identifier, primPath: prim.path },
-          `more than ${this.limits.maxPrims} prims`,
+          `the stage exceeds max_prims = ${this.limits.maxPrims}`,
         );
       }
       const path = childPath(prim.path, name);
@@ -600,7 +609,7 @@ class Composer {
       throw new UsdError(
         'composition',
         { layer: node.stack.id, primPath: stagePath },
-        `composition arcs nested deeper than ${this.limits.maxArcDepth}`,
+        `composition arcs nested deeper than max_arc_depth = ${this.limits.maxArcDepth}`,
       );
     }
     out.push({ node, specs, layers });

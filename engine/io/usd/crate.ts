@@ -250,7 +250,11 @@ class CrateReader {
   }
   private count(at: number, what: string, elemBytes: number): number {
     const n = this.u64(at);
-    if (n > this.limits.maxArrayElements) throw this.fail(`${what}: ${n} elements exceed the limit`, at);
+    if (n > this.limits.maxArrayElements)
+      throw this.fail(
+        `${what}: ${n} elements exceed max_array_elements = ${this.limits.maxArrayElements}`,
+        at,
+      );
     if (elemBytes > 0 && at + 8 + n * elemBytes > this.b.length) {
       throw this.fail(`${what}: ${n} elements of ${elemBytes} bytes run past the end of the file`, at);
     }
@@ -623,7 +627,11 @@ class CrateReader {
     if (!this.verAtLeast(0, 5)) p += 4; // rank
     const v7 = this.verAtLeast(0, 7);
     const n = v7 ? this.u64(p) : this.u32(p);
-    if (n > this.limits.maxArrayElements) throw this.fail(`array of ${n} elements exceeds the limit`, p);
+    if (n > this.limits.maxArrayElements)
+      throw this.fail(
+        `array of ${n} elements exceeds max_array_elements = ${this.limits.maxArrayElements}`,
+        p,
+      );
     p += v7 ? 8 : 4;
     switch (type) {
       case T.Bool:
@@ -870,7 +878,7 @@ class CrateReader {
     const childOrder = new Map<PrimSpec, string[]>();
     const specOfPath = (pi: number, at: number, depth = 0): PrimSpec => {
       if (depth > this.limits.maxNesting)
-        throw this.fail(`prim path nested deeper than ${this.limits.maxNesting}`, at);
+        throw this.fail(`prim path nested deeper than max_usda_nesting = ${this.limits.maxNesting}`, at);
       const cached = primOf.get(pi);
       if (cached) return cached;
       const kind = this.pathKind[pi];
@@ -898,7 +906,7 @@ class CrateReader {
         this.applyLayerFields(layer, fields);
       } else if (type === SpecType.Prim || type === SpecType.Variant) {
         if (++primCount > this.limits.maxPrims)
-          throw this.fail(`more than ${this.limits.maxPrims} prims`, specsAt);
+          throw this.fail(`the crate exceeds max_prims = ${this.limits.maxPrims}`, specsAt);
         const spec = specOfPath(pi, specsAt);
         this.applyPrimFields(spec, fields, childOrder);
         if (type === SpecType.Prim && !fields.has('specifier')) spec.specifier = 'over';

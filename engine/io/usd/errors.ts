@@ -1,4 +1,5 @@
 import { ImportError } from '../assets/errors';
+import { LIMITS } from '../limits';
 
 /**
  * Typed errors of the USD reader (SPEC §11). Every failure names the layer (file) it came from and,
@@ -92,12 +93,24 @@ export interface UsdLimits {
 }
 
 export const DEFAULT_USD_LIMITS: UsdLimits = {
-  maxLayerBytes: 256 * 1024 * 1024,
-  maxDecompressedBytes: 512 * 1024 * 1024,
-  maxCompressionRatio: 1024,
-  maxLayers: 512,
-  maxArcDepth: 64,
-  maxPrims: 2_000_000,
-  maxNesting: 256,
-  maxArrayElements: 64 * 1024 * 1024,
+  maxLayerBytes: LIMITS.max_layer_bytes,
+  maxDecompressedBytes: LIMITS.max_decompressed_bytes,
+  maxCompressionRatio: LIMITS.max_compression_ratio,
+  maxLayers: LIMITS.max_layers,
+  maxArcDepth: LIMITS.max_arc_depth,
+  maxPrims: LIMITS.max_prims,
+  maxNesting: LIMITS.max_usda_nesting,
+  maxArrayElements: LIMITS.max_array_elements,
+};
+
+/** the LIMITS key of each UsdLimits field, for messages */
+export const USD_LIMIT_NAMES: Record<keyof UsdLimits, string> = {
+  maxLayerBytes: 'max_layer_bytes',
+  maxDecompressedBytes: 'max_decompressed_bytes',
+  maxCompressionRatio: 'max_compression_ratio',
+  maxLayers: 'max_layers',
+  maxArcDepth: 'max_arc_depth',
+  maxPrims: 'max_prims',
+  maxNesting: 'max_usda_nesting',
+  maxArrayElements: 'max_array_elements',
 };

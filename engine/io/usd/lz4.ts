@@ -119,9 +119,13 @@ export function decompressFast(
   maxBytes = 512 * 1024 * 1024,
   maxRatio = Infinity,
 ): Uint8Array {
-  if (outSize > maxBytes) throw fail(`decompressed size ${outSize} exceeds the limit ${maxBytes}`, start);
+  if (outSize > maxBytes)
+    throw fail(`decompressed size ${outSize} exceeds max_decompressed_bytes = ${maxBytes}`, start);
   if (outSize > 4096 && outSize / Math.max(size, 1) > maxRatio) {
-    throw fail(`compression ratio ${(outSize / size).toFixed(0)} exceeds the limit ${maxRatio}`, start);
+    throw fail(
+      `compression ratio ${(outSize / Math.max(size, 1)).toFixed(0)} exceeds max_compression_ratio = ${maxRatio}`,
+      start,
+    );
   }
   const out = new Uint8Array(outSize);
   const written = decompressFastInto(src, start, size, out);

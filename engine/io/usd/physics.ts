@@ -17,6 +17,7 @@
  *   → ball (a revolute closure keeps only its anchor coincidence).
  */
 import {
+  ModelError,
   shapeMassProperties,
   ShapeType,
   type JointDofConfig,
@@ -166,7 +167,17 @@ export async function importUsdStage(
 ): Promise<UsdImportResult> {
   const imp = new UsdPhysicsImporter(builder, stage, opts);
   await imp.collect();
-  return withRollback(builder, stage.rootLayer.identifier, () => imp.build());
+  return withRollback(builder, stage.rootLayer.identifier, () => {
+    try {
+      return imp.build();
+    } catch (e) {
+      // a builder error (bad pose, size, axis) is reported at the prim being mapped
+      if (e instanceof ModelError && imp.at) {
+        throw new UsdError('schema', { layer: imp.at.layer, primPath: imp.at.path }, e.message);
+      }
+      throw e;
+    }
+  });
 }
 
 interface BodyInfo {
@@ -202,6 +213,8 @@ interface JointRec {
 }
 
 class UsdPhysicsImporter {
+  /** the prim being mapped, so a builder error can name it */
+  at: UsdPrim | null = null;
   private readonly warnings: string[] = [];
   private readonly unsupported: string[] = [];
   private readonly world = new Map<UsdPrim, Mat4>();
@@ -429,6 +442,7 @@ class UsdPhysicsImporter {
     // bodies
     for (let k = 0; k < this.bodies.length; k++) {
       const info = this.bodies[k];
+      this.at = info.prim;
       info.index = b.addBody({
         label: this.label(info.prim),
         X_wb: info.pose,
@@ -514,10 +528,20 @@ class UsdPhysicsImporter {
         out.com = l;
       }
       const d = this.vec3(p, 'physics:diagonalInertia');
+      if (d && d.some((x) => !Number.isFinite(x) || x < 0)) {
+        throw new UsdError(
+          'schema',
+          { layer: p.layer, primPath: `${p.path}.physics:diagonalInertia` },
+          `diagonalInertia must be finite and ≥ 0; got (${d.join(', ')})`,
+        );
+      }
       if (d && d.some((x) => x > 0)) {
         const s = this.kpu * this.mpu * this.mpu;
         let qa = this.quat(p, 'physics:principalAxes') ?? [1, 0, 0, 0];
-        if (Math.hypot(qa[0], qa[1], qa[2], qa[3]) === 0) qa = [1, 0, 0, 0];
+        if (!qa.every((x) => Number.isFinite(x)) || Math.hypot(qa[0], qa[1], qa[2], qa[3]) === 0) {
+          qa = [1, 0, 0, 0];
+          this.warnings.push(`<${p.path}>: principalAxes is not a finite non-zero quaternion; identity used`);
+        }
         const R = mat4FromQuatWXYZ(qa[0], qa[1], qa[2], qa[3]);
         const I = new Array<number>(9).fill(0);
         for (let r = 0; r < 3; r++)
@@ -557,6 +581,7 @@ class UsdPhysicsImporter {
 
   /** adds the shape(s) of one geometry prim; returns builder shape indices */
   private addGeom(p: UsdPrim, owner: number, collider: boolean): number[] {
+    this.at = p;
     const b = this.builder;
     const bodyIndex = owner >= 0 ? this.bodies[owner].index : -1;
     const Xb = owner >= 0 ? this.bodies[owner].X : mat4Identity();
@@ -829,6 +854,15 @@ class UsdPhysicsImporter {
       verts[3 * i] = v[0];
       verts[3 * i + 1] = v[1];
       verts[3 * i + 2] = v[2];
+    }
+    for (let i = 0; i < verts.length; i++) {
+      if (Number.isFinite(verts[i])) continue;
+      const reason = Number.isFinite(points[i])
+        ? `point ${Math.floor(i / 3)} is not finite after the prim's transform`
+        : `point ${Math.floor(i / 3)} is not finite (${points[i]})`;
+      if (collider) throw new UsdError('schema', { layer: p.layer, primPath: `${p.path}.points` }, reason);
+      this.warnings.push(`<${p.path}>: ${reason}; the visual mesh is skipped`);
+      return [];
     }
     if (dec.s[0] * dec.s[1] * dec.s[2] < 0) {
       for (let i = 0; i < tris.length; i += 3) {
@@ -1230,6 +1264,7 @@ class UsdPhysicsImporter {
     const jointIndex = new Map<number, number>();
     const addTreeJoint = (e: number, parent: number, child: number) => {
       const j = joints[e];
+      this.at = j.prim;
       const reversed = j.b1 !== child;
       const Fp = reversed ? j.F1 : j.F0;
       const Fc = reversed ? j.F0 : j.F1;
@@ -1379,6 +1414,7 @@ class UsdPhysicsImporter {
   }
 
   private closeLoop(j: JointRec, result: UsdImportResult): void {
+    this.at = j.prim;
     const b = this.builder;
     const Xp = j.b0 < 0 ? j.F0 : mat4Mul(rigidInverse(this.bodies[j.b0].X), j.F0);
     const Xc = j.b1 < 0 ? j.F1 : mat4Mul(rigidInverse(this.bodies[j.b1].X), j.F1);

@@ -344,7 +344,7 @@ class UsdaParser {
 
   private enter(): void {
     if (++this.depth > this.limits.maxNesting)
-      throw this.error(`nesting deeper than ${this.limits.maxNesting}`);
+      throw this.error(`nesting deeper than max_usda_nesting = ${this.limits.maxNesting}`);
   }
 
   // ------------------------------------------------------------------ layer
@@ -923,7 +923,7 @@ class UsdaParser {
         continue;
       }
       if (++count > this.limits.maxArrayElements)
-        throw this.error(`array longer than ${this.limits.maxArrayElements}`);
+        throw this.error(`array longer than max_array_elements = ${this.limits.maxArrayElements}`);
       if (!others) {
         if (c === C_LPAR) {
           // a numeric tuple: parse in place

@@ -4,6 +4,7 @@
  * deflated ones too, with size and ratio limits. The first `.usd`/`.usda`/`.usdc` entry is the root
  * layer; other layers inside the archive are found by their archive-relative paths.
  */
+import { LIMITS, limitMessage } from '../limits';
 import { DEFAULT_USD_LIMITS, UsdError, type UsdLimits } from './errors';
 
 /** one archive entry */
@@ -39,7 +40,12 @@ export function listZipEntries(b: Uint8Array, id: string, limits: Partial<UsdLim
   const cdOffset = dv.getUint32(eocd + 16, true);
   if (cdOffset === 0xffffffff || count === 0xffff) throw fail('zip64 archives are not supported', eocd);
   if (cdOffset + cdSize > b.length) throw fail('central directory past the end of the file', eocd);
-  if (count > 65535) throw fail('too many entries', eocd);
+  if (b.length > LIMITS.max_archive_bytes) {
+    throw fail(limitMessage(`USDZ archive of ${b.length} bytes`, 'max_archive_bytes'), 0);
+  }
+  if (count > LIMITS.max_archive_entries) {
+    throw fail(limitMessage(`USDZ archive with ${count} entries`, 'max_archive_entries'), eocd);
+  }
   const entries: ZipEntry[] = [];
   let p = cdOffset;
   let total = 0;
@@ -65,12 +71,22 @@ export function listZipEntries(b: Uint8Array, id: string, limits: Partial<UsdLim
     if (method !== 0 && method !== 8)
       throw fail(`entry '${name}' uses unsupported compression method ${method}`, p);
     if (method === 0 && compressedSize !== size) throw fail(`stored entry '${name}' has mismatched sizes`, p);
-    if (size > lim.maxLayerBytes) throw fail(`entry '${name}' of ${size} bytes exceeds the limit`, p);
-    if (method === 8 && size > 4096 && size / Math.max(1, compressedSize) > lim.maxCompressionRatio) {
-      throw fail(`entry '${name}' has a compression ratio above ${lim.maxCompressionRatio}`, p);
+    if (size > lim.maxLayerBytes) {
+      throw fail(`USDZ entry '${name}' of ${size} bytes exceeds max_layer_bytes = ${lim.maxLayerBytes}`, p);
+    }
+    if (method === 8 && size > 1024 * 1024 && size / Math.max(1, compressedSize) > lim.maxCompressionRatio) {
+      throw fail(
+        `USDZ entry '${name}' inflates ${(size / Math.max(1, compressedSize)).toFixed(0)}× (${compressedSize} → ${size} bytes), which exceeds max_compression_ratio = ${lim.maxCompressionRatio}`,
+        p,
+      );
     }
     total += size;
-    if (total > lim.maxDecompressedBytes) throw fail('archive expands past the decompression limit', p);
+    if (total > lim.maxDecompressedBytes) {
+      throw fail(
+        `USDZ archive inflates to more than ${total} bytes, which exceeds max_decompressed_bytes = ${lim.maxDecompressedBytes}`,
+        p,
+      );
+    }
     entries.push({ name, method, compressedSize, size, dataOffset });
     p += 46 + nameLen + extraLen + commentLen;
   }
@@ -93,11 +109,21 @@ export async function readZipEntry(b: Uint8Array, e: ZipEntry, id: string): Prom
   const out = new Uint8Array(e.size);
   let n = 0;
   while (true) {
-    const { done, value } = (await reader.read()) as { done: boolean; value?: Uint8Array };
+    let chunk: { done: boolean; value?: Uint8Array };
+    try {
+      chunk = (await reader.read()) as { done: boolean; value?: Uint8Array };
+    } catch (err) {
+      throw new UsdError(
+        'decompress',
+        { layer: id, offset: e.dataOffset },
+        `'${e.name}' is not valid deflate data (${err instanceof Error ? err.message : String(err)})`,
+      );
+    }
+    const { done, value } = chunk;
     if (done) break;
     if (!value) continue;
     if (n + value.length > e.size) {
-      await reader.cancel();
+      await reader.cancel().catch(() => undefined);
       throw new UsdError(
         'zip',
         { layer: id, offset: e.dataOffset },

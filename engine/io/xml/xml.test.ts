@@ -49,8 +49,8 @@ describe('parseXml', () => {
   });
 
   it('enforces size, depth and element-count limits', () => {
-    expect(fail('<a/>', { maxChars: 2 }).reason).toMatch(/exceeds the limit/);
-    expect(fail('<a><a><a></a></a></a>', { maxDepth: 2 }).reason).toMatch(/deeper than 2/);
+    expect(fail('<a/>', { maxChars: 2 }).reason).toMatch(/exceeds max_xml_chars = 2/);
+    expect(fail('<a><a><a></a></a></a>', { maxDepth: 2 }).reason).toMatch(/deeper than max_xml_depth = 2/);
     expect(fail('<a><b/><b/><b/></a>', { maxElements: 3 }).reason).toMatch(/more than 3 elements/);
   });
 });

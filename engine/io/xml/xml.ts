@@ -5,7 +5,8 @@
  * character references), and the text size, nesting depth and element count are bounded.
  */
 import { SaxesParser } from 'saxes';
-import { XmlSyntaxError } from '../assets/errors';
+import { ImportError, XmlSyntaxError } from '../assets/errors';
+import { LIMITS, limitMessage, type LimitName } from '../limits';
 
 /** one element: name, attributes, child elements and its own text */
 export interface XmlElement {
@@ -33,11 +34,11 @@ export interface XmlParseOptions {
 }
 
 /** default size limit of an XML document [characters] */
-export const MAX_XML_CHARS = 64 * 1024 * 1024;
+export const MAX_XML_CHARS = LIMITS.max_xml_chars;
 /** default nesting limit */
-export const MAX_XML_DEPTH = 256;
+export const MAX_XML_DEPTH = LIMITS.max_xml_depth;
 /** default element-count limit */
-export const MAX_XML_ELEMENTS = 2_000_000;
+export const MAX_XML_ELEMENTS = LIMITS.max_xml_elements;
 
 /**
  * Parses XML text into its root element. Throws {@link XmlSyntaxError} (with line/column) on
@@ -50,7 +51,12 @@ export function parseXml(text: string, opts: XmlParseOptions = {}): XmlElement {
   const maxElements = opts.maxElements ?? MAX_XML_ELEMENTS;
   if (typeof text !== 'string') throw new XmlSyntaxError('XML input must be text', file);
   if (text.length > maxChars) {
-    throw new XmlSyntaxError(`XML text of ${text.length} characters exceeds the limit of ${maxChars}`, file);
+    throw new XmlSyntaxError(
+      `XML text of ${text.length} characters exceeds max_xml_chars = ${maxChars}`,
+      file,
+      1,
+      1,
+    );
   }
   // a UTF-8 byte-order mark is not part of the document
   const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
@@ -72,9 +78,11 @@ export function parseXml(text: string, opts: XmlParseOptions = {}): XmlElement {
     tagColumn = Math.max(1, parser.column - tag.name.length - 1);
   });
   parser.on('opentag', (tag) => {
-    if (++count > maxElements) fail(`more than ${maxElements} elements`);
-    if (stack.length >= maxDepth) fail(`nesting deeper than ${maxDepth} levels`);
-    const attrs: Record<string, string> = {};
+    if (++count > maxElements)
+      fail(`more than ${maxElements} elements: exceeds max_xml_elements = ${maxElements}`);
+    if (stack.length >= maxDepth) fail(`nesting deeper than max_xml_depth = ${maxDepth} levels`);
+    // a null-prototype map: attribute names like __proto__ or constructor are plain keys
+    const attrs: Record<string, string> = Object.create(null);
     for (const [k, v] of Object.entries(tag.attributes)) attrs[k] = typeof v === 'string' ? v : v.value;
     const el: XmlElement = {
       name: tag.name,
@@ -101,7 +109,11 @@ export function parseXml(text: string, opts: XmlParseOptions = {}): XmlElement {
   parser.on('text', addText);
   parser.on('cdata', addText);
   parser.on('doctype', (d) => {
-    if (/<!ENTITY/i.test(d)) fail('DTD entity declarations are not accepted (entity expansion is disabled)');
+    if (/<!ENTITY/i.test(d)) {
+      fail(
+        'DTD entity declarations are not accepted (entity expansion is disabled: max_xml_entity_expansions = 0)',
+      );
+    }
   });
   parser.on('error', (e) => {
     if (!failure) {
@@ -128,4 +140,36 @@ export function childrenNamed(el: XmlElement, name: string): XmlElement[] {
 /** the first child element named `name`, if any */
 export function childNamed(el: XmlElement, name: string): XmlElement | undefined {
   return el.children.find((c) => c.name === name);
+}
+
+/**
+ * Counts elements by name over a tree (iteratively) and throws an {@link ImportError} located at the
+ * first element past a limit: `counted` maps element names to the limit their total falls under
+ * (e.g. URDF `link` → max_bodies, `collision` and `visual` → max_shapes together).
+ */
+export function assertElementCounts(root: XmlElement, counted: Record<string, LimitName>): void {
+  const totals = new Map<LimitName, number>();
+  const stack: XmlElement[] = [root];
+  while (stack.length) {
+    const el = stack.pop()!;
+    const limit = Object.prototype.hasOwnProperty.call(counted, el.name) ? counted[el.name] : undefined;
+    if (limit) {
+      const n = (totals.get(limit) ?? 0) + 1;
+      totals.set(limit, n);
+      if (n > LIMITS[limit]) {
+        throw new ImportError(
+          limitMessage(
+            `more than ${LIMITS[limit]} <${Object.keys(counted)
+              .filter((k) => counted[k] === limit)
+              .join('>/<')}> elements`,
+            limit,
+          ),
+          el.file,
+          el.line,
+          el.column,
+        );
+      }
+    }
+    for (let i = el.children.length - 1; i >= 0; i--) stack.push(el.children[i]);
+  }
 }

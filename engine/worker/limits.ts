@@ -1,0 +1,5 @@
+/**
+ * The input limits (engine/io/limits.ts) for the studio: the app reaches the engine only through
+ * engine/worker and engine/index.ts, so the table is re-exported here.
+ */
+export { LIMITS, formatLimit, limitMessage, limitsTable, type LimitName } from '../io/limits';
