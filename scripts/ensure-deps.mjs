@@ -9,8 +9,10 @@ const lock = 'package-lock.json';
 const marker = 'node_modules/.package-lock.json';
 const stale = !existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs);
 if (stale) {
-  console.log('[ensure-deps] installing npm packages (npm ci)…');
-  execSync('npm ci --no-audit --no-fund', { stdio: 'inherit' });
+  // `npm install` installs the locked versions; unlike `npm ci` it also accepts a lock file that
+  // lists only this platform's optional packages (as npm 11 writes them here)
+  console.log('[ensure-deps] installing npm packages (npm install, from package-lock.json)…');
+  execSync('npm install --no-audit --no-fund', { stdio: 'inherit' });
 }
 
 if (process.argv.includes('--chromium')) ensureChromium('ensure-deps');
