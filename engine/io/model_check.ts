@@ -8,7 +8,7 @@ import { ModelError, type SapModel } from '../model';
 /** fields that must hold finite numbers, and the entity their index counts (with its stride) */
 const FINITE: [
   keyof SapModel,
-  'body' | 'joint' | 'shape' | 'coord' | 'dof' | 'mesh' | 'hfield' | 'world',
+  'body' | 'joint' | 'shape' | 'coord' | 'dof' | 'mesh' | 'hfield' | 'world' | 'equality',
   number,
 ][] = [
   ['gravity', 'world', 3],
@@ -20,6 +20,7 @@ const FINITE: [
   ['joint_axis', 'dof', 3],
   ['shape_X_bs', 'shape', 7],
   ['shape_size', 'shape', 3],
+  ['shape_color', 'shape', 3],
   ['joint_q0', 'coord', 1],
   ['joint_qd0', 'dof', 1],
   ['joint_target_pos', 'dof', 1],
@@ -28,6 +29,11 @@ const FINITE: [
   ['joint_damping', 'dof', 1],
   ['mesh_vertices', 'mesh', 3],
   ['hfield_data', 'hfield', 1],
+  ['eq_anchor0', 'equality', 3],
+  ['eq_anchor1', 'equality', 3],
+  ['eq_relpose', 'equality', 7],
+  ['eq_ratio', 'equality', 1],
+  ['eq_offset', 'equality', 1],
 ];
 
 /** fields where ±inf is meaningful (unbounded) but NaN is not */
@@ -59,6 +65,8 @@ function entityOf(m: SapModel, kind: string, i: number): string {
       return `shapes[${label(m.shape_label, i)}]`;
     case 'joint':
       return `joints[${label(m.joint_label, i)}]`;
+    case 'equality':
+      return `equalities[${label(m.eq_label, i)}]`;
     case 'dof':
     case 'coord': {
       const start = kind === 'dof' ? m.joint_qd_start : m.joint_q_start;

@@ -41,6 +41,9 @@ const INTERESTING_U32 = [
   0xffffffff, 1_000_000, 100_000_000,
 ];
 
+/** largest mutated text [characters]: well past every reader limit, far below the JS string limit */
+export const MAX_MUTANT_CHARS = 16 * 1024 * 1024;
+
 export type ByteMutator = (b: Uint8Array, rng: Rng, other?: Uint8Array) => Uint8Array;
 export type TextMutator = (t: string, rng: Rng) => string;
 
@@ -194,7 +197,9 @@ export const TEXT_MUTATORS: Record<string, TextMutator> = {
     const i = rng.int(lines.length);
     const j = Math.min(lines.length - 1, i + rng.skewed(16) - 1);
     const block = t.slice(lines[i][0], lines[j][1]);
-    const times = rng.chance(0.1) ? rng.range(10, 500) : rng.range(1, 3);
+    let times = rng.chance(0.1) ? rng.range(10, 500) : rng.range(1, 3);
+    // stacked duplications stay within a size the readers' limits are about (not the JS string limit)
+    times = Math.max(1, Math.min(times, Math.floor(MAX_MUTANT_CHARS / Math.max(1, block.length))));
     return t.slice(0, lines[j][1]) + block.repeat(times) + t.slice(lines[j][1]);
   },
   swap_lines(t, rng) {
@@ -294,6 +299,7 @@ export function mutateText(
     const name = rng.pick(names);
     ops.push(name);
     out = all[name](out, rng);
+    if (out.length > MAX_MUTANT_CHARS) out = out.slice(0, MAX_MUTANT_CHARS);
   }
   return { text: out, ops };
 }

@@ -132,6 +132,8 @@ export async function fuzzSurface(surface: string, opts: FuzzOptions): Promise<S
         stderr: false,
       });
       let current: { i: number; desc: string } | null = null;
+      let lastEnded = -1;
+      let ready = false;
       let timer: ReturnType<typeof setTimeout> | null = null;
       let settled = false;
       const finish = (n: number) => {
@@ -146,20 +148,28 @@ export async function fuzzSurface(surface: string, opts: FuzzOptions): Promise<S
           report.inputs++;
           report.findings.push({ i: current.i, desc: current.desc, kind, message });
           finish(current.i + 1);
+        } else if (ready) {
+          // building input lastEnded + 1 failed (a harness fault): report it and go on after it
+          const i = Math.max(lastEnded, job.start - 1) + 1;
+          report.findings.push({ i, desc: '(while building the input)', kind, message });
+          finish(i + 1);
         } else {
-          report.findings.push({ i: next, desc: '(between inputs)', kind, message });
+          report.findings.push({ i: next, desc: '(starting the fuzz thread)', kind, message });
           finish(opts.count); // the surface cannot run at all: stop
         }
       };
       w.on('message', (m: RunnerMessage) => {
-        if (m.type === 'ready') report.corpus = m.corpus;
-        else if (m.type === 'begin') {
+        if (m.type === 'ready') {
+          report.corpus = m.corpus;
+          ready = true;
+        } else if (m.type === 'begin') {
           current = { i: m.i, desc: m.desc };
           if (timer) clearTimeout(timer);
           timer = setTimeout(() => lose('hang', `no result after ${hangMs} ms; thread killed`), hangMs);
         } else if (m.type === 'end') {
           if (timer) clearTimeout(timer);
           current = null;
+          lastEnded = m.i;
           record(m);
         } else if (m.type === 'done') finish(m.next);
       });

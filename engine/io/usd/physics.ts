@@ -25,6 +25,7 @@ import {
   type ShapeConfig,
 } from '../../model';
 import type { AssetResolver } from '../assets/resolver';
+import { LIMITS, limitMessage } from '../limits';
 import { withRollback, type ImportOptions, type ImportResult, type Importer } from '../assets/importer';
 import { convexHull } from '../mesh';
 import { openStage, openStageFromText, type UsdPrim, type UsdStage } from './compose';
@@ -612,9 +613,17 @@ class UsdPhysicsImporter {
     }
     const color = (() => {
       const c = p.attr('primvars:displayColor');
-      if (c instanceof NumArray && c.width === 3 && c.length >= 1) return [c.data[0], c.data[1], c.data[2]];
-      if (Array.isArray(c) && c.length === 3) return c;
-      return undefined;
+      let rgb: number[] | undefined;
+      if (c instanceof NumArray && c.width === 3 && c.length >= 1) rgb = [c.data[0], c.data[1], c.data[2]];
+      else if (Array.isArray(c) && c.length === 3) rgb = c as number[];
+      // a color is cosmetic: an unusable one falls back to the default with a warning
+      if (rgb && !rgb.every((x) => typeof x === 'number' && Number.isFinite(x))) {
+        this.warnings.push(
+          `<${p.path}>: displayColor (${rgb.join(', ')}) is not a finite color; default used`,
+        );
+        return undefined;
+      }
+      return rgb;
     })();
     const label = this.label(p);
     const add = (
@@ -920,8 +929,35 @@ class UsdPhysicsImporter {
       return null;
     }
     const left = this.tok(p, 'orientation') === 'leftHanded';
-    let nt = 0;
-    for (let f = 0; f < counts.data.length; f++) if (counts.data[f] >= 3) nt += counts.data[f] - 2;
+    // the counts must add up to the indices given, before anything is allocated from them
+    let nt = 0,
+      total = 0;
+    for (let f = 0; f < counts.data.length; f++) {
+      const c = counts.data[f];
+      if (!(Number.isInteger(c) && c >= 0)) {
+        throw new UsdError(
+          'schema',
+          { layer: p.layer, primPath: `${p.path}.faceVertexCounts` },
+          `face ${f} has ${c} vertices`,
+        );
+      }
+      total += c;
+      if (c >= 3) nt += c - 2;
+    }
+    if (total > idx.data.length) {
+      throw new UsdError(
+        'schema',
+        { layer: p.layer, primPath: `${p.path}.faceVertexCounts` },
+        `faceVertexCounts add up to ${total} indices; faceVertexIndices has ${idx.data.length}`,
+      );
+    }
+    if (nt > LIMITS.max_mesh_triangles) {
+      throw new UsdError(
+        'limit',
+        { layer: p.layer, primPath: p.path },
+        limitMessage(`a mesh of ${nt} triangles`, 'max_mesh_triangles'),
+      );
+    }
     const out = new Int32Array(nt * 3);
     let o = 0,
       k = 0;
@@ -1420,6 +1456,13 @@ class UsdPhysicsImporter {
     const Xc = j.b1 < 0 ? j.F1 : mat4Mul(rigidInverse(this.bodies[j.b1].X), j.F1);
     const a0 = [Xp[3], Xp[7], Xp[11]];
     const a1 = [Xc[3], Xc[7], Xc[11]];
+    if (![...Xp, ...Xc].every((x) => Number.isFinite(x))) {
+      throw new UsdError(
+        'schema',
+        { layer: j.prim.layer, primPath: j.prim.path },
+        'the joint frames (physics:localPos0/1, localRot0/1) are not finite',
+      );
+    }
     const body0 = j.b0 < 0 ? -1 : this.bodies[j.b0].index;
     const body1 = j.b1 < 0 ? -1 : this.bodies[j.b1].index;
     const label = this.label(j.prim);
