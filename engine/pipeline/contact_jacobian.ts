@@ -112,11 +112,7 @@ export function buildContactConstraints(
       contacts.force.fill(0, slot * 3, slot * 3 + 3);
       continue;
     }
-    // world witness points
-    if (b0 >= 0) transformPoint(kin.body_X, b0 * 7, contacts.point0, slot * 3, x0, 0);
-    else x0.set(contacts.point0.subarray(slot * 3, slot * 3 + 3));
-    if (b1 >= 0) transformPoint(kin.body_X, b1 * 7, contacts.point1, slot * 3, x1, 0);
-    else x1.set(contacts.point1.subarray(slot * 3, slot * 3 + 3));
+    worldWitnesses(kin, contacts, slot, b0, b1);
     const frame = new Float64Array(9);
     contactFrame(
       contacts.normal[slot * 3],
@@ -257,10 +253,7 @@ export function packContactConstraints(
       contacts.force.fill(0, slot * 3, slot * 3 + 3);
       continue;
     }
-    if (b0 >= 0) transformPoint(kin.body_X, b0 * 7, contacts.point0, slot * 3, x0, 0);
-    else for (let k = 0; k < 3; k++) x0[k] = contacts.point0[slot * 3 + k];
-    if (b1 >= 0) transformPoint(kin.body_X, b1 * 7, contacts.point1, slot * 3, x1, 0);
-    else for (let k = 0; k < 3; k++) x1[k] = contacts.point1[slot * 3 + k];
+    worldWitnesses(kin, contacts, slot, b0, b1);
     contactFrame(
       contacts.normal[slot * 3],
       contacts.normal[slot * 3 + 1],
@@ -351,6 +344,20 @@ function accumulatePointJacobianAt(
       J[2 * nv + col] += sign * (f6 * vx + f7 * vy + f8 * vz);
     }
   }
+}
+
+/** x0, x1 ← the contact's witness points in world (static bodies store them in world already) */
+function worldWitnesses(
+  kin: KinematicsData,
+  contacts: SapContacts,
+  slot: number,
+  b0: number,
+  b1: number,
+): void {
+  if (b0 >= 0) transformPoint(kin.body_X, b0 * 7, contacts.point0, slot * 3, x0, 0);
+  else for (let k = 0; k < 3; k++) x0[k] = contacts.point0[slot * 3 + k];
+  if (b1 >= 0) transformPoint(kin.body_X, b1 * 7, contacts.point1, slot * 3, x1, 0);
+  else for (let k = 0; k < 3; k++) x1[k] = contacts.point1[slot * 3 + k];
 }
 
 function identity(x: number): number {
