@@ -16,13 +16,19 @@ interface CliqueMatrix {
  * Random SPD matrix with clique structure: H = blockdiag(B_c B_cᵀ + I) + Σ_edges J_eᵀ G_e J_e with
  * each J_e a random 3×(n_a + n_b) row block over the two cliques of the edge.
  */
-function randomCliqueMatrix(seed: number, nb: number, density: number, maxSize = 7): CliqueMatrix {
+function randomCliqueMatrix(
+  seed: number,
+  nb: number,
+  density: number,
+  fixedSize = 0,
+  maxSize = 7,
+): CliqueMatrix {
   const rng = seededRandom(seed);
   const sizes: number[] = [];
   const start: number[] = [];
   let n = 0;
   for (let b = 0; b < nb; b++) {
-    const s = 1 + Math.floor(rng() * maxSize);
+    const s = fixedSize > 0 ? fixedSize : 1 + Math.floor(rng() * maxSize);
     sizes.push(s);
     start.push(n);
     n += s;
@@ -101,8 +107,8 @@ function permuted(bs: BlockSparseCholesky, m: CliqueMatrix): { Hp: Float64Array;
   return { Hp, perm };
 }
 
-const CASES: [number, number, number][] = [
-  // seed, blocks, edge density
+const CASES: [number, number, number, number?][] = [
+  // seed, blocks, edge density, fixed block size (6: free bodies, the unrolled update path)
   [1, 1, 0],
   [2, 2, 1],
   [3, 6, 0.4],
@@ -111,13 +117,15 @@ const CASES: [number, number, number][] = [
   [6, 40, 0.06],
   [7, 20, 0.9],
   [8, 30, 0],
+  [9, 30, 0.15, 6],
+  [10, 12, 0.6, 6],
 ];
 
 describe('BlockSparseCholesky', () => {
   for (const prec of ['fp64', 'fp32'] as LinearSolvePrecision[]) {
-    for (const [seed, nb, density] of CASES) {
-      it(`${prec}: factor and solve equal the dense Cholesky of PHPᵀ bit for bit (seed ${seed}, ${nb} cliques, density ${density})`, () => {
-        const m = randomCliqueMatrix(seed, nb, density);
+    for (const [seed, nb, density, fixed = 0] of CASES) {
+      it(`${prec}: factor and solve equal the dense Cholesky of PHPᵀ bit for bit (seed ${seed}, ${nb} cliques${fixed ? ` of size ${fixed}` : ''}, density ${density})`, () => {
+        const m = randomCliqueMatrix(seed, nb, density, fixed);
         const bs = new BlockSparseCholesky(prec);
         bs.analyze(nb, m.sizes, m.edges, m.edges.length / 2);
         expect(bs.n).toBe(m.n);

@@ -354,6 +354,31 @@ export class BlockSparseCholesky {
           const oI = pK + sRow[e] * nK;
           const tgt = base + rowOf[I] * nJ;
           const diag = e === eJ;
+          if (nK === 6) {
+            // free bodies: the row of L_IK held in registers, k ascending as in the generic loop
+            for (let i = 0; i < nI; i++) {
+              const ri = oI + i * 6;
+              const a0 = val[ri],
+                a1 = val[ri + 1],
+                a2 = val[ri + 2],
+                a3 = val[ri + 3],
+                a4 = val[ri + 4],
+                a5 = val[ri + 5];
+              const ti = tgt + i * nJ;
+              const jEnd = diag ? i + 1 : nJ;
+              for (let j = 0, rj = oJ; j < jEnd; j++, rj += 6) {
+                val[ti + j] =
+                  val[ti + j] -
+                  a0 * val[rj] -
+                  a1 * val[rj + 1] -
+                  a2 * val[rj + 2] -
+                  a3 * val[rj + 3] -
+                  a4 * val[rj + 4] -
+                  a5 * val[rj + 5];
+              }
+            }
+            continue;
+          }
           for (let i = 0; i < nI; i++) {
             const ri = oI + i * nK;
             const ti = tgt + i * nJ;
@@ -412,6 +437,30 @@ export class BlockSparseCholesky {
           const oI = pK + sRow[e] * nK;
           const tgt = base + rowOf[I] * nJ;
           const diag = e === eJ;
+          if (nK === 6) {
+            // free bodies: the row of L_IK held in registers, k ascending as in the generic loop
+            for (let i = 0; i < nI; i++) {
+              const ri = oI + i * 6;
+              const a0 = val[ri],
+                a1 = val[ri + 1],
+                a2 = val[ri + 2],
+                a3 = val[ri + 3],
+                a4 = val[ri + 4],
+                a5 = val[ri + 5];
+              const ti = tgt + i * nJ;
+              const jEnd = diag ? i + 1 : nJ;
+              for (let j = 0, rj = oJ; j < jEnd; j++, rj += 6) {
+                let s = val[ti + j];
+                s = fr(s - fr(a0 * val[rj]));
+                s = fr(s - fr(a1 * val[rj + 1]));
+                s = fr(s - fr(a2 * val[rj + 2]));
+                s = fr(s - fr(a3 * val[rj + 3]));
+                s = fr(s - fr(a4 * val[rj + 4]));
+                val[ti + j] = fr(s - fr(a5 * val[rj + 5]));
+              }
+            }
+            continue;
+          }
           for (let i = 0; i < nI; i++) {
             const ri = oI + i * nK;
             const ti = tgt + i * nJ;
