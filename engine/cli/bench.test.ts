@@ -6,7 +6,8 @@ import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { benchMarkdown, runBench } from './bench';
+import { probeWebGpu } from '../backends';
+import { BENCH_GROUPS, BENCH_SCENES, benchMarkdown, runBench } from './bench';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'sap-bench-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -66,4 +67,47 @@ describe('runBench', () => {
       expect(r.res.rows[0].newton_iterations_mean).toBe(fresh.res.rows[0].newton_iterations_mean);
     }
   }, 60_000);
+
+  it('lists the 12 SAP Warp example scenes as a group, with their asset root', async () => {
+    expect(BENCH_GROUPS.sap_warp).toHaveLength(12);
+    for (const id of BENCH_GROUPS.sap_warp) expect(BENCH_SCENES[id].asset_root).toBeDefined();
+    const res = await runBench({
+      scenes: ['sapwarp_basic_cartpole_usd'],
+      presets: ['drake'],
+      num_worlds: [1],
+      steps: 3,
+      repeats: 1,
+      settle: 5,
+      peers: [],
+      settle_cache: null,
+    });
+    expect(res.notes).toEqual([]);
+    expect(res.rows.map((r) => r.scene)).toEqual(['sapwarp_basic_cartpole_usd']);
+  }, 60_000);
+
+  it('measures the WebGPU backend beside the CPU on the same snapshot (or says why not)', async () => {
+    const probe = await probeWebGpu();
+    const res = await runBench({
+      scenes: ['scenes/box_at_rest.yaml'],
+      presets: ['approx32'],
+      num_worlds: [1],
+      backends: ['cpu', 'webgpu'],
+      steps: 2,
+      repeats: 1,
+      settle: 10,
+      peers: [],
+      settle_cache: null,
+    });
+    const cpu = res.rows.find((r) => r.backend === 'cpu');
+    expect(cpu).toBeDefined();
+    const gpu = res.rows.find((r) => r.backend === 'webgpu');
+    if (probe.available) {
+      expect(gpu?.steps_per_s).toBeGreaterThan(0);
+      expect(gpu?.contacts_per_world).toBe(cpu?.contacts_per_world);
+      expect(res.notes.some((n) => n.startsWith('webgpu device: '))).toBe(true);
+    } else {
+      expect(gpu).toBeUndefined();
+      expect(res.notes.some((n) => /webgpu not measured: WebGPU unavailable/.test(n))).toBe(true);
+    }
+  }, 120_000);
 });

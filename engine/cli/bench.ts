@@ -26,6 +26,7 @@ import { loadMujoco, mujocoFromXml, type MujocoModule } from './peers/mujoco';
 import { loadRapier, rapierContactCount, rapierUnfit, rapierWorld } from './peers/rapier';
 
 export type PeerName = 'mujoco' | 'rapier';
+export type BenchBackend = 'cpu' | 'webgpu';
 
 /** a benchmark scene: the file and how it is measured */
 export interface BenchScene {
@@ -39,6 +40,8 @@ export interface BenchScene {
   /** line searches measured when --line-search is not given */
   line_searches: string[];
   peers: PeerName[];
+  /** root of git-backed scene assets (SAP Warp example scenes) */
+  asset_root?: string;
   /** the MuJoCo peer loads this MJCF directly instead of an export of our model */
   mjcf?: string;
   /** PD targets follow q₀ + a·sin(2πft) on every driven DOF (ours: control, MuJoCo: ctrl) */
@@ -92,6 +95,38 @@ export const BENCH_SCENES: Record<string, BenchScene> = {
   },
 };
 
+/** the SAP Warp example scenes (../shared/reference/sap_warp), bench ids `sapwarp_<name>` */
+export const SAP_WARP_SCENES = [
+  'agilex_piper_urdf',
+  'anymal_c_urdf',
+  'anymal_d_usd',
+  'basic_ant_usd',
+  'basic_cartpole_usd',
+  'franka_panda_cube_urdf',
+  'franka_panda_urdf',
+  'free_cube',
+  'multi_joints',
+  'unitree_g1_usd',
+  'unitree_h1_usd',
+  'universal_ur10_usd',
+] as const;
+for (const name of SAP_WARP_SCENES) {
+  BENCH_SCENES[`sapwarp_${name}`] = {
+    file: `../shared/reference/sap_warp/scenes/${name}.yaml`,
+    asset_root: '../shared/reference/sap_warp/assets',
+    settle: 100,
+    steps: 100,
+    repeats: 3,
+    line_searches: ['monotone_decay'],
+    peers: ['mujoco', 'rapier'],
+  };
+}
+
+/** bench ids that stand for several scenes */
+export const BENCH_GROUPS: Record<string, string[]> = {
+  sap_warp: SAP_WARP_SCENES.map((n) => `sapwarp_${n}`),
+};
+
 /** mean milliseconds per step and stage */
 export interface StageMs {
   collision: number;
@@ -107,7 +142,7 @@ export interface BenchRow {
   scene: string;
   preset: string;
   line_search: string;
-  backend: 'cpu';
+  backend: BenchBackend;
   num_worlds: number;
   dt: number;
   steps_per_s: number;
@@ -143,6 +178,8 @@ export interface BenchOptions {
   /** overrides each scene's line_searches */
   line_searches?: string[];
   num_worlds: number[];
+  /** backends measured (default cpu); webgpu falls back with a note when it cannot run */
+  backends?: BenchBackend[];
   /** overrides steps / repeats / settle of every scene */
   steps?: number;
   repeats?: number;
@@ -205,7 +242,20 @@ interface Timed {
   stage: StageMs;
 }
 
-function timeOurs(sim: Simulation, steps: number, repeats: number, before: (sim: Simulation) => void): Timed {
+/** what the timing loop needs of Simulation (CPU, synchronous) and BackendSimulation (async) */
+interface Stepper {
+  readonly model: Simulation['model'];
+  state: SapState;
+  readonly control: Simulation['control'];
+  step(): StepReport | Promise<StepReport>;
+}
+
+async function timeOurs(
+  sim: Stepper,
+  steps: number,
+  repeats: number,
+  before: (sim: Stepper) => void,
+): Promise<Timed> {
   const rates: number[] = [];
   const stage: StageMs = { collision: 0, free_motion: 0, constraints: 0, solve: 0, integrate: 0, total: 0 };
   let it = 0,
@@ -217,7 +267,9 @@ function timeOurs(sim: Simulation, steps: number, repeats: number, before: (sim:
     const t0 = performance.now();
     for (let i = 0; i < steps; i++) {
       before(sim);
-      const rep: StepReport = sim.step();
+      const r = sim.step();
+      // the CPU path stays synchronous: no await (microtask) per step
+      const rep: StepReport = r instanceof Promise ? await r : r;
       it += rep.iterations_mean;
       ls += rep.line_search_iterations / nw;
       contacts += rep.contact_count / nw;
@@ -303,7 +355,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   const rows: BenchRow[] = [];
   const peers: PeerRow[] = [];
   const notes: string[] = [];
-  for (const sid of o.scenes) {
+  for (const sid of o.scenes.flatMap((x) => BENCH_GROUPS[x] ?? [x])) {
     const { id, spec } = sceneSpec(sid);
     const steps = o.steps ?? spec.steps;
     const repeats = o.repeats ?? spec.repeats;
@@ -311,7 +363,10 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     for (const nw of o.num_worlds) {
       let scene: LoadedSceneFile;
       try {
-        scene = await loadModelFile(spec.file, { num_worlds: nw });
+        scene = await loadModelFile(spec.file, {
+          num_worlds: nw,
+          ...(spec.asset_root ? { asset_root: spec.asset_root } : {}),
+        });
       } catch (e) {
         notes.push(`${id}: not measured, ${spec.file} does not load (${(e as Error).message})`);
         continue;
@@ -329,7 +384,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         if (m.joint_target_ke[d] > 0 || m.joint_target_kd[d] > 0) driven.push(d);
       const ref = mkSim(scene.solver);
       const q0 = Float64Array.from(ref.control.joint_target_pos);
-      const drive = (sim: Simulation): void =>
+      const drive = (sim: Stepper): void =>
         applySinusoid(spec, q0, sim.control.joint_target_pos, driven, sim.state.time);
       // settle once with the scene's own options (or reuse a cached settle), then snapshot
       const ts = performance.now();
@@ -350,40 +405,67 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         `[bench] ${id} (${nw} world${nw > 1 ? 's' : ''}): ${cached ? `settled state of ${settle} steps from ${cacheDir}` : `settled ${settle} steps in ${((performance.now() - ts) / 1000).toFixed(1)} s`}`,
       );
       const lss = o.line_searches ?? spec.line_searches;
-      const oursAt: Record<string, number> = {};
       for (const preset of o.presets) {
         for (const ls of lss) {
-          const sim = mkSim({ ...scene.solver, contact_preset_variant: preset, line_search_variant: ls });
-          // untimed warm-up from the snapshot (JIT tier-up): ≥ 3 steps and ≥ 0.3 s, ≤ 400 steps
-          copyState(snap, sim.state);
-          const tw = performance.now();
-          for (let i = 0; i < 400 && (i < 3 || performance.now() - tw < 300); i++) {
-            drive(sim);
-            sim.step();
-            if (i % 50 === 49) copyState(snap, sim.state);
+          const solver = { ...scene.solver, contact_preset_variant: preset, line_search_variant: ls };
+          for (const kind of o.backends ?? ['cpu']) {
+            let sim: Stepper;
+            let linear: () => string;
+            let dispose = (): void => {};
+            if (kind === 'cpu') {
+              const cpu = mkSim(solver);
+              sim = cpu;
+              linear = () => cpu.solver.last_linear_solver;
+            } else {
+              const { backend, fallback } = await createBackend('webgpu', m, {
+                solver,
+                max_rigid_contact: scene.max_rigid_contact,
+              });
+              if (fallback) {
+                backend.dispose();
+                notes.push(`${id} ${preset} ${ls}: webgpu not measured: ${fallback}`);
+                continue;
+              }
+              sim = new BackendSimulation(m, backend, { dt, max_rigid_contact: scene.max_rigid_contact });
+              const device = backend.kind === 'webgpu' ? backend.description.split(';')[0] : backend.kind;
+              if (!notes.includes(`webgpu device: ${device}`)) notes.push(`webgpu device: ${device}`);
+              linear = () => 'dense per world (WebGPU)';
+              dispose = () => backend.dispose();
+            }
+            try {
+              // untimed warm-up from the snapshot (JIT tier-up): ≥ 3 steps and ≥ 0.3 s, ≤ 400 steps
+              copyState(snap, sim.state);
+              const tw = performance.now();
+              for (let i = 0; i < 400 && (i < 3 || performance.now() - tw < 300); i++) {
+                drive(sim);
+                await sim.step();
+                if (i % 50 === 49) copyState(snap, sim.state);
+              }
+              copyState(snap, sim.state);
+              const t = await timeOurs(sim, steps, repeats, drive);
+              const row: BenchRow = {
+                scene: id,
+                preset,
+                line_search: ls,
+                backend: kind,
+                num_worlds: nw,
+                dt,
+                steps_per_s: t.sps,
+                real_time_factor: t.sps * dt,
+                newton_iterations_mean: t.it,
+                line_search_iterations_mean: t.ls,
+                contacts_per_world: t.contacts,
+                linear_solver: linear(),
+                stage_ms: t.stage,
+              };
+              rows.push(row);
+              log(
+                `[bench] ${id} ${preset} ${ls} ${kind}: ${t.sps.toFixed(1)} steps/s, ${t.it.toFixed(2)} Newton it., ${t.contacts.toFixed(0)} contacts, ${row.linear_solver}`,
+              );
+            } finally {
+              dispose();
+            }
           }
-          copyState(snap, sim.state);
-          const t = timeOurs(sim, steps, repeats, drive);
-          const row: BenchRow = {
-            scene: id,
-            preset,
-            line_search: ls,
-            backend: 'cpu',
-            num_worlds: nw,
-            dt,
-            steps_per_s: t.sps,
-            real_time_factor: t.sps * dt,
-            newton_iterations_mean: t.it,
-            line_search_iterations_mean: t.ls,
-            contacts_per_world: t.contacts,
-            linear_solver: sim.solver.last_linear_solver,
-            stage_ms: t.stage,
-          };
-          rows.push(row);
-          oursAt[`${preset}/${ls}`] = t.sps;
-          log(
-            `[bench] ${id} ${preset} ${ls}: ${t.sps.toFixed(1)} steps/s, ${t.it.toFixed(2)} Newton it., ${t.contacts.toFixed(0)} contacts, ${row.linear_solver}`,
-          );
         }
       }
       if (nw !== 1) continue; // peers run one world

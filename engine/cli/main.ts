@@ -6,7 +6,7 @@
  *   inspect MODEL [--q v,v,...] [--qd v,v,...] [--json]
  *   ablate SCENE --steps N [--dt S] [--json]
  *   schema run|inspect|ablate      print the JSON Schema of a command's --json output
- *   bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--worlds N,…] [--peers mujoco,rapier|none]
+ *   bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,rapier|none]
  *         [--steps N] [--repeats R] [--settle N] [--linear-solver M] [--json]   CPU steps/s vs MuJoCo, Rapier
  *   bench webgpu [SCENE] [--worlds 1,64,…] [--steps N] [--json]   CPU vs WebGPU over num_worlds
  */
@@ -30,7 +30,7 @@ const USAGE = `usage: npm run sim -- <command> [options]
   inspect MODEL [--q v,v,...] [--qd v,v,...] [--json]
   ablate SCENE --steps N [--dt S] [--json]
   schema run|inspect|ablate
-  bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--worlds N,…] [--peers mujoco,rapier|none] [--steps N] [--repeats R] [--settle N] [--linear-solver auto|dense|block_sparse] [--json]
+  bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,rapier|none] [--steps N] [--repeats R] [--settle N] [--linear-solver auto|dense|block_sparse] [--json]
   bench webgpu [SCENE] [--worlds 1,64,256,1024,4096] [--steps N] [--json]`;
 
 function parseSet(items: string[] | undefined): Record<string, unknown> {
@@ -41,6 +41,14 @@ function parseSet(items: string[] | undefined): Record<string, unknown> {
     out[item.slice(0, eq).trim()] = item.slice(eq + 1).trim();
   }
   return out;
+}
+
+/** `bench --backend cpu,webgpu` */
+function benchBackends(xs: string[] | undefined): ('cpu' | 'webgpu')[] | undefined {
+  if (xs === undefined) return undefined;
+  for (const x of xs)
+    if (x !== 'cpu' && x !== 'webgpu') throw new Error(`--backend: expected cpu or webgpu; got '${x}'`);
+  return xs as ('cpu' | 'webgpu')[];
 }
 
 function parseList(s: string | undefined, flag: string): number[] | undefined {
@@ -181,10 +189,11 @@ export async function main(argv: string[]): Promise<number> {
         throw new Error(`--linear-solver: expected auto, dense or block_sparse; got '${ls}'`);
       }
       const res = await runBench({
-        scenes: scenes.length ? scenes : ['humanoid', 'arm7', 'pile_64', 'pile_1000'],
+        scenes: scenes.length ? scenes : ['humanoid', 'arm7', 'pile_64', 'pile_1000', 'sap_warp'],
         presets: list(values.preset) ?? ['approx32', 'drake'],
         line_searches: list(values['line-search']),
         num_worlds: parseList(values.worlds, '--worlds') ?? [1],
+        backends: benchBackends(list(values.backend)),
         steps: values.steps !== undefined ? positiveInt(values.steps, '--steps', 1) : undefined,
         repeats: values.repeats !== undefined ? positiveInt(values.repeats, '--repeats', 1) : undefined,
         settle: values.settle !== undefined ? positiveInt(values.settle, '--settle', 0) : undefined,
