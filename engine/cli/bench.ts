@@ -47,12 +47,13 @@ export interface BenchScene {
   /** PD targets follow q₀ + a·sin(2πft) on every driven DOF (ours: control, MuJoCo: ctrl) */
   sinusoid?: { amplitude: number; hz: number };
   /**
-   * untimed steps a peer takes from our snapshot before it is timed (default 0). Contacts are
-   * compliant in both engines but MuJoCo's soft constraints rest deeper than our SAP contacts,
-   * so from our settled state MuJoCo's contact set builds up over its first steps (pile_1000:
-   * 239 → 1174 contacts in 8 steps); timing that ramp would flatter the peer.
+   * untimed steps that every engine (ours and the peers) takes from the snapshot before it is
+   * timed (default 0), so that all are timed over the same simulated interval. Contacts are
+   * compliant in both engines but MuJoCo's soft constraints rest deeper than our SAP contacts, so
+   * from our state MuJoCo's contact set builds up over its first steps (pile_1000: 239 → 1174
+   * contacts in 8 steps); timing that ramp would flatter the peer.
    */
-  peer_lead_in?: number;
+  lead_in?: number;
 }
 
 /** the built-in benchmark scenes (ids for the command line) */
@@ -82,7 +83,7 @@ export const BENCH_SCENES: Record<string, BenchScene> = {
     repeats: 3,
     line_searches: ['monotone_decay', 'exact_root'],
     peers: ['mujoco', 'rapier'],
-    peer_lead_in: 25,
+    lead_in: 25,
   },
   pile_1000: {
     file: 'scenes/pile_1000.yaml',
@@ -91,7 +92,7 @@ export const BENCH_SCENES: Record<string, BenchScene> = {
     repeats: 1,
     line_searches: ['monotone_decay'],
     peers: ['mujoco', 'rapier'],
-    peer_lead_in: 20,
+    lead_in: 20,
   },
 };
 
@@ -442,6 +443,10 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
                 if (i % 50 === 49) copyState(snap, sim.state);
               }
               copyState(snap, sim.state);
+              for (let i = 0; i < (spec.lead_in ?? 0); i++) {
+                drive(sim);
+                await sim.step();
+              }
               const t = await timeOurs(sim, steps, repeats, drive);
               const row: BenchRow = {
                 scene: id,
@@ -476,7 +481,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
           const pr =
             peer === 'mujoco'
               ? await runMujoco(id, spec, scene, snap, steps, repeats, duration, q0, driven)
-              : await runRapier(id, scene, snap, steps, repeats, spec.peer_lead_in ?? 0);
+              : await runRapier(id, scene, snap, steps, repeats, spec.lead_in ?? 0);
           if (typeof pr === 'string') {
             notes.push(`${id}: ${peer} not measured: ${pr}`);
             continue;
@@ -571,13 +576,13 @@ async function runMujoco(
       setMujocoState(scene.model, snap, exp, m, d);
       mj.mj_forward(m, d);
       t = snap.time;
-      const lead = spec.peer_lead_in ?? 0;
+      const lead = spec.lead_in ?? 0;
       for (let i = 0; i < lead; i++) {
         ctrlAt(t);
         mj.mj_step(m, d);
         t += dt;
       }
-      if (lead > 0) start += ` + ${lead} untimed steps (its own contact set)`;
+      if (lead > 0) start += ` + ${lead} untimed steps (as ours; its own contact set)`;
     }
     const rates: number[] = [];
     let iters = 0,
