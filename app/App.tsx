@@ -14,6 +14,7 @@ import { Plots } from './plots/Plots';
 import { loadFiles, send, setPlaying, viewport } from './session';
 import { useStudio } from './store';
 import {
+  BackendStatus,
   ContactInspector,
   DropZone,
   ErrorBanner,
@@ -61,6 +62,7 @@ export function App() {
         <ErrorBanner />
         <Notice />
         <TruncationWarning />
+        <BackendStatus />
         <ContactInspector />
         <div className="leva-wrap">
           <Leva

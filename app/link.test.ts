@@ -41,6 +41,16 @@ describe('share links', () => {
     expect(linkPayloadFromHash('#foo=1')).toBeNull();
   });
 
+  it('carries the backend; links without one (older links too) still decode, meaning the CPU', () => {
+    const gpu: LinkState = { ...state, sim: { ...state.sim, backend: 'webgpu' } };
+    expect(decodeLink(encodeLink(gpu)).sim?.backend).toBe('webgpu');
+    const old = decodeLink(raw({ v: 1, scene: { kind: 'catalog', id: 'box_stack' }, sim: { dt: 0.002 } }));
+    expect(old.sim?.backend).toBeUndefined();
+    expect(() =>
+      decodeLink(raw({ v: 1, scene: { kind: 'catalog', id: 'box_stack' }, sim: { backend: 'cuda' } })),
+    ).toThrow(/sim\.backend/);
+  });
+
   it('carries an inline scene compressed, and URLs', () => {
     const text = 'schema_version: 1\n' + '# padding\n'.repeat(5000);
     const inline: LinkState = { v: 1, scene: { kind: 'inline', name: 'a.yaml', text } };

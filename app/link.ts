@@ -13,6 +13,7 @@ import { Inflate, deflateSync, strFromU8, strToU8 } from 'fflate';
 import { z } from 'zod';
 import { SOLVER_OPTION_KEYS } from '../engine/index';
 import { LIMITS, limitMessage } from '../engine/worker/limits';
+import { BACKEND_CHOICES } from '../engine/worker/protocol';
 
 export const LINK_VERSION = 1;
 /** longest accepted payload (characters after `#link=`) */
@@ -87,6 +88,8 @@ export const linkSchema = z
         dt: finite.positive().max(1).optional(),
         speed: finite.min(0.01).max(10).optional(),
         num_worlds: z.number().int().min(1).max(4096).optional(),
+        /** the step backend (absent: cpu) */
+        backend: z.enum(BACKEND_CHOICES).optional(),
       })
       .strict()
       .optional(),

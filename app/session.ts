@@ -5,7 +5,13 @@
  */
 import { SOLVER_OPTION_KEYS } from '../engine/index';
 import { SimClient } from '../engine/worker/client';
-import type { AblationSample, CommandBody, ErrorInfo, WorkerEvent } from '../engine/worker/protocol';
+import type {
+  AblationSample,
+  BackendChoice,
+  CommandBody,
+  ErrorInfo,
+  WorkerEvent,
+} from '../engine/worker/protocol';
 import { CATALOG, DEFAULT_SCENE, catalogEntry } from './catalog';
 import { DropError, chooseEntry, collectFiles } from './files';
 import {
@@ -171,6 +177,9 @@ function onEvent(e: WorkerEvent): void {
       break;
     case 'play_state':
       st.set({ playing: e.playing });
+      break;
+    case 'backend':
+      st.set({ backend: e.backend });
       break;
     case 'error':
       st.pushError(e.error);
@@ -365,6 +374,8 @@ export function currentLinkState(): LinkState {
       dt: st.scene?.dt,
       speed: st.speed,
       num_worlds: st.scene?.num_worlds,
+      // only when not the default, so links without it (older ones too) mean the CPU
+      ...(st.backendChoice !== 'cpu' ? { backend: st.backendChoice } : {}),
     },
     camera: cam ? { position: round(cam.position), target: round(cam.target) } : undefined,
     step: client.latest.step,
@@ -416,6 +427,8 @@ export function applyLink(link: LinkState, consented = false): 'applied' | 'cons
   }
   if (link.view) st.setView(link.view);
   if (link.sim?.speed) st.set({ speed: link.sim.speed });
+  // the backend is chosen before the scene loads, so the load makes it (links without one: cpu)
+  setBackend(link.sim?.backend ?? 'cpu');
   // the link's explicit options replace the scene's: keys it does not name are cleared
   const options: Record<string, string | number | boolean | null> = Object.fromEntries(
     SOLVER_OPTION_KEYS.map((k) => [k, null]),
@@ -493,6 +506,12 @@ export function setPlaying(p: boolean): void {
   send({ type: p ? 'play' : 'pause' });
 }
 
+/** chooses the step backend; the worker answers with `backend` events (fallback and reason included) */
+export function setBackend(kind: BackendChoice): void {
+  useStudio.getState().set({ backendChoice: kind });
+  send({ type: 'set_backend', backend: kind });
+}
+
 export function runAfterNextReady(fn: () => void): void {
   afterNextReady = fn;
 }
@@ -534,6 +553,21 @@ export const testApi = {
   errors: () => useStudio.getState().errors.map((e) => e.message),
   allErrors: () => consoleErrors.slice(),
   stats: () => useStudio.getState().stats,
+  /** the backend status: requested, active, pending, fallback reason, adapter, precision labels */
+  backend: () => {
+    const b = useStudio.getState().backend;
+    return b
+      ? {
+          requested: b.requested,
+          active: b.active,
+          pending: b.pending,
+          fallback: b.fallback ?? null,
+          adapter: b.adapter ?? null,
+          description: b.description,
+          precision: { ...b.precision },
+        }
+      : null;
+  },
   series: () => ({ time: series.time.slice(), dp: series.dp.slice(), dm: series.dm.slice() }),
   contacts: () => {
     const c = client.latest.contacts;

@@ -4,7 +4,14 @@
  * viewport reads it from the worker client in `useFrame` (layout principle 13).
  */
 import { create } from 'zustand';
-import type { ErrorInfo, OptionsInfo, SceneInfo, StatsInfo } from '../engine/worker/protocol';
+import type {
+  BackendChoice,
+  BackendInfo,
+  ErrorInfo,
+  OptionsInfo,
+  SceneInfo,
+  StatsInfo,
+} from '../engine/worker/protocol';
 import type { LinkState } from './link';
 
 /** where the current scene came from, for links and the scene panel */
@@ -43,6 +50,10 @@ export interface StudioState {
   speed: number;
   num_worlds: number;
   stats: StatsInfo | null;
+  /** the backend the user chose (links carry it) */
+  backendChoice: BackendChoice;
+  /** what the worker reports: requested and active backend, fallback reason, adapter, precision */
+  backend: BackendInfo | null;
   errors: ErrorInfo[];
   notice: string;
   /** a link wants to load a scene from another host: asks the user first */
@@ -65,6 +76,8 @@ export const useStudio = create<StudioState>()((set) => ({
   speed: 1,
   num_worlds: 1,
   stats: null,
+  backendChoice: 'cpu',
+  backend: null,
   errors: [],
   notice: '',
   urlConsent: null,

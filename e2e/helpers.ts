@@ -23,6 +23,16 @@ export interface StudioApi {
   bodyPosition(b: number): number[] | null;
   selection(): number | null;
   camera(): { position: number[]; target: number[] } | null;
+  backend(): {
+    requested: 'cpu' | 'webgpu';
+    active: 'cpu' | 'webgpu';
+    pending: boolean;
+    fallback: string | null;
+    adapter: string | null;
+    description: string;
+    precision: Record<string, string>;
+  } | null;
+  link(): string;
 }
 
 /** evaluates `fn` against the test API */
@@ -104,4 +114,14 @@ export async function waitReady(page: Page): Promise<void> {
   await page.waitForFunction(
     () => (window as unknown as { __sapStudio?: StudioApi }).__sapStudio?.ready === true,
   );
+}
+
+/** the text a read-only leva field shows (its row's text after the label), by the field's path */
+export function panelText(page: Page, id: string): Promise<string> {
+  return page.evaluate((key) => {
+    let el = document.querySelector(`label[for="${CSS.escape(key)}"]`) as HTMLElement | null;
+    const label = el?.textContent ?? '';
+    while (el && (el.textContent ?? '') === label) el = el.parentElement;
+    return (el?.textContent ?? '').slice(label.length);
+  }, id);
 }

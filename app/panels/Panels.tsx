@@ -7,8 +7,9 @@ import { LevaInputs, button, buttonGroup, useControls } from 'leva';
 import { useEffect, useMemo } from 'react';
 import { PRESETS, SOLVER_OPTION_KEYS, allowedValues, resolveSolverOptions } from '../../engine/index';
 import { CATALOG, DEFAULT_SCENE } from '../catalog';
-import { copyLink, loadCatalog, send, setPlaying, viewport } from '../session';
+import { copyLink, loadCatalog, send, setBackend, setPlaying, viewport } from '../session';
 import { useStudio } from '../store';
+import type { BackendInfo } from '../../engine/worker/protocol';
 
 /** keys a preset expands into; changing the preset clears explicit overrides of these */
 export const PRESET_KEYS = [...Object.keys(PRESETS.approx32), 'line_search_relative_slop'];
@@ -106,8 +107,36 @@ export function SolverPanel() {
   return null;
 }
 
+/** short names of the precision knobs, for the backend's realization line */
+const PRECISION_SHORT: Record<string, string> = {
+  free_motion_solve_precision: 'free motion',
+  contact_solve_precision: 'contact',
+  contact_linear_solve_precision: 'linear',
+  sap_contact_weight_precision: 'weights',
+};
+
+/** the panel's read-outs of a backend status */
+export function backendLines(b: BackendInfo | null): { active: string; adapter: string; precision: string } {
+  if (!b) return { active: '—', adapter: '—', precision: '—' };
+  const active = b.pending
+    ? `${b.active} (starting ${b.requested}…)`
+    : b.fallback
+      ? `${b.active} (fallback)`
+      : b.active;
+  const precision = Object.entries(b.precision)
+    .map(([k, v]) => `${PRECISION_SHORT[k] ?? k} ${v}`)
+    .join(', ');
+  return {
+    active,
+    adapter: b.adapter ?? (b.requested === 'webgpu' ? 'none' : '—'),
+    precision: precision || '—',
+  };
+}
+
 export function SimulationPanel() {
   const scene = useStudio((s) => s.scene);
+  const backend = useStudio((s) => s.backend);
+  const choice = useStudio((s) => s.backendChoice);
   const [, set] = useControls(
     'simulation',
     () => ({
@@ -154,6 +183,23 @@ export function SimulationPanel() {
           send({ type: 'reload', num_worlds: Number(v) });
         },
       },
+      backend: {
+        options: ['cpu', 'webgpu'],
+        value: 'cpu',
+        hint: 'step backend; collision stays on the CPU. WebGPU falls back to the CPU with a reason.',
+        onChange: (v: string, _p: string, ctx: { fromPanel: boolean; initial: boolean }) => {
+          if (!ctx.fromPanel || ctx.initial) return;
+          setBackend(v === 'webgpu' ? 'webgpu' : 'cpu');
+        },
+      },
+      'active backend': { value: '—', editable: false, type: LevaInputs.STRING },
+      adapter: { value: '—', editable: false, type: LevaInputs.STRING },
+      precision: {
+        value: '—',
+        editable: false,
+        type: LevaInputs.STRING,
+        hint: 'how the precision knobs run on the active backend; fp64 on WebGPU is emulated (df64)',
+      },
       'ablation every': {
         value: 10,
         min: 0,
@@ -171,6 +217,10 @@ export function SimulationPanel() {
   useEffect(() => {
     if (scene) set({ dt: formatNumber(scene.dt), num_worlds: scene.num_worlds } as never);
   }, [scene, set]);
+  useEffect(() => {
+    const l = backendLines(backend);
+    set({ backend: choice, 'active backend': l.active, adapter: l.adapter, precision: l.precision } as never);
+  }, [backend, choice, set]);
   return null;
 }
 

@@ -96,6 +96,24 @@ export function Notice() {
   ) : null;
 }
 
+/** the backend in use when it is not the chosen one (WebGPU fell back to the CPU), with the reason */
+export function BackendStatus() {
+  const b = useStudio((s) => s.backend);
+  if (!b || (!b.fallback && !b.pending)) return null;
+  if (b.pending) {
+    return (
+      <div className="backend-status" role="status" data-testid="backend-status">
+        starting the {b.requested} backend (compiling kernels); {b.active} meanwhile
+      </div>
+    );
+  }
+  return (
+    <div className="backend-status warn" role="alert" data-testid="backend-status" data-fallback="true">
+      ⚠ {b.requested} → {b.active}: {b.fallback}
+    </div>
+  );
+}
+
 export function TruncationWarning() {
   const truncated = useStudio((s) => s.stats?.truncated ?? 0);
   const cap = useStudio((s) => s.scene?.contact_capacity ?? 0);

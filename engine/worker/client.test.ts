@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SimClient, type WorkerLike } from './client';
 import type { WorkerEvent } from './protocol';
-import { SimHost } from './sim_host';
+import { SimHost, type SimHostOptions } from './sim_host';
+import { CpuBackend } from '../backends';
 
 const boxStack = readFileSync(new URL('../../scenes/box_stack.yaml', import.meta.url), 'utf8');
 
@@ -12,10 +13,10 @@ class FakeWorker implements WorkerLike {
   onerror: ((ev: ErrorEvent) => void) | null = null;
   dead = false;
   readonly host: SimHost;
-  constructor() {
+  constructor(hostOpts: SimHostOptions = {}) {
     this.host = new SimHost((e) => {
       if (!this.dead) queueMicrotask(() => this.onmessage?.({ data: e } as MessageEvent));
-    });
+    }, hostOpts);
   }
   postMessage(message: unknown): void {
     if (!this.dead) queueMicrotask(() => !this.dead && this.host.handle(structuredClone(message)));
@@ -32,14 +33,14 @@ async function settle(workers: FakeWorker[]): Promise<void> {
   }
 }
 
-function setup() {
+function setup(hostOpts: SimHostOptions = {}) {
   const workers: FakeWorker[] = [];
   const events: WorkerEvent[] = [];
   let now = 0;
   let tick: () => void = () => {};
   const client = new SimClient((e) => events.push(e), {
     createWorker: () => {
-      const w = new FakeWorker();
+      const w = new FakeWorker(hostOpts);
       workers.push(w);
       return w;
     },
@@ -98,6 +99,33 @@ describe('SimClient keeps the engine alive', () => {
     // and it answers pings, so it is not restarted again
     await advance(20_000);
     expect(workers).toHaveLength(2);
+  });
+
+  it('gives a restarted worker the chosen backend before the scene', async () => {
+    // no adapter in these fake workers: WebGPU falls back at once (no kernels to compile)
+    const { client, workers, advance } = setup({
+      createBackend: async (_kind, model, opts) => {
+        const backend = new CpuBackend();
+        await backend.init(model, opts);
+        return { backend, fallback: 'WebGPU unavailable (test); running on the CPU backend' };
+      },
+      probeAdapter: async () => undefined,
+    });
+    client.send({ type: 'set_backend', backend: 'webgpu' });
+    client.send({
+      type: 'load_scene',
+      source: { kind: 'text', text: boxStack, file_name: 'box_stack.yaml' },
+    });
+    await settle(workers);
+    expect(workers[0].host.backendInfo()).toMatchObject({ requested: 'webgpu', active: 'cpu' });
+    workers[0].dead = true;
+    await advance(9000);
+    expect(workers).toHaveLength(2);
+    await settle(workers);
+    const b = workers[1].host.backendInfo();
+    expect(b).toMatchObject({ requested: 'webgpu', active: 'cpu' });
+    expect(b.fallback).toMatch(/WebGPU unavailable \(test\)/);
+    expect(workers[1].host.sim!.model.body_count).toBe(10);
   });
 
   it('gives up after repeated deaths and says so', async () => {

@@ -13,6 +13,7 @@ import { SOLVER_OPTION_KEYS } from '../sap/options';
 import { RingReader } from './frame_ring';
 import {
   PROTOCOL_VERSION,
+  type BackendChoice,
   type Command,
   type CommandBody,
   type ContactFrame,
@@ -90,6 +91,8 @@ export class SimClient {
   private keptLoad: LoadCommand | null = null;
   private explicit: Record<string, string | number | boolean> | null = null;
   private sim: { dt?: number; speed?: number; contacts?: boolean } = {};
+  /** the backend the app chose (a restarted worker gets it before the scene) */
+  private backend: BackendChoice = 'cpu';
   private playing = false;
   private snapshot: Snapshot | null = null;
   private lastSnapshotAt = 0;
@@ -230,6 +233,9 @@ export class SimClient {
           contacts: cmd.contacts ?? this.sim.contacts,
         };
         break;
+      case 'set_backend':
+        this.backend = cmd.backend;
+        break;
       case 'play':
         this.playing = true;
         break;
@@ -299,6 +305,13 @@ export class SimClient {
     this.ring = null;
     this.transport = 'none';
     this.worker = this.spawn();
+    if (this.backend !== 'cpu') {
+      this.worker.postMessage({
+        v: PROTOCOL_VERSION,
+        type: 'set_backend',
+        backend: this.backend,
+      } satisfies Command);
+    }
     const load = this.keptLoad;
     const filesGone =
       load?.source.kind === 'files' && [...load.source.files.values()].every((b) => b.byteLength === 0);

@@ -103,3 +103,23 @@ export function runBudgeted(plan: TickPlan, now: () => number, stepOnce: () => b
   }
   return taken;
 }
+
+/**
+ * {@link runBudgeted} for an asynchronous step (the WebGPU backend reads its results back): the
+ * steps run one after another, never overlapping, and at least one runs when any is owed.
+ */
+export async function runBudgetedAsync(
+  plan: TickPlan,
+  now: () => number,
+  stepOnce: () => Promise<boolean>,
+): Promise<number> {
+  if (plan.steps <= 0) return 0;
+  const t0 = now();
+  let taken = 0;
+  while (taken < plan.steps) {
+    const ok = await stepOnce();
+    taken++;
+    if (!ok || now() - t0 >= plan.budget_ms) break;
+  }
+  return taken;
+}

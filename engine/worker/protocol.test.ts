@@ -56,6 +56,8 @@ describe('protocol validation', () => {
         all_worlds: true,
       },
       { v, type: 'request_ablation', every: 5, now: true },
+      { v, type: 'set_backend', backend: 'webgpu' },
+      { v, type: 'set_backend', backend: 'cpu' },
     ];
     for (const c of cmds) expect(ok(c).type).toBe(c.type);
   });
@@ -72,6 +74,16 @@ describe('protocol validation', () => {
       /perturb\.target\[1\]/,
     );
     expect(bad({ v: PROTOCOL_VERSION, type: 'set_sim', speed: 100 })).toMatch(/set_sim\.speed/);
+    expect(bad({ v: PROTOCOL_VERSION, type: 'set_backend', backend: 'cuda' })).toMatch(
+      /set_backend\.backend/,
+    );
+    expect(bad({ v: PROTOCOL_VERSION, type: 'set_backend' })).toMatch(/set_backend\.backend/);
+    // v2 messages (before the backend switch) still mean the same; set_backend needs v3
+    expect(ok({ v: 2, type: 'step', n: 2 }).type).toBe('step');
+    expect(bad({ v: 2, type: 'set_backend', backend: 'cpu' })).toMatch(
+      /set_backend needs protocol version 3/,
+    );
+    expect(bad({ v: 4, type: 'play' })).toMatch(/version 4 is not 2…3/);
     expect(bad({ v: PROTOCOL_VERSION, type: 'set_options', options: { rho: { evil: 1 } } })).toMatch(
       /options\.rho/,
     );

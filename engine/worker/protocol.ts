@@ -14,7 +14,18 @@
 import { z } from 'zod';
 import { LIMITS, limitMessage } from '../io/limits';
 
-export const PROTOCOL_VERSION = 2;
+/** v3: backend switch (`set_backend` command, `backend` event); events carry this version */
+export const PROTOCOL_VERSION = 3;
+/**
+ * the oldest command version still accepted: v3 only added `set_backend`, so a v2 message means the
+ * same as before (and a v2 client, which ignores unknown events, keeps working)
+ */
+export const MIN_PROTOCOL_VERSION = 2;
+type V = typeof PROTOCOL_VERSION;
+
+/** the step backends the studio can choose (SPEC §6, §8) */
+export const BACKEND_CHOICES = ['cpu', 'webgpu'] as const;
+export type BackendChoice = (typeof BACKEND_CHOICES)[number];
 
 /** longest scene text accepted over the protocol (characters) */
 export const MAX_TEXT = LIMITS.max_protocol_text;
@@ -55,7 +66,7 @@ export const sceneSourceSchema = z.discriminatedUnion('kind', [
 ]);
 export type SceneSource = z.infer<typeof sceneSourceSchema>;
 
-const v = z.literal(PROTOCOL_VERSION);
+const v = z.number().int().min(MIN_PROTOCOL_VERSION).max(PROTOCOL_VERSION);
 
 export const commandSchema = z.discriminatedUnion('type', [
   /** loads a scene; on failure the current scene keeps running */
@@ -128,6 +139,12 @@ export const commandSchema = z.discriminatedUnion('type', [
     every: z.number().int().min(0).max(100_000).optional(),
     now: z.boolean().optional(),
   }),
+  /**
+   * chooses the step backend (kept for later loads); answered by `backend` events. 'webgpu' falls
+   * back to the CPU with the reason when no adapter is available or the model needs a feature the
+   * GPU path lacks; collision stays on the CPU either way.
+   */
+  z.object({ v: z.literal(3), type: z.literal('set_backend'), backend: z.enum(BACKEND_CHOICES) }),
   /** liveness check: answered by `pong` with the same id (the app restarts a worker that stops answering) */
   z.object({ v, type: z.literal('ping'), id: z.number().int() }),
   /** asks for the current state (`snapshot` event), kept by the app to restart a dead worker */
@@ -164,9 +181,20 @@ export function parseCommand(msg: unknown): { ok: true; command: Command } | { o
       return { ok: false, error: 'command must be an object' };
     }
     const m = msg as Record<string, unknown>;
-    if (m.v !== PROTOCOL_VERSION) {
+    if (
+      typeof m.v !== 'number' ||
+      !Number.isInteger(m.v) ||
+      m.v < MIN_PROTOCOL_VERSION ||
+      m.v > PROTOCOL_VERSION
+    ) {
       const got = typeof m.v === 'number' ? String(m.v) : typeof m.v;
-      return { ok: false, error: `v: protocol version ${got} is not ${PROTOCOL_VERSION}` };
+      return {
+        ok: false,
+        error: `v: protocol version ${got} is not ${MIN_PROTOCOL_VERSION}…${PROTOCOL_VERSION}`,
+      };
+    }
+    if (m.type === 'set_backend' && m.v < 3) {
+      return { ok: false, error: `v: set_backend needs protocol version 3 (got ${m.v})` };
     }
     const r = commandSchema.safeParse(msg);
     if (r.success) return { ok: true, command: r.data };
@@ -353,9 +381,27 @@ export interface AblationSample {
   ms: number;
 }
 
+/** which backend steps the simulation, and why it is not the requested one */
+export interface BackendInfo {
+  /** what the user chose */
+  requested: BackendChoice;
+  /** what steps the simulation now */
+  active: BackendChoice;
+  /** the requested backend is being created (the active one keeps stepping meanwhile) */
+  pending: boolean;
+  /** set when `active` is not `requested`: why (no adapter, a model feature the GPU path lacks, a GPU error) */
+  fallback?: string;
+  /** the WebGPU adapter, e.g. "google swiftshader (software)", when one was found */
+  adapter?: string;
+  /** the active backend's device and realization */
+  description: string;
+  /** how each precision knob is realized by the active backend: fp32, fp64 or "fp64 (df64)" on WebGPU */
+  precision: Record<string, string>;
+}
+
 /** a typed error: which file, where, why */
 export interface ErrorInfo {
-  /** 'protocol' | 'load' | 'options' | 'divergence' | 'worker' | … */
+  /** 'protocol' | 'load' | 'options' | 'divergence' | 'worker' | 'backend' | … */
   code: string;
   message: string;
   file?: string;
@@ -372,11 +418,11 @@ export interface ErrorInfo {
 }
 
 export type WorkerEvent =
-  | { v: 2; type: 'ready'; scene: SceneInfo; options: OptionsInfo; request_id?: number }
-  | { v: 2; type: 'options'; options: OptionsInfo }
-  | { v: 2; type: 'ring'; buffer: SharedArrayBuffer; slots: number; floats: number }
+  | { v: V; type: 'ready'; scene: SceneInfo; options: OptionsInfo; request_id?: number }
+  | { v: V; type: 'options'; options: OptionsInfo }
+  | { v: V; type: 'ring'; buffer: SharedArrayBuffer; slots: number; floats: number }
   | {
-      v: 2;
+      v: V;
       type: 'frame';
       seq: number;
       time: number;
@@ -385,12 +431,13 @@ export type WorkerEvent =
       poses?: Float32Array;
       contacts?: ContactFrame;
     }
-  | { v: 2; type: 'stats'; stats: StatsInfo }
-  | { v: 2; type: 'ablation'; sample: AblationSample }
-  | { v: 2; type: 'play_state'; playing: boolean }
-  | { v: 2; type: 'pong'; id: number }
+  | { v: V; type: 'stats'; stats: StatsInfo }
+  | { v: V; type: 'ablation'; sample: AblationSample }
+  | { v: V; type: 'play_state'; playing: boolean }
+  | { v: V; type: 'backend'; backend: BackendInfo }
+  | { v: V; type: 'pong'; id: number }
   | {
-      v: 2;
+      v: V;
       type: 'snapshot';
       step: number;
       time: number;
@@ -398,4 +445,4 @@ export type WorkerEvent =
       joint_q: Float64Array;
       joint_qd: Float64Array;
     }
-  | { v: 2; type: 'error'; error: ErrorInfo };
+  | { v: V; type: 'error'; error: ErrorInfo };

@@ -7,8 +7,27 @@
  * 0.7 of a frame, then publishes one pose frame (ring or transfer), stats a few times a second and a
  * one-step ablation sample every `ablation_every` steps. A failed load, a rejected option or a bad
  * command leaves the running scene untouched; a non-finite step pauses and reports `divergence`.
+ *
+ * Backends (SPEC §6, `set_backend`): the CPU path is the `Simulation` stepped synchronously in
+ * `tick`. With 'webgpu' a {@link Backend} from `createBackend` steps the same state (collision stays
+ * on the CPU, into the same contact buffer): its step is asynchronous, so a playing tick queues one
+ * batch on the command queue (never two; commands wait for it, so nothing touches the state while a
+ * step is in flight). The backend is made anew for each load, in the background (the kernels may
+ * take a while to compile) while the CPU keeps stepping, and attached between steps; when WebGPU
+ * cannot run (no adapter, a model feature the GPU path lacks) or fails mid-run, the CPU takes over
+ * with the reason (`backend` event) and the scene and state stay as they are. Option changes go to
+ * the live backend (`setOptions`, which rebuilds what the new options need).
  */
 import { clearContacts, type SapContacts } from '../collision/contacts';
+import {
+  WebGpuBackend,
+  createBackend,
+  precisionLabels,
+  probeWebGpu,
+  type Backend,
+  type BackendKind,
+  type CreateBackendResult,
+} from '../backends';
 import { OneStepAblator, Simulation } from '../pipeline';
 import type { StepReport } from '../pipeline';
 import { resolveSolverOptions } from '../sap/options';
@@ -17,7 +36,7 @@ import { RingWriter } from './frame_ring';
 import { ShapeFlags, type SapModel } from '../model';
 import { LIMITS, limitMessage } from '../io/limits';
 import { LoadError, loadAnyFile, toErrorInfo, type LoadedAny } from './load_any';
-import { Pacer, runBudgeted } from './pacing';
+import { Pacer, runBudgeted, runBudgetedAsync } from './pacing';
 import {
   CF,
   CONTACT_STRIDE,
@@ -25,6 +44,7 @@ import {
   PROTOCOL_VERSION,
   parseCommand,
   type AblationSample,
+  type BackendInfo,
   type Command,
   type ContactFrame,
   type ErrorInfo,
@@ -35,7 +55,7 @@ import {
 } from './protocol';
 import { buildSceneInfo } from './scene_info';
 import { EnergyGuard, RecoveryLog, nonfiniteWorlds, type WorldFault } from './divergence';
-import type { SapState } from '../state';
+import { makeState, type SapState } from '../state';
 
 type Emit = (e: WorkerEvent, transfer?: Transferable[]) => void;
 type OptionValue = string | number | boolean;
@@ -49,6 +69,28 @@ export interface SimHostOptions {
   historyCapacity?: number;
   /** fault injection (`debug` command) that only the worker can perform: end or block the worker */
   onDebug?: (fault: 'close' | 'hang') => void;
+  /** backend factory (default: engine/backends' createBackend; tests inject failures) */
+  createBackend?: (
+    kind: BackendKind,
+    model: SapModel,
+    opts: { solver: Record<string, unknown>; max_rigid_contact: number },
+  ) => Promise<CreateBackendResult>;
+  /** describes the WebGPU adapter when the backend fell back (default: probeWebGpu) */
+  probeAdapter?: () => Promise<string | undefined>;
+}
+
+/** the CPU path's description (the reference Simulation; see CpuBackend) */
+const CPU_DESCRIPTION = 'cpu (fp64 reference; fp32 knobs rounded with Math.fround)';
+
+/** the first line of an error's message */
+function firstLine(e: unknown): string {
+  const m = e instanceof Error ? e.message : String(e);
+  return m.split('\n')[0].slice(0, 300);
+}
+
+async function probeAdapter(): Promise<string | undefined> {
+  const p = await probeWebGpu();
+  return p.available ? `${p.description}${p.software ? ' (software)' : ''}` : undefined;
 }
 
 /** default drag stiffness per kilogram [N/m/kg] */
@@ -103,6 +145,25 @@ export class SimHost {
   private faultInjection: ((s: SapState) => void) | null = null;
   /** the next tick throws (fault injection) */
   private throwNextTick = false;
+  /** the backend the user chose */
+  private requested: BackendKind = 'cpu';
+  /** the WebGPU backend stepping `sim`'s state, or null on the CPU path */
+  private gpu: Backend | null = null;
+  /** the GPU step's output state (swapped with `sim.state` after each step) */
+  private gpuNext: SapState | null = null;
+  /** a GPU batch is queued or running */
+  private gpuBusy = false;
+  private backendPending = false;
+  /** bumps whenever a backend being made becomes stale (new scene, another choice) */
+  private backendToken = 0;
+  /** the backend being made, if any */
+  private making: Promise<void> | null = null;
+  private fallback: string | undefined;
+  private adapter: string | undefined;
+  /** GPU devices whose loss is watched */
+  private readonly watched = new WeakSet<object>();
+  /** the next GPU step throws (fault injection, tests) */
+  gpuFaultNextStep = false;
 
   constructor(
     private readonly emit: Emit,
@@ -137,12 +198,18 @@ export class SimHost {
     this.loading = this.loading.then(run).catch((err) => this.error(toErrorInfo(err, cmd.type)));
   }
 
-  /** resolves when every queued command has been applied */
-  idle(): Promise<void> {
-    return this.loading;
+  /** resolves when every queued command has been applied and no backend is being made */
+  async idle(): Promise<void> {
+    for (;;) {
+      const queue = this.loading;
+      const making = this.making;
+      await queue;
+      if (making) await making;
+      if (queue === this.loading && making === this.making && !this.backendPending) return;
+    }
   }
 
-  private apply(cmd: Command): void {
+  private apply(cmd: Command): void | Promise<void> {
     try {
       switch (cmd.type) {
         case 'set_options':
@@ -167,6 +234,7 @@ export class SimHost {
           this.setPlaying(false);
           break;
         case 'step':
+          if (this.gpu) return this.advanceAsync(cmd.n).then(() => undefined);
           this.advance(cmd.n);
           break;
         case 'reset':
@@ -196,6 +264,9 @@ export class SimHost {
           break;
         case 'debug':
           this.debug(cmd);
+          break;
+        case 'set_backend':
+          this.setBackend(cmd.backend);
           break;
       }
     } catch (err) {
@@ -241,7 +312,12 @@ export class SimHost {
     }
     const { loaded, sim, explicit } = prepared;
     try {
-      // commit: the new scene replaces the old one only now
+      // commit: the new scene replaces the old one only now; it starts on the CPU, and the selected
+      // backend is made for its model in the background
+      this.dropGpu();
+      this.fallback = undefined;
+      this.backendToken++;
+      this.backendPending = false;
       this.sim = sim;
       this.source = source;
       this.loadOpts = loadOpts;
@@ -278,6 +354,8 @@ export class SimHost {
         options: this.optionsInfo(),
         request_id: cmd.type === 'load_scene' ? cmd.request_id : undefined,
       });
+      if (this.requested === 'webgpu') this.startGpu(sim);
+      else this.sendBackend();
       this.setupRing();
       this.sendFrame();
       this.sendStats(true);
@@ -317,12 +395,186 @@ export class SimHost {
     const capBefore = this.explicit.max_rigid_contact;
     this.explicit = next;
     sim.solver.setOptions(next);
+    if (this.gpu) {
+      try {
+        this.gpu.setOptions(next);
+      } catch (err) {
+        this.gpuFailed(err, 'could not take the options');
+      }
+    }
     this.ablator = null;
     this.emit({ v: PROTOCOL_VERSION, type: 'options', options: this.optionsInfo() });
+    this.sendBackend();
     // the contact capacity is fixed per collision pipeline: a new one needs a reload
     if (next.max_rigid_contact !== capBefore && next.max_rigid_contact !== undefined) {
       this.loading = this.loading.then(() => this.loadCommand({ v: PROTOCOL_VERSION, type: 'reload' }));
     }
+  }
+
+  // ------------------------------------------------------------------------------------------ backends
+
+  /** the backend status for the app */
+  backendInfo(): BackendInfo {
+    const active: BackendKind = this.gpu ? 'webgpu' : 'cpu';
+    let precision: Record<string, string> = {};
+    try {
+      precision = precisionLabels(
+        active,
+        this.gpu?.options ?? this.sim?.solver.options ?? resolveSolverOptions({}),
+      );
+    } catch {
+      /* no labels */
+    }
+    const info: BackendInfo = {
+      requested: this.requested,
+      active,
+      pending: this.backendPending,
+      description: this.gpu?.description ?? CPU_DESCRIPTION,
+      precision,
+    };
+    if (this.fallback && active !== this.requested) info.fallback = this.fallback;
+    if (this.adapter && this.requested === 'webgpu') info.adapter = this.adapter;
+    return info;
+  }
+
+  private sendBackend(): void {
+    this.emit({ v: PROTOCOL_VERSION, type: 'backend', backend: this.backendInfo() });
+  }
+
+  /** `set_backend`: applies to the running scene now and to later loads */
+  private setBackend(kind: BackendKind): void {
+    this.requested = kind;
+    if (kind === 'cpu') {
+      this.backendToken++; // a backend still being made is discarded
+      this.backendPending = false;
+      this.dropGpu();
+      this.fallback = undefined;
+    } else if (this.sim && !this.gpu && !this.backendPending) {
+      this.startGpu(this.sim);
+      return;
+    }
+    this.sendBackend();
+  }
+
+  /**
+   * Makes the WebGPU backend for `sim` in the background (compiling the kernels can take seconds):
+   * the CPU keeps stepping and commands keep applying meanwhile. The result is attached on the
+   * command queue, between steps, unless the scene or the choice changed since.
+   */
+  private startGpu(sim: Simulation): void {
+    const token = ++this.backendToken;
+    this.backendPending = true;
+    this.sendBackend();
+    const making = this.makeGpu(sim, this.explicit).then((made) => {
+      this.loading = this.loading
+        .then(() => {
+          if (token !== this.backendToken || this.sim !== sim || this.requested !== 'webgpu') {
+            made.backend?.dispose();
+            return;
+          }
+          this.backendPending = false;
+          this.attachGpu(sim, made);
+          if (this.gpu) {
+            try {
+              this.gpu.setOptions(this.explicit); // options changed while it was being made
+            } catch (err) {
+              this.gpuFailed(err, 'could not take the options');
+              return;
+            }
+          }
+          this.sendBackend();
+        })
+        .catch((err) => this.error(toErrorInfo(err, 'backend')));
+    });
+    this.making = making;
+    void making.finally(() => {
+      if (this.making === making) this.making = null;
+    });
+  }
+
+  /** creates the WebGPU backend for a simulation's model, or says why it cannot run */
+  private async makeGpu(
+    sim: Simulation,
+    explicit: Record<string, OptionValue>,
+  ): Promise<{ backend: Backend | null; fallback?: string; adapter?: string }> {
+    const factory = this.opts.createBackend ?? createBackend;
+    let res: CreateBackendResult;
+    try {
+      res = await factory('webgpu', sim.model, {
+        solver: explicit,
+        max_rigid_contact: sim.contacts.capacity,
+      });
+    } catch (err) {
+      return {
+        backend: null,
+        fallback: `WebGPU backend could not be created (${firstLine(err)}); running on the CPU backend`,
+      };
+    }
+    if (res.backend.kind === 'webgpu') {
+      const b = res.backend;
+      const adapter =
+        b instanceof WebGpuBackend ? `${b.gpu.description}${b.gpu.software ? ' (software)' : ''}` : undefined;
+      return { backend: b, adapter };
+    }
+    res.backend.dispose();
+    let adapter: string | undefined;
+    try {
+      adapter = await (this.opts.probeAdapter ?? probeAdapter)();
+    } catch {
+      adapter = undefined;
+    }
+    return {
+      backend: null,
+      fallback: res.fallback ?? 'WebGPU backend not used; running on the CPU backend',
+      adapter,
+    };
+  }
+
+  /** makes a created backend step `sim` (or records why none could be made) */
+  private attachGpu(
+    sim: Simulation,
+    made: { backend: Backend | null; fallback?: string; adapter?: string },
+  ): void {
+    this.adapter = made.adapter ?? this.adapter;
+    this.fallback = made.fallback;
+    const b = made.backend;
+    if (!b) return;
+    this.gpu = b;
+    this.gpuNext = makeState(sim.model);
+    if (b instanceof WebGpuBackend && !this.watched.has(b.gpu.device)) {
+      const device = b.gpu.device;
+      this.watched.add(device);
+      void device.lost.then((info) => {
+        if (this.gpu instanceof WebGpuBackend && this.gpu.gpu.device === device) {
+          const why = `the GPU device was lost (${info.message || info.reason})`;
+          this.loading = this.loading
+            .then(() => {
+              if (this.gpu instanceof WebGpuBackend && this.gpu.gpu.device === device) this.gpuFailed(why);
+            })
+            .catch((err) => this.error(toErrorInfo(err, 'backend')));
+        }
+      });
+    }
+  }
+
+  private dropGpu(): void {
+    if (!this.gpu) return;
+    try {
+      this.gpu.dispose();
+    } catch {
+      /* a lost device: nothing to release */
+    }
+    this.gpu = null;
+    this.gpuNext = null;
+  }
+
+  /** a GPU failure mid-run: the CPU takes over with the same scene and state */
+  private gpuFailed(err: unknown, what = 'failed'): void {
+    this.dropGpu();
+    const why = firstLine(err);
+    this.fallback = `WebGPU backend ${what} (${why}); running on the CPU backend`;
+    this.sendBackend();
+    this.error({ code: 'backend', message: this.fallback, reason: why });
   }
 
   // ------------------------------------------------------------------------------------------ stepping
@@ -371,7 +623,7 @@ export class SimHost {
    * state; with several, that world alone is restored to its last good state (velocities zeroed),
    * reset to its initial state if it diverges again soon, and frozen after a third time, while the
    * other worlds keep going. Each event is reported (`divergence`, with world, quantity and action).
-   * Returns false when the simulation paused.
+   * Returns false when the simulation paused. Always the CPU path (see {@link stepActive}).
    */
   stepOnce(): boolean {
     const sim = this.sim;
@@ -379,6 +631,45 @@ export class SimHost {
     this.applyDrag();
     const t0 = this.now();
     const r = sim.step();
+    return this.afterStep(sim, r, t0);
+  }
+
+  /**
+   * One step on the active backend: the WebGPU backend when one is attached (collision on the CPU
+   * into `sim.contacts`, the GPU step from `sim.state` into the spare state, then a swap), else the
+   * CPU. A GPU failure drops the backend and redoes the step on the CPU from the untouched state.
+   */
+  async stepActive(): Promise<boolean> {
+    const sim = this.sim;
+    const gpu = this.gpu;
+    const next = this.gpuNext;
+    if (!sim || !gpu || !next) return this.stepOnce();
+    this.applyDrag();
+    const t0 = this.now();
+    sim.collision.collide(sim.state, sim.contacts);
+    const tc = this.now() - t0;
+    let r: StepReport;
+    try {
+      if (this.gpuFaultNextStep) {
+        this.gpuFaultNextStep = false;
+        throw new Error('injected GPU fault');
+      }
+      r = await gpu.step(sim.state, next, sim.control, sim.contacts, sim.dt);
+    } catch (err) {
+      // the input state is intact (the step writes only its output): continue on the CPU
+      if (this.gpu === gpu) this.gpuFailed(err);
+      return this.sim === sim ? this.stepOnce() : false;
+    }
+    if (this.sim !== sim || this.gpu !== gpu) return false; // replaced meanwhile (cannot happen on the queue)
+    r.timing.collision = tc;
+    this.gpuNext = sim.state;
+    sim.state = next;
+    sim.last_report = r;
+    return this.afterStep(sim, r, t0);
+  }
+
+  /** the bookkeeping after a step: stats, fault injection, divergence containment, history */
+  private afterStep(sim: Simulation, r: StepReport, t0: number): boolean {
     this.statWindow.ms += this.now() - t0;
     this.statWindow.steps++;
     this.lastReport = r;
@@ -480,7 +771,18 @@ export class SimHost {
     sim.solver.updateBodyState(sim.state);
   }
 
-  /** steps n times now (no budget), then publishes a frame, stats and an ablation sample if due */
+  /** `step n` on the active backend (the WebGPU path is asynchronous) */
+  async advanceAsync(n: number): Promise<number> {
+    let done = 0;
+    while (done < n && this.sim) {
+      done++;
+      if (!(await this.stepActive())) break;
+    }
+    this.afterSteps(done);
+    return done;
+  }
+
+  /** steps n times now on the CPU (no budget), then publishes a frame, stats and an ablation sample if due */
   advance(n: number): number {
     let done = 0;
     while (done < n && this.sim) {
@@ -506,10 +808,38 @@ export class SimHost {
       throw new Error('injected fault (debug throw)');
     }
     if (!this.playing || !this.sim) return;
+    if (this.gpu) {
+      this.tickGpu();
+      return;
+    }
     const plan = this.pacer.plan(this.now());
     const taken = runBudgeted(plan, this.now, () => this.stepOnce());
     this.pacer.commit(taken);
     this.afterSteps(taken);
+  }
+
+  /**
+   * The WebGPU tick: queues one budgeted batch of asynchronous steps on the command queue unless one
+   * is still queued or running, so steps never overlap and ticks never pile up.
+   */
+  private tickGpu(): void {
+    if (this.gpuBusy) return;
+    this.gpuBusy = true;
+    this.loading = this.loading
+      .then(async () => {
+        if (!this.playing || !this.sim) return;
+        const plan = this.pacer.plan(this.now());
+        const taken = await runBudgetedAsync(plan, this.now, () => this.stepActive());
+        this.pacer.commit(taken);
+        this.afterSteps(taken);
+      })
+      .catch((err) => {
+        this.setPlaying(false);
+        this.error({ code: 'worker', message: `worker step failed: ${firstLine(err)}` });
+      })
+      .finally(() => {
+        this.gpuBusy = false;
+      });
   }
 
   private reset(): void {

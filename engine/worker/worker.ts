@@ -5,7 +5,7 @@
  * between ticks. Poses go through a SharedArrayBuffer ring when the page is cross-origin isolated.
  */
 import { SimHost } from './sim_host';
-import type { WorkerEvent } from './protocol';
+import { PROTOCOL_VERSION, type WorkerEvent } from './protocol';
 
 const scope = self as unknown as DedicatedWorkerGlobalScope;
 const useRing = scope.crossOriginIsolated === true && typeof SharedArrayBuffer !== 'undefined';
@@ -35,7 +35,7 @@ function loop(): void {
   } catch (err) {
     host.setPlaying(false);
     scope.postMessage({
-      v: 2,
+      v: PROTOCOL_VERSION,
       type: 'error',
       error: {
         code: 'worker',
