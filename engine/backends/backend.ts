@@ -1,6 +1,8 @@
 /**
  * The backend interface (SPEC §6): one SAP time step on some device. Collision runs before the
- * step, on the CPU (SapCollisionPipeline); a backend consumes the contact buffer it produces.
+ * step, on the CPU (SapCollisionPipeline), and a backend consumes the contact buffer it produces —
+ * unless the backend `collides_on_device` (WebGPU with primitive shapes), then step() collides and
+ * fills the buffer itself.
  *
  *   const { backend, fallback } = await createBackend('webgpu', model, { solver, max_rigid_contact });
  *   if (fallback) console.warn(fallback);          // no adapter: CPU backend, with the reason
@@ -44,6 +46,13 @@ export interface Backend {
   updateBodyState(state: SapState): void;
   /** last solved internal velocities (all DOFs) */
   readonly last_velocity: Float64Array;
+  /**
+   * true when step() runs collision itself (on the device) and fills the contact buffer it is given:
+   * the caller then skips the CPU pipeline (absent/false: collide on the CPU before every step)
+   */
+  readonly collides_on_device?: boolean;
+  /** where collision runs and, when not on the device, why (e.g. "collision on the CPU: …") */
+  readonly collision_info?: string;
   /** releases device resources */
   dispose(): void;
 }

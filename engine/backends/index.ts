@@ -38,8 +38,18 @@ export interface CreateBackendDeps {
 
 /** why the WebGPU backend cannot run this model, or null */
 export function webgpuUnsupported(model: SapModel): string | null {
-  if (model.eq_count > 0)
-    return 'equality (holonomic) constraints are not implemented on the WebGPU backend yet';
+  // equality constraints (coupler, ball, weld) run on the GPU (kernels/equality.wgsl) with the
+  // reference's parameters; the GPU packs them per world and keeps stiffness and τ finite
+  for (let e = 0; e < model.eq_count; e++) {
+    const label = model.eq_label[e] ?? `eq_${e}`;
+    if (e > 0 && model.eq_world[e] < model.eq_world[e - 1])
+      return `equality constraint ${label}: the WebGPU backend needs equalities sorted by world`;
+    const k = model.eq_stiffness[e];
+    if (!(k > 0))
+      return `equality constraint ${label}: stiffness ${k} (the WebGPU backend needs a positive stiffness or Infinity)`;
+    if (!(Number.isFinite(model.eq_tau[e]) && model.eq_tau[e] >= 0))
+      return `equality constraint ${label}: relaxation time ${model.eq_tau[e]} (the WebGPU backend needs a finite τ ≥ 0)`;
+  }
   return null;
 }
 

@@ -1,6 +1,7 @@
 /**
  * BackendSimulation: the loop of engine/pipeline/simulation.ts over any {@link Backend}:
- * collide(state) on the CPU → backend.step(state, next, control, contacts, dt) → swap.
+ * collide(state) on the CPU → backend.step(state, next, control, contacts, dt) → swap. A backend
+ * that `collides_on_device` skips the CPU collide and fills `contacts` in step().
  */
 import { SapCollisionPipeline } from '../collision/pipeline';
 import type { SapContacts } from '../collision/contacts';
@@ -43,7 +44,8 @@ export class BackendSimulation {
 
   /** advances one step of dt */
   async step(): Promise<StepReport> {
-    this.collision.collide(this.state, this.contacts);
+    // a backend that collides on the device fills this.contacts in step()
+    if (!this.backend.collides_on_device) this.collision.collide(this.state, this.contacts);
     const r = await this.backend.step(this.state, this.next, this.control, this.contacts, this.dt);
     const t = this.state;
     this.state = this.next;

@@ -41,8 +41,10 @@ export function runCommand(scene: LoadedSceneFile, args: RunArgs): RunOutput {
 }
 
 /**
- * `run --backend cpu|webgpu`: the same run on a chosen backend (collision on the CPU). WebGPU falls
- * back to the CPU when no adapter is available; the output's `backend` says which ran and why.
+ * `run --backend cpu|webgpu`: the same run on a chosen backend (collision on the GPU when every
+ * candidate pair is a primitive pair it supports, else on the CPU; `backend.description` says
+ * which). WebGPU falls back to the CPU when no adapter is available; the output's `backend` says
+ * which ran and why.
  */
 export async function runCommandBackend(
   scene: LoadedSceneFile,

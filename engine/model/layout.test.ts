@@ -34,6 +34,12 @@ describe('GPU layout table', () => {
         'row',
         'gslot',
         'cost',
+        'eq',
+        'eq1',
+        'eq_J',
+        'shape',
+        'cpair',
+        'cpslot',
       ].map((k, i) => [k, 3 + i]),
     ) as LayoutCounts;
     const { offsets, sizes } = computeGpuLayout(counts);

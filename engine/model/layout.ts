@@ -37,7 +37,11 @@ export type LayoutScalar = 'df64' | 'i32';
  * `*1`: count + 1 (start offsets); one: 1; tree_A: Σ_t nv_t²; world_H: Σ_w nv_w²;
  * row: constraint rows (3·slots + 3·dof); gslot: constraint Hessian entries (9·slots + 3·dof);
  * slot_J: contact Jacobian entries (slots × 2 blocks × 3 rows × max tree nv);
- * cost: num_worlds × (max_iterations + 1)
+ * cost: num_worlds × (max_iterations + 1);
+ * eq/eq1: equality constraints (+1); eq_J: their Jacobian entries (eq × 2 blocks × 6 rows × max
+ * tree nv). The row and gslot counts end with 6 entries per equality (after every world's
+ * contact and DOF rows).
+ * shape: shapes; cpair: GPU-collision candidate pairs (all worlds); cpslot: cpair × CP_MAX points.
  */
 export type LayoutCountSymbol =
   | 'one'
@@ -56,7 +60,13 @@ export type LayoutCountSymbol =
   | 'world_H'
   | 'row'
   | 'gslot'
-  | 'cost';
+  | 'cost'
+  | 'eq'
+  | 'eq1'
+  | 'eq_J'
+  | 'shape'
+  | 'cpair'
+  | 'cpslot';
 
 export interface LayoutField {
   name: string;
@@ -99,6 +109,10 @@ export const GPU_LAYOUT: readonly LayoutField[] = [
   f('dof_limit', 'model', 'i32', 1, 'dof', '1 when the DOF is a 1-DOF joint with limit_ke > 0'),
   f('dof_joint', 'model', 'i32', 1, 'dof', 'joint of each DOF'),
   f('dof_tree', 'model', 'i32', 1, 'dof', 'tree of each DOF'),
+  f('eq_type', 'model', 'i32', 1, 'eq', 'EqualityType (coupler, ball, weld)'),
+  f('eq_body', 'model', 'i32', 2, 'eq', 'body0, body1 (ball, weld; -1 the world)'),
+  f('eq_joint', 'model', 'i32', 2, 'eq', 'joint0, joint1 (coupler)'),
+  f('world_eq_start', 'model', 'i32', 1, 'world1', 'equality ranges (equalities are sorted by world)'),
   // model constants (model_d)
   f('gravity', 'model', 'df64', 3, 'one', '[m/s²]'),
   f('body_mass', 'model', 'df64', 1, 'body', '[kg]'),
@@ -118,6 +132,11 @@ export const GPU_LAYOUT: readonly LayoutField[] = [
   f('joint_target_ke', 'model', 'df64', 1, 'dof', 'PD stiffness'),
   f('joint_target_kd', 'model', 'df64', 1, 'dof', 'PD damping'),
   f('joint_effort_limit', 'model', 'df64', 1, 'dof', 'effort limit; 1e30 stands for ∞'),
+  f('eq_anchor', 'model', 'df64', 6, 'eq', 'anchor0, anchor1 in the body frames (world for -1) [m]'),
+  f('eq_relpose', 'model', 'df64', 7, 'eq', 'weld: target pose of body1 in the anchor0 frame'),
+  f('eq_coupler', 'model', 'df64', 2, 'eq', 'coupler ratio ρ, offset Δq'),
+  f('eq_inv_k', 'model', 'df64', 1, 'eq', '1/stiffness (0 for a rigid constraint)'),
+  f('eq_tau', 'model', 'df64', 1, 'eq', 'relaxation time τ [s]'),
   // per-step inputs (input_d, input_i)
   f('joint_q', 'input', 'df64', 1, 'coord', 'state_in.joint_q'),
   f('joint_qd', 'input', 'df64', 1, 'dof', 'state_in.joint_qd (public convention)'),
@@ -174,6 +193,10 @@ export const GPU_LAYOUT: readonly LayoutField[] = [
   // joint constraints
   f('lim_param', 'data', 'df64', 4, 'dof', 'R and v̂ of the lower, then the upper row'),
   f('pd_param', 'data', 'df64', 8, 'dof', 'dt, Kp, Kd, e, q₀, q_d, v_d, u₀'),
+  // equality (holonomic) constraints
+  f('eq_J', 'data', 'df64', 1, 'eq_J', 'per equality 2 blocks of 6 × nv_tree, row-major'),
+  f('eq_param', 'data', 'df64', 12, 'eq', 'per row R, v̂'),
+  f('eq_w', 'data', 'df64', 1, 'eq', 'diagonal-Delassus weight estimate w'),
   // SAP Newton (reduced vectors of world w start at world_dof_start[w])
   f('sap_v', 'data', 'df64', 1, 'dof', 'iterate v'),
   f('sap_vstar', 'data', 'df64', 1, 'dof', 'v*'),
@@ -214,7 +237,38 @@ export const GPU_LAYOUT: readonly LayoutField[] = [
   f('con_slip', 'data', 'i32', 1, 'slot', 'ContactSlip'),
   f('lim_rows', 'data', 'i32', 1, 'dof', 'limit rows: bit 0 lower, bit 1 upper'),
   f('pd_active', 'data', 'i32', 1, 'dof', '1 when the DOF has a PD constraint'),
+  f('eq_tree', 'data', 'i32', 2, 'eq', 'trees of the Jacobian blocks, -1'),
+  f('eq_active', 'data', 'i32', 1, 'eq', '0 no participating tree, 1 constraint, 2 invalid parameters'),
   f('world_i', 'data', 'i32', 8, 'world', 'nvp, status, active, iterations, ls iterations, -, -, -'),
+  // GPU collision (engine/backends/webgpu/collision.ts, shaders/kernels/collision.wgsl)
+  f('shape_type', 'model', 'i32', 1, 'shape', 'ShapeType'),
+  f('shape_body', 'model', 'i32', 1, 'shape', 'body, -1 static'),
+  f('cpair', 'model', 'i32', 4, 'cpair', 'shape 0, shape 1, world, routine (sorted by world, then shapes)'),
+  f('world_cpair_start', 'model', 'i32', 1, 'world1', 'candidate pair ranges'),
+  f('shape_X_bs', 'model', 'df64', 7, 'shape', 'shape frame in the body frame (world when static)'),
+  f('shape_size', 'model', 'df64', 3, 'shape', 'size parameters [m]'),
+  f('shape_infl', 'model', 'df64', 1, 'shape', 'margin + gap + AABB guard [m]'),
+  f('cpair_d', 'model', 'df64', 8, 'cpair', 'm0, m1, m0+m1, g0+g1, 1/ke, tau, mu, alpha0'),
+  f('pc_normal', 'data', 'df64', 3, 'cpslot', 'per pair point: normal, world'),
+  f('pc_pa', 'data', 'df64', 3, 'cpslot', 'witness on shape 0, world [m]'),
+  f('pc_pb', 'data', 'df64', 3, 'cpslot', 'witness on shape 1, world [m]'),
+  f('pc_dist', 'data', 'df64', 1, 'cpslot', 'signed distance, margins excluded [m]'),
+  f('gc_point0', 'data', 'df64', 3, 'slot', 'GPU contacts: copied to contact_point0'),
+  f('gc_point1', 'data', 'df64', 3, 'slot', 'copied to contact_point1'),
+  f('gc_normal', 'data', 'df64', 3, 'slot', 'copied to contact_normal'),
+  f('gc_phi0', 'data', 'df64', 1, 'slot', 'copied to contact_phi0'),
+  f('gc_inv_ke', 'data', 'df64', 1, 'slot', 'copied to contact_inv_ke'),
+  f('gc_tau', 'data', 'df64', 1, 'slot', 'copied to contact_tau'),
+  f('gc_mu', 'data', 'df64', 1, 'slot', 'copied to contact_mu'),
+  f('gc_alpha0', 'data', 'df64', 1, 'slot', 'copied to contact_alpha0'),
+  f('pc_count', 'data', 'i32', 1, 'cpair', 'points of each candidate pair (0: AABBs apart or none)'),
+  f('pc_feature', 'data', 'i32', 1, 'cpslot', 'feature id of each pair point'),
+  f('gc_count', 'data', 'i32', 1, 'world', 'copied to contact_count'),
+  f('gc_body0', 'data', 'i32', 1, 'slot', 'copied to contact_body0'),
+  f('gc_body1', 'data', 'i32', 1, 'slot', 'copied to contact_body1'),
+  f('gc_shape', 'data', 'i32', 2, 'slot', 'shape 0, shape 1 of each contact'),
+  f('gc_feature', 'data', 'i32', 1, 'slot', 'feature id of each contact'),
+  f('gc_truncated', 'data', 'i32', 1, 'world', 'candidates dropped for lack of capacity'),
 ];
 
 /**
@@ -248,6 +302,7 @@ export const GPU_UNIFORMS: readonly UniformParam[] = [
   u('ls_variant', 'u32', '0 monotone_decay, 1 armijo_decay, 2 exact_root'),
   u('ls_max_iterations', 'u32', ''),
   u('max_iterations', 'u32', 'Newton iteration cap'),
+  u('eq_count', 'u32', 'equality constraints'),
   u('dt', 'df64', 'time step [s]'),
   u('armijo_c', 'df64', ''),
   u('rho', 'df64', ''),

@@ -44,6 +44,14 @@ export interface GpuLayoutOffsets {
   dof_joint: number;
   /** model_i: (dof × 1) tree of each DOF */
   dof_tree: number;
+  /** model_i: (eq × 1) EqualityType (coupler, ball, weld) */
+  eq_type: number;
+  /** model_i: (eq × 2) body0, body1 (ball, weld; -1 the world) */
+  eq_body: number;
+  /** model_i: (eq × 2) joint0, joint1 (coupler) */
+  eq_joint: number;
+  /** model_i: (world1 × 1) equality ranges (equalities are sorted by world) */
+  world_eq_start: number;
   /** model_d: (one × 3) [m/s²] */
   gravity: number;
   /** model_d: (body × 1) [kg] */
@@ -80,6 +88,16 @@ export interface GpuLayoutOffsets {
   joint_target_kd: number;
   /** model_d: (dof × 1) effort limit; 1e30 stands for ∞ */
   joint_effort_limit: number;
+  /** model_d: (eq × 6) anchor0, anchor1 in the body frames (world for -1) [m] */
+  eq_anchor: number;
+  /** model_d: (eq × 7) weld: target pose of body1 in the anchor0 frame */
+  eq_relpose: number;
+  /** model_d: (eq × 2) coupler ratio ρ, offset Δq */
+  eq_coupler: number;
+  /** model_d: (eq × 1) 1/stiffness (0 for a rigid constraint) */
+  eq_inv_k: number;
+  /** model_d: (eq × 1) relaxation time τ [s] */
+  eq_tau: number;
   /** input_d: (coord × 1) state_in.joint_q */
   joint_q: number;
   /** input_d: (dof × 1) state_in.joint_qd (public convention) */
@@ -178,6 +196,12 @@ export interface GpuLayoutOffsets {
   lim_param: number;
   /** data_d: (dof × 8) dt, Kp, Kd, e, q₀, q_d, v_d, u₀ */
   pd_param: number;
+  /** data_d: (eq_J × 1) per equality 2 blocks of 6 × nv_tree, row-major */
+  eq_J: number;
+  /** data_d: (eq × 12) per row R, v̂ */
+  eq_param: number;
+  /** data_d: (eq × 1) diagonal-Delassus weight estimate w */
+  eq_w: number;
   /** data_d: (dof × 1) iterate v */
   sap_v: number;
   /** data_d: (dof × 1) v* */
@@ -238,8 +262,68 @@ export interface GpuLayoutOffsets {
   lim_rows: number;
   /** data_i: (dof × 1) 1 when the DOF has a PD constraint */
   pd_active: number;
+  /** data_i: (eq × 2) trees of the Jacobian blocks, -1 */
+  eq_tree: number;
+  /** data_i: (eq × 1) 0 no participating tree, 1 constraint, 2 invalid parameters */
+  eq_active: number;
   /** data_i: (world × 8) nvp, status, active, iterations, ls iterations, -, -, - */
   world_i: number;
+  /** model_i: (shape × 1) ShapeType */
+  shape_type: number;
+  /** model_i: (shape × 1) body, -1 static */
+  shape_body: number;
+  /** model_i: (cpair × 4) shape 0, shape 1, world, routine (sorted by world, then shapes) */
+  cpair: number;
+  /** model_i: (world1 × 1) candidate pair ranges */
+  world_cpair_start: number;
+  /** model_d: (shape × 7) shape frame in the body frame (world when static) */
+  shape_X_bs: number;
+  /** model_d: (shape × 3) size parameters [m] */
+  shape_size: number;
+  /** model_d: (shape × 1) margin + gap + AABB guard [m] */
+  shape_infl: number;
+  /** model_d: (cpair × 8) m0, m1, m0+m1, g0+g1, 1/ke, tau, mu, alpha0 */
+  cpair_d: number;
+  /** data_d: (cpslot × 3) per pair point: normal, world */
+  pc_normal: number;
+  /** data_d: (cpslot × 3) witness on shape 0, world [m] */
+  pc_pa: number;
+  /** data_d: (cpslot × 3) witness on shape 1, world [m] */
+  pc_pb: number;
+  /** data_d: (cpslot × 1) signed distance, margins excluded [m] */
+  pc_dist: number;
+  /** data_d: (slot × 3) GPU contacts: copied to contact_point0 */
+  gc_point0: number;
+  /** data_d: (slot × 3) copied to contact_point1 */
+  gc_point1: number;
+  /** data_d: (slot × 3) copied to contact_normal */
+  gc_normal: number;
+  /** data_d: (slot × 1) copied to contact_phi0 */
+  gc_phi0: number;
+  /** data_d: (slot × 1) copied to contact_inv_ke */
+  gc_inv_ke: number;
+  /** data_d: (slot × 1) copied to contact_tau */
+  gc_tau: number;
+  /** data_d: (slot × 1) copied to contact_mu */
+  gc_mu: number;
+  /** data_d: (slot × 1) copied to contact_alpha0 */
+  gc_alpha0: number;
+  /** data_i: (cpair × 1) points of each candidate pair (0: AABBs apart or none) */
+  pc_count: number;
+  /** data_i: (cpslot × 1) feature id of each pair point */
+  pc_feature: number;
+  /** data_i: (world × 1) copied to contact_count */
+  gc_count: number;
+  /** data_i: (slot × 1) copied to contact_body0 */
+  gc_body0: number;
+  /** data_i: (slot × 1) copied to contact_body1 */
+  gc_body1: number;
+  /** data_i: (slot × 2) shape 0, shape 1 of each contact */
+  gc_shape: number;
+  /** data_i: (slot × 1) feature id of each contact */
+  gc_feature: number;
+  /** data_i: (world × 1) candidates dropped for lack of capacity */
+  gc_truncated: number;
 }
 
 /** arena lengths in elements (df64 elements are two f32) */
@@ -292,6 +376,10 @@ export function computeGpuLayout(c: LayoutCounts): GpuLayout {
     dof_limit: at('model_i', c.dof),
     dof_joint: at('model_i', c.dof),
     dof_tree: at('model_i', c.dof),
+    eq_type: at('model_i', c.eq),
+    eq_body: at('model_i', c.eq * 2),
+    eq_joint: at('model_i', c.eq * 2),
+    world_eq_start: at('model_i', c.world1),
     gravity: at('model_d', c.one * 3),
     body_mass: at('model_d', c.body),
     body_com: at('model_d', c.body * 3),
@@ -310,6 +398,11 @@ export function computeGpuLayout(c: LayoutCounts): GpuLayout {
     joint_target_ke: at('model_d', c.dof),
     joint_target_kd: at('model_d', c.dof),
     joint_effort_limit: at('model_d', c.dof),
+    eq_anchor: at('model_d', c.eq * 6),
+    eq_relpose: at('model_d', c.eq * 7),
+    eq_coupler: at('model_d', c.eq * 2),
+    eq_inv_k: at('model_d', c.eq),
+    eq_tau: at('model_d', c.eq),
     joint_q: at('input_d', c.coord),
     joint_qd: at('input_d', c.dof),
     body_f: at('input_d', c.body * 6),
@@ -359,6 +452,9 @@ export function computeGpuLayout(c: LayoutCounts): GpuLayout {
     con_w: at('data_d', c.slot),
     lim_param: at('data_d', c.dof * 4),
     pd_param: at('data_d', c.dof * 8),
+    eq_J: at('data_d', c.eq_J),
+    eq_param: at('data_d', c.eq * 12),
+    eq_w: at('data_d', c.eq),
     sap_v: at('data_d', c.dof),
     sap_vstar: at('data_d', c.dof),
     sap_dinv: at('data_d', c.dof),
@@ -389,7 +485,37 @@ export function computeGpuLayout(c: LayoutCounts): GpuLayout {
     con_slip: at('data_i', c.slot),
     lim_rows: at('data_i', c.dof),
     pd_active: at('data_i', c.dof),
+    eq_tree: at('data_i', c.eq * 2),
+    eq_active: at('data_i', c.eq),
     world_i: at('data_i', c.world * 8),
+    shape_type: at('model_i', c.shape),
+    shape_body: at('model_i', c.shape),
+    cpair: at('model_i', c.cpair * 4),
+    world_cpair_start: at('model_i', c.world1),
+    shape_X_bs: at('model_d', c.shape * 7),
+    shape_size: at('model_d', c.shape * 3),
+    shape_infl: at('model_d', c.shape),
+    cpair_d: at('model_d', c.cpair * 8),
+    pc_normal: at('data_d', c.cpslot * 3),
+    pc_pa: at('data_d', c.cpslot * 3),
+    pc_pb: at('data_d', c.cpslot * 3),
+    pc_dist: at('data_d', c.cpslot),
+    gc_point0: at('data_d', c.slot * 3),
+    gc_point1: at('data_d', c.slot * 3),
+    gc_normal: at('data_d', c.slot * 3),
+    gc_phi0: at('data_d', c.slot),
+    gc_inv_ke: at('data_d', c.slot),
+    gc_tau: at('data_d', c.slot),
+    gc_mu: at('data_d', c.slot),
+    gc_alpha0: at('data_d', c.slot),
+    pc_count: at('data_i', c.cpair),
+    pc_feature: at('data_i', c.cpslot),
+    gc_count: at('data_i', c.world),
+    gc_body0: at('data_i', c.slot),
+    gc_body1: at('data_i', c.slot),
+    gc_shape: at('data_i', c.slot * 2),
+    gc_feature: at('data_i', c.slot),
+    gc_truncated: at('data_i', c.world),
   };
   // a binding may not be empty
   for (const k of Object.keys(sizes) as (keyof GpuArenaSizes)[]) sizes[k] = Math.max(sizes[k], 1);
@@ -427,6 +553,10 @@ export interface GpuViews {
   dof_limit: Int32Array;
   dof_joint: Int32Array;
   dof_tree: Int32Array;
+  eq_type: Int32Array;
+  eq_body: Int32Array;
+  eq_joint: Int32Array;
+  world_eq_start: Int32Array;
   gravity: Float32Array;
   body_mass: Float32Array;
   body_com: Float32Array;
@@ -445,6 +575,11 @@ export interface GpuViews {
   joint_target_ke: Float32Array;
   joint_target_kd: Float32Array;
   joint_effort_limit: Float32Array;
+  eq_anchor: Float32Array;
+  eq_relpose: Float32Array;
+  eq_coupler: Float32Array;
+  eq_inv_k: Float32Array;
+  eq_tau: Float32Array;
   joint_q: Float32Array;
   joint_qd: Float32Array;
   body_f: Float32Array;
@@ -494,6 +629,9 @@ export interface GpuViews {
   con_w: Float32Array;
   lim_param: Float32Array;
   pd_param: Float32Array;
+  eq_J: Float32Array;
+  eq_param: Float32Array;
+  eq_w: Float32Array;
   sap_v: Float32Array;
   sap_vstar: Float32Array;
   sap_dinv: Float32Array;
@@ -524,7 +662,37 @@ export interface GpuViews {
   con_slip: Int32Array;
   lim_rows: Int32Array;
   pd_active: Int32Array;
+  eq_tree: Int32Array;
+  eq_active: Int32Array;
   world_i: Int32Array;
+  shape_type: Int32Array;
+  shape_body: Int32Array;
+  cpair: Int32Array;
+  world_cpair_start: Int32Array;
+  shape_X_bs: Float32Array;
+  shape_size: Float32Array;
+  shape_infl: Float32Array;
+  cpair_d: Float32Array;
+  pc_normal: Float32Array;
+  pc_pa: Float32Array;
+  pc_pb: Float32Array;
+  pc_dist: Float32Array;
+  gc_point0: Float32Array;
+  gc_point1: Float32Array;
+  gc_normal: Float32Array;
+  gc_phi0: Float32Array;
+  gc_inv_ke: Float32Array;
+  gc_tau: Float32Array;
+  gc_mu: Float32Array;
+  gc_alpha0: Float32Array;
+  pc_count: Int32Array;
+  pc_feature: Int32Array;
+  gc_count: Int32Array;
+  gc_body0: Int32Array;
+  gc_body1: Int32Array;
+  gc_shape: Int32Array;
+  gc_feature: Int32Array;
+  gc_truncated: Int32Array;
 }
 
 /** allocates zeroed host arenas */
@@ -562,6 +730,10 @@ export function gpuViews(a: GpuArenas, l: GpuLayout, c: LayoutCounts): GpuViews 
     dof_limit: a.model_i.subarray(o.dof_limit, o.dof_limit + c.dof),
     dof_joint: a.model_i.subarray(o.dof_joint, o.dof_joint + c.dof),
     dof_tree: a.model_i.subarray(o.dof_tree, o.dof_tree + c.dof),
+    eq_type: a.model_i.subarray(o.eq_type, o.eq_type + c.eq),
+    eq_body: a.model_i.subarray(o.eq_body, o.eq_body + 2 * c.eq),
+    eq_joint: a.model_i.subarray(o.eq_joint, o.eq_joint + 2 * c.eq),
+    world_eq_start: a.model_i.subarray(o.world_eq_start, o.world_eq_start + c.world1),
     gravity: a.model_d.subarray(2 * o.gravity, 2 * o.gravity + 6 * c.one),
     body_mass: a.model_d.subarray(2 * o.body_mass, 2 * o.body_mass + 2 * c.body),
     body_com: a.model_d.subarray(2 * o.body_com, 2 * o.body_com + 6 * c.body),
@@ -580,6 +752,11 @@ export function gpuViews(a: GpuArenas, l: GpuLayout, c: LayoutCounts): GpuViews 
     joint_target_ke: a.model_d.subarray(2 * o.joint_target_ke, 2 * o.joint_target_ke + 2 * c.dof),
     joint_target_kd: a.model_d.subarray(2 * o.joint_target_kd, 2 * o.joint_target_kd + 2 * c.dof),
     joint_effort_limit: a.model_d.subarray(2 * o.joint_effort_limit, 2 * o.joint_effort_limit + 2 * c.dof),
+    eq_anchor: a.model_d.subarray(2 * o.eq_anchor, 2 * o.eq_anchor + 12 * c.eq),
+    eq_relpose: a.model_d.subarray(2 * o.eq_relpose, 2 * o.eq_relpose + 14 * c.eq),
+    eq_coupler: a.model_d.subarray(2 * o.eq_coupler, 2 * o.eq_coupler + 4 * c.eq),
+    eq_inv_k: a.model_d.subarray(2 * o.eq_inv_k, 2 * o.eq_inv_k + 2 * c.eq),
+    eq_tau: a.model_d.subarray(2 * o.eq_tau, 2 * o.eq_tau + 2 * c.eq),
     joint_q: a.input_d.subarray(2 * o.joint_q, 2 * o.joint_q + 2 * c.coord),
     joint_qd: a.input_d.subarray(2 * o.joint_qd, 2 * o.joint_qd + 2 * c.dof),
     body_f: a.input_d.subarray(2 * o.body_f, 2 * o.body_f + 12 * c.body),
@@ -629,6 +806,9 @@ export function gpuViews(a: GpuArenas, l: GpuLayout, c: LayoutCounts): GpuViews 
     con_w: a.data_d.subarray(2 * o.con_w, 2 * o.con_w + 2 * c.slot),
     lim_param: a.data_d.subarray(2 * o.lim_param, 2 * o.lim_param + 8 * c.dof),
     pd_param: a.data_d.subarray(2 * o.pd_param, 2 * o.pd_param + 16 * c.dof),
+    eq_J: a.data_d.subarray(2 * o.eq_J, 2 * o.eq_J + 2 * c.eq_J),
+    eq_param: a.data_d.subarray(2 * o.eq_param, 2 * o.eq_param + 24 * c.eq),
+    eq_w: a.data_d.subarray(2 * o.eq_w, 2 * o.eq_w + 2 * c.eq),
     sap_v: a.data_d.subarray(2 * o.sap_v, 2 * o.sap_v + 2 * c.dof),
     sap_vstar: a.data_d.subarray(2 * o.sap_vstar, 2 * o.sap_vstar + 2 * c.dof),
     sap_dinv: a.data_d.subarray(2 * o.sap_dinv, 2 * o.sap_dinv + 2 * c.dof),
@@ -659,12 +839,42 @@ export function gpuViews(a: GpuArenas, l: GpuLayout, c: LayoutCounts): GpuViews 
     con_slip: a.data_i.subarray(o.con_slip, o.con_slip + c.slot),
     lim_rows: a.data_i.subarray(o.lim_rows, o.lim_rows + c.dof),
     pd_active: a.data_i.subarray(o.pd_active, o.pd_active + c.dof),
+    eq_tree: a.data_i.subarray(o.eq_tree, o.eq_tree + 2 * c.eq),
+    eq_active: a.data_i.subarray(o.eq_active, o.eq_active + c.eq),
     world_i: a.data_i.subarray(o.world_i, o.world_i + 8 * c.world),
+    shape_type: a.model_i.subarray(o.shape_type, o.shape_type + c.shape),
+    shape_body: a.model_i.subarray(o.shape_body, o.shape_body + c.shape),
+    cpair: a.model_i.subarray(o.cpair, o.cpair + 4 * c.cpair),
+    world_cpair_start: a.model_i.subarray(o.world_cpair_start, o.world_cpair_start + c.world1),
+    shape_X_bs: a.model_d.subarray(2 * o.shape_X_bs, 2 * o.shape_X_bs + 14 * c.shape),
+    shape_size: a.model_d.subarray(2 * o.shape_size, 2 * o.shape_size + 6 * c.shape),
+    shape_infl: a.model_d.subarray(2 * o.shape_infl, 2 * o.shape_infl + 2 * c.shape),
+    cpair_d: a.model_d.subarray(2 * o.cpair_d, 2 * o.cpair_d + 16 * c.cpair),
+    pc_normal: a.data_d.subarray(2 * o.pc_normal, 2 * o.pc_normal + 6 * c.cpslot),
+    pc_pa: a.data_d.subarray(2 * o.pc_pa, 2 * o.pc_pa + 6 * c.cpslot),
+    pc_pb: a.data_d.subarray(2 * o.pc_pb, 2 * o.pc_pb + 6 * c.cpslot),
+    pc_dist: a.data_d.subarray(2 * o.pc_dist, 2 * o.pc_dist + 2 * c.cpslot),
+    gc_point0: a.data_d.subarray(2 * o.gc_point0, 2 * o.gc_point0 + 6 * c.slot),
+    gc_point1: a.data_d.subarray(2 * o.gc_point1, 2 * o.gc_point1 + 6 * c.slot),
+    gc_normal: a.data_d.subarray(2 * o.gc_normal, 2 * o.gc_normal + 6 * c.slot),
+    gc_phi0: a.data_d.subarray(2 * o.gc_phi0, 2 * o.gc_phi0 + 2 * c.slot),
+    gc_inv_ke: a.data_d.subarray(2 * o.gc_inv_ke, 2 * o.gc_inv_ke + 2 * c.slot),
+    gc_tau: a.data_d.subarray(2 * o.gc_tau, 2 * o.gc_tau + 2 * c.slot),
+    gc_mu: a.data_d.subarray(2 * o.gc_mu, 2 * o.gc_mu + 2 * c.slot),
+    gc_alpha0: a.data_d.subarray(2 * o.gc_alpha0, 2 * o.gc_alpha0 + 2 * c.slot),
+    pc_count: a.data_i.subarray(o.pc_count, o.pc_count + c.cpair),
+    pc_feature: a.data_i.subarray(o.pc_feature, o.pc_feature + c.cpslot),
+    gc_count: a.data_i.subarray(o.gc_count, o.gc_count + c.world),
+    gc_body0: a.data_i.subarray(o.gc_body0, o.gc_body0 + c.slot),
+    gc_body1: a.data_i.subarray(o.gc_body1, o.gc_body1 + c.slot),
+    gc_shape: a.data_i.subarray(o.gc_shape, o.gc_shape + 2 * c.slot),
+    gc_feature: a.data_i.subarray(o.gc_feature, o.gc_feature + c.slot),
+    gc_truncated: a.data_i.subarray(o.gc_truncated, o.gc_truncated + c.world),
   };
 }
 
 /** size of the Layout uniform [bytes] */
-export const LAYOUT_UNIFORM_BYTES = 624;
+export const LAYOUT_UNIFORM_BYTES = 800;
 
 /** step parameters of the Layout uniform (df64 parameters are given as numbers) */
 export interface GpuUniformParams {
@@ -704,6 +914,8 @@ export interface GpuUniformParams {
   ls_max_iterations: number;
   /** u32: Newton iteration cap */
   max_iterations: number;
+  /** u32: equality constraints */
+  eq_count: number;
   /** df64: time step [s] */
   dt: number;
   /** df64 */
@@ -746,141 +958,184 @@ export function writeLayoutUniform(p: GpuUniformParams, o: GpuLayoutOffsets, out
   out.setUint32(60, p.ls_variant, true);
   out.setUint32(64, p.ls_max_iterations, true);
   out.setUint32(68, p.max_iterations, true);
-  out.setFloat32(72, Math.fround(p.dt), true);
-  out.setFloat32(76, p.dt - Math.fround(p.dt), true);
-  out.setFloat32(80, Math.fround(p.armijo_c), true);
-  out.setFloat32(84, p.armijo_c - Math.fround(p.armijo_c), true);
-  out.setFloat32(88, Math.fround(p.rho), true);
-  out.setFloat32(92, p.rho - Math.fround(p.rho), true);
-  out.setFloat32(96, Math.fround(p.ls_slop), true);
-  out.setFloat32(100, p.ls_slop - Math.fround(p.ls_slop), true);
-  out.setFloat32(104, Math.fround(p.cost_abs_tol), true);
-  out.setFloat32(108, p.cost_abs_tol - Math.fround(p.cost_abs_tol), true);
-  out.setFloat32(112, Math.fround(p.cost_rel_tol), true);
-  out.setFloat32(116, p.cost_rel_tol - Math.fround(p.cost_rel_tol), true);
-  out.setFloat32(120, Math.fround(p.opt_abs_tol), true);
-  out.setFloat32(124, p.opt_abs_tol - Math.fround(p.opt_abs_tol), true);
-  out.setFloat32(128, Math.fround(p.opt_rel_tol), true);
-  out.setFloat32(132, p.opt_rel_tol - Math.fround(p.opt_rel_tol), true);
-  out.setFloat32(136, Math.fround(p.contact_beta), true);
-  out.setFloat32(140, p.contact_beta - Math.fround(p.contact_beta), true);
-  out.setFloat32(144, Math.fround(p.contact_sigma), true);
-  out.setFloat32(148, p.contact_sigma - Math.fround(p.contact_sigma), true);
-  out.setUint32(152, o.joint_type, true);
-  out.setUint32(156, o.joint_parent, true);
-  out.setUint32(160, o.joint_tree, true);
-  out.setUint32(164, o.joint_q_start, true);
-  out.setUint32(168, o.joint_qd_start, true);
-  out.setUint32(172, o.tree_joint_start, true);
-  out.setUint32(176, o.tree_dof_start, true);
-  out.setUint32(180, o.tree_world, true);
-  out.setUint32(184, o.tree_A_start, true);
-  out.setUint32(188, o.world_joint_start, true);
-  out.setUint32(192, o.world_dof_start, true);
-  out.setUint32(196, o.world_coord_start, true);
-  out.setUint32(200, o.world_tree_start, true);
-  out.setUint32(204, o.world_H_start, true);
-  out.setUint32(208, o.dof_public, true);
-  out.setUint32(212, o.dof_drive, true);
-  out.setUint32(216, o.dof_limit, true);
-  out.setUint32(220, o.dof_joint, true);
-  out.setUint32(224, o.dof_tree, true);
-  out.setUint32(228, o.gravity, true);
-  out.setUint32(232, o.body_mass, true);
-  out.setUint32(236, o.body_com, true);
-  out.setUint32(240, o.body_inertia, true);
-  out.setUint32(244, o.body_inv_inertia, true);
-  out.setUint32(248, o.joint_X_p, true);
-  out.setUint32(252, o.joint_X_c, true);
-  out.setUint32(256, o.joint_X_c_inv, true);
-  out.setUint32(260, o.joint_axis, true);
-  out.setUint32(264, o.joint_armature, true);
-  out.setUint32(268, o.joint_damping, true);
-  out.setUint32(272, o.joint_limit_lower, true);
-  out.setUint32(276, o.joint_limit_upper, true);
-  out.setUint32(280, o.joint_limit_inv_ke, true);
-  out.setUint32(284, o.joint_limit_tau_d, true);
-  out.setUint32(288, o.joint_target_ke, true);
-  out.setUint32(292, o.joint_target_kd, true);
-  out.setUint32(296, o.joint_effort_limit, true);
-  out.setUint32(300, o.joint_q, true);
-  out.setUint32(304, o.joint_qd, true);
-  out.setUint32(308, o.body_f, true);
-  out.setUint32(312, o.joint_f, true);
-  out.setUint32(316, o.joint_target_pos, true);
-  out.setUint32(320, o.joint_target_vel, true);
-  out.setUint32(324, o.contact_point0, true);
-  out.setUint32(328, o.contact_point1, true);
-  out.setUint32(332, o.contact_normal, true);
-  out.setUint32(336, o.contact_phi0, true);
-  out.setUint32(340, o.contact_inv_ke, true);
-  out.setUint32(344, o.contact_tau, true);
-  out.setUint32(348, o.contact_mu, true);
-  out.setUint32(352, o.contact_alpha0, true);
-  out.setUint32(356, o.contact_count, true);
-  out.setUint32(360, o.contact_body0, true);
-  out.setUint32(364, o.contact_body1, true);
-  out.setUint32(368, o.body_X, true);
-  out.setUint32(372, o.body_R, true);
-  out.setUint32(376, o.body_com_w, true);
-  out.setUint32(380, o.body_I_w, true);
-  out.setUint32(384, o.joint_X_wF, true);
-  out.setUint32(388, o.joint_anchor, true);
-  out.setUint32(392, o.dof_S, true);
-  out.setUint32(396, o.body_V, true);
-  out.setUint32(400, o.body_c, true);
-  out.setUint32(404, o.cbody_X, true);
-  out.setUint32(408, o.cbody_R, true);
-  out.setUint32(412, o.cbody_com_w, true);
-  out.setUint32(416, o.cdof_S, true);
-  out.setUint32(420, o.cjoint_X_wF, true);
-  out.setUint32(424, o.v_n, true);
-  out.setUint32(428, o.tau, true);
-  out.setUint32(432, o.composite, true);
-  out.setUint32(436, o.rnea_A, true);
-  out.setUint32(440, o.rnea_f, true);
-  out.setUint32(444, o.bias, true);
-  out.setUint32(448, o.tree_A, true);
-  out.setUint32(452, o.tree_L, true);
-  out.setUint32(456, o.fm_rhs, true);
-  out.setUint32(460, o.v_star, true);
-  out.setUint32(464, o.A_diag, true);
-  out.setUint32(468, o.con_frame, true);
-  out.setUint32(472, o.con_point, true);
-  out.setUint32(476, o.con_J, true);
-  out.setUint32(480, o.con_param, true);
-  out.setUint32(484, o.con_w, true);
-  out.setUint32(488, o.lim_param, true);
-  out.setUint32(492, o.pd_param, true);
-  out.setUint32(496, o.sap_v, true);
-  out.setUint32(500, o.sap_vstar, true);
-  out.setUint32(504, o.sap_dinv, true);
-  out.setUint32(508, o.sap_Ar, true);
-  out.setUint32(512, o.sap_p, true);
-  out.setUint32(516, o.sap_jv, true);
-  out.setUint32(520, o.sap_grad, true);
-  out.setUint32(524, o.sap_dv, true);
-  out.setUint32(528, o.sap_dp, true);
-  out.setUint32(532, o.sap_H, true);
-  out.setUint32(536, o.sap_vc, true);
-  out.setUint32(540, o.sap_dvc, true);
-  out.setUint32(544, o.sap_gamma, true);
-  out.setUint32(548, o.sap_G, true);
-  out.setUint32(552, o.sap_scalar, true);
-  out.setUint32(556, o.sap_cost, true);
-  out.setUint32(560, o.v_next, true);
-  out.setUint32(564, o.q_out, true);
-  out.setUint32(568, o.qd_out, true);
-  out.setUint32(572, o.body_q_out, true);
-  out.setUint32(576, o.body_qd_out, true);
-  out.setUint32(580, o.con_force, true);
-  out.setUint32(584, o.tree_fm_bad, true);
-  out.setUint32(588, o.tree_red, true);
-  out.setUint32(592, o.red_dof, true);
-  out.setUint32(596, o.con_tree, true);
-  out.setUint32(600, o.con_active, true);
-  out.setUint32(604, o.con_slip, true);
-  out.setUint32(608, o.lim_rows, true);
-  out.setUint32(612, o.pd_active, true);
-  out.setUint32(616, o.world_i, true);
+  out.setUint32(72, p.eq_count, true);
+  out.setFloat32(76, Math.fround(p.dt), true);
+  out.setFloat32(80, p.dt - Math.fround(p.dt), true);
+  out.setFloat32(84, Math.fround(p.armijo_c), true);
+  out.setFloat32(88, p.armijo_c - Math.fround(p.armijo_c), true);
+  out.setFloat32(92, Math.fround(p.rho), true);
+  out.setFloat32(96, p.rho - Math.fround(p.rho), true);
+  out.setFloat32(100, Math.fround(p.ls_slop), true);
+  out.setFloat32(104, p.ls_slop - Math.fround(p.ls_slop), true);
+  out.setFloat32(108, Math.fround(p.cost_abs_tol), true);
+  out.setFloat32(112, p.cost_abs_tol - Math.fround(p.cost_abs_tol), true);
+  out.setFloat32(116, Math.fround(p.cost_rel_tol), true);
+  out.setFloat32(120, p.cost_rel_tol - Math.fround(p.cost_rel_tol), true);
+  out.setFloat32(124, Math.fround(p.opt_abs_tol), true);
+  out.setFloat32(128, p.opt_abs_tol - Math.fround(p.opt_abs_tol), true);
+  out.setFloat32(132, Math.fround(p.opt_rel_tol), true);
+  out.setFloat32(136, p.opt_rel_tol - Math.fround(p.opt_rel_tol), true);
+  out.setFloat32(140, Math.fround(p.contact_beta), true);
+  out.setFloat32(144, p.contact_beta - Math.fround(p.contact_beta), true);
+  out.setFloat32(148, Math.fround(p.contact_sigma), true);
+  out.setFloat32(152, p.contact_sigma - Math.fround(p.contact_sigma), true);
+  out.setUint32(156, o.joint_type, true);
+  out.setUint32(160, o.joint_parent, true);
+  out.setUint32(164, o.joint_tree, true);
+  out.setUint32(168, o.joint_q_start, true);
+  out.setUint32(172, o.joint_qd_start, true);
+  out.setUint32(176, o.tree_joint_start, true);
+  out.setUint32(180, o.tree_dof_start, true);
+  out.setUint32(184, o.tree_world, true);
+  out.setUint32(188, o.tree_A_start, true);
+  out.setUint32(192, o.world_joint_start, true);
+  out.setUint32(196, o.world_dof_start, true);
+  out.setUint32(200, o.world_coord_start, true);
+  out.setUint32(204, o.world_tree_start, true);
+  out.setUint32(208, o.world_H_start, true);
+  out.setUint32(212, o.dof_public, true);
+  out.setUint32(216, o.dof_drive, true);
+  out.setUint32(220, o.dof_limit, true);
+  out.setUint32(224, o.dof_joint, true);
+  out.setUint32(228, o.dof_tree, true);
+  out.setUint32(232, o.eq_type, true);
+  out.setUint32(236, o.eq_body, true);
+  out.setUint32(240, o.eq_joint, true);
+  out.setUint32(244, o.world_eq_start, true);
+  out.setUint32(248, o.gravity, true);
+  out.setUint32(252, o.body_mass, true);
+  out.setUint32(256, o.body_com, true);
+  out.setUint32(260, o.body_inertia, true);
+  out.setUint32(264, o.body_inv_inertia, true);
+  out.setUint32(268, o.joint_X_p, true);
+  out.setUint32(272, o.joint_X_c, true);
+  out.setUint32(276, o.joint_X_c_inv, true);
+  out.setUint32(280, o.joint_axis, true);
+  out.setUint32(284, o.joint_armature, true);
+  out.setUint32(288, o.joint_damping, true);
+  out.setUint32(292, o.joint_limit_lower, true);
+  out.setUint32(296, o.joint_limit_upper, true);
+  out.setUint32(300, o.joint_limit_inv_ke, true);
+  out.setUint32(304, o.joint_limit_tau_d, true);
+  out.setUint32(308, o.joint_target_ke, true);
+  out.setUint32(312, o.joint_target_kd, true);
+  out.setUint32(316, o.joint_effort_limit, true);
+  out.setUint32(320, o.eq_anchor, true);
+  out.setUint32(324, o.eq_relpose, true);
+  out.setUint32(328, o.eq_coupler, true);
+  out.setUint32(332, o.eq_inv_k, true);
+  out.setUint32(336, o.eq_tau, true);
+  out.setUint32(340, o.joint_q, true);
+  out.setUint32(344, o.joint_qd, true);
+  out.setUint32(348, o.body_f, true);
+  out.setUint32(352, o.joint_f, true);
+  out.setUint32(356, o.joint_target_pos, true);
+  out.setUint32(360, o.joint_target_vel, true);
+  out.setUint32(364, o.contact_point0, true);
+  out.setUint32(368, o.contact_point1, true);
+  out.setUint32(372, o.contact_normal, true);
+  out.setUint32(376, o.contact_phi0, true);
+  out.setUint32(380, o.contact_inv_ke, true);
+  out.setUint32(384, o.contact_tau, true);
+  out.setUint32(388, o.contact_mu, true);
+  out.setUint32(392, o.contact_alpha0, true);
+  out.setUint32(396, o.contact_count, true);
+  out.setUint32(400, o.contact_body0, true);
+  out.setUint32(404, o.contact_body1, true);
+  out.setUint32(408, o.body_X, true);
+  out.setUint32(412, o.body_R, true);
+  out.setUint32(416, o.body_com_w, true);
+  out.setUint32(420, o.body_I_w, true);
+  out.setUint32(424, o.joint_X_wF, true);
+  out.setUint32(428, o.joint_anchor, true);
+  out.setUint32(432, o.dof_S, true);
+  out.setUint32(436, o.body_V, true);
+  out.setUint32(440, o.body_c, true);
+  out.setUint32(444, o.cbody_X, true);
+  out.setUint32(448, o.cbody_R, true);
+  out.setUint32(452, o.cbody_com_w, true);
+  out.setUint32(456, o.cdof_S, true);
+  out.setUint32(460, o.cjoint_X_wF, true);
+  out.setUint32(464, o.v_n, true);
+  out.setUint32(468, o.tau, true);
+  out.setUint32(472, o.composite, true);
+  out.setUint32(476, o.rnea_A, true);
+  out.setUint32(480, o.rnea_f, true);
+  out.setUint32(484, o.bias, true);
+  out.setUint32(488, o.tree_A, true);
+  out.setUint32(492, o.tree_L, true);
+  out.setUint32(496, o.fm_rhs, true);
+  out.setUint32(500, o.v_star, true);
+  out.setUint32(504, o.A_diag, true);
+  out.setUint32(508, o.con_frame, true);
+  out.setUint32(512, o.con_point, true);
+  out.setUint32(516, o.con_J, true);
+  out.setUint32(520, o.con_param, true);
+  out.setUint32(524, o.con_w, true);
+  out.setUint32(528, o.lim_param, true);
+  out.setUint32(532, o.pd_param, true);
+  out.setUint32(536, o.eq_J, true);
+  out.setUint32(540, o.eq_param, true);
+  out.setUint32(544, o.eq_w, true);
+  out.setUint32(548, o.sap_v, true);
+  out.setUint32(552, o.sap_vstar, true);
+  out.setUint32(556, o.sap_dinv, true);
+  out.setUint32(560, o.sap_Ar, true);
+  out.setUint32(564, o.sap_p, true);
+  out.setUint32(568, o.sap_jv, true);
+  out.setUint32(572, o.sap_grad, true);
+  out.setUint32(576, o.sap_dv, true);
+  out.setUint32(580, o.sap_dp, true);
+  out.setUint32(584, o.sap_H, true);
+  out.setUint32(588, o.sap_vc, true);
+  out.setUint32(592, o.sap_dvc, true);
+  out.setUint32(596, o.sap_gamma, true);
+  out.setUint32(600, o.sap_G, true);
+  out.setUint32(604, o.sap_scalar, true);
+  out.setUint32(608, o.sap_cost, true);
+  out.setUint32(612, o.v_next, true);
+  out.setUint32(616, o.q_out, true);
+  out.setUint32(620, o.qd_out, true);
+  out.setUint32(624, o.body_q_out, true);
+  out.setUint32(628, o.body_qd_out, true);
+  out.setUint32(632, o.con_force, true);
+  out.setUint32(636, o.tree_fm_bad, true);
+  out.setUint32(640, o.tree_red, true);
+  out.setUint32(644, o.red_dof, true);
+  out.setUint32(648, o.con_tree, true);
+  out.setUint32(652, o.con_active, true);
+  out.setUint32(656, o.con_slip, true);
+  out.setUint32(660, o.lim_rows, true);
+  out.setUint32(664, o.pd_active, true);
+  out.setUint32(668, o.eq_tree, true);
+  out.setUint32(672, o.eq_active, true);
+  out.setUint32(676, o.world_i, true);
+  out.setUint32(680, o.shape_type, true);
+  out.setUint32(684, o.shape_body, true);
+  out.setUint32(688, o.cpair, true);
+  out.setUint32(692, o.world_cpair_start, true);
+  out.setUint32(696, o.shape_X_bs, true);
+  out.setUint32(700, o.shape_size, true);
+  out.setUint32(704, o.shape_infl, true);
+  out.setUint32(708, o.cpair_d, true);
+  out.setUint32(712, o.pc_normal, true);
+  out.setUint32(716, o.pc_pa, true);
+  out.setUint32(720, o.pc_pb, true);
+  out.setUint32(724, o.pc_dist, true);
+  out.setUint32(728, o.gc_point0, true);
+  out.setUint32(732, o.gc_point1, true);
+  out.setUint32(736, o.gc_normal, true);
+  out.setUint32(740, o.gc_phi0, true);
+  out.setUint32(744, o.gc_inv_ke, true);
+  out.setUint32(748, o.gc_tau, true);
+  out.setUint32(752, o.gc_mu, true);
+  out.setUint32(756, o.gc_alpha0, true);
+  out.setUint32(760, o.pc_count, true);
+  out.setUint32(764, o.pc_feature, true);
+  out.setUint32(768, o.gc_count, true);
+  out.setUint32(772, o.gc_body0, true);
+  out.setUint32(776, o.gc_body1, true);
+  out.setUint32(780, o.gc_shape, true);
+  out.setUint32(784, o.gc_feature, true);
+  out.setUint32(788, o.gc_truncated, true);
 }

@@ -646,7 +646,8 @@ export class SimHost {
     if (!sim || !gpu || !next) return this.stepOnce();
     this.applyDrag();
     const t0 = this.now();
-    sim.collision.collide(sim.state, sim.contacts);
+    // a backend that collides on the device fills sim.contacts in step()
+    if (!gpu.collides_on_device) sim.collision.collide(sim.state, sim.contacts);
     const tc = this.now() - t0;
     let r: StepReport;
     try {
@@ -661,7 +662,7 @@ export class SimHost {
       return this.sim === sim ? this.stepOnce() : false;
     }
     if (this.sim !== sim || this.gpu !== gpu) return false; // replaced meanwhile (cannot happen on the queue)
-    r.timing.collision = tc;
+    if (!gpu.collides_on_device) r.timing.collision = tc;
     this.gpuNext = sim.state;
     sim.state = next;
     sim.last_report = r;

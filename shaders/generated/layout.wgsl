@@ -19,6 +19,7 @@ struct Layout {
   ls_variant: u32, // 0 monotone_decay, 1 armijo_decay, 2 exact_root
   ls_max_iterations: u32,
   max_iterations: u32, // Newton iteration cap
+  eq_count: u32, // equality constraints
   dt_hi: f32, // time step [s]
   dt_lo: f32,
   armijo_c_hi: f32,
@@ -58,6 +59,10 @@ struct Layout {
   o_dof_limit: u32,
   o_dof_joint: u32,
   o_dof_tree: u32,
+  o_eq_type: u32,
+  o_eq_body: u32,
+  o_eq_joint: u32,
+  o_world_eq_start: u32,
   o_gravity: u32,
   o_body_mass: u32,
   o_body_com: u32,
@@ -76,6 +81,11 @@ struct Layout {
   o_joint_target_ke: u32,
   o_joint_target_kd: u32,
   o_joint_effort_limit: u32,
+  o_eq_anchor: u32,
+  o_eq_relpose: u32,
+  o_eq_coupler: u32,
+  o_eq_inv_k: u32,
+  o_eq_tau: u32,
   o_joint_q: u32,
   o_joint_qd: u32,
   o_body_f: u32,
@@ -125,6 +135,9 @@ struct Layout {
   o_con_w: u32,
   o_lim_param: u32,
   o_pd_param: u32,
+  o_eq_J: u32,
+  o_eq_param: u32,
+  o_eq_w: u32,
   o_sap_v: u32,
   o_sap_vstar: u32,
   o_sap_dinv: u32,
@@ -155,7 +168,37 @@ struct Layout {
   o_con_slip: u32,
   o_lim_rows: u32,
   o_pd_active: u32,
+  o_eq_tree: u32,
+  o_eq_active: u32,
   o_world_i: u32,
+  o_shape_type: u32,
+  o_shape_body: u32,
+  o_cpair: u32,
+  o_world_cpair_start: u32,
+  o_shape_X_bs: u32,
+  o_shape_size: u32,
+  o_shape_infl: u32,
+  o_cpair_d: u32,
+  o_pc_normal: u32,
+  o_pc_pa: u32,
+  o_pc_pb: u32,
+  o_pc_dist: u32,
+  o_gc_point0: u32,
+  o_gc_point1: u32,
+  o_gc_normal: u32,
+  o_gc_phi0: u32,
+  o_gc_inv_ke: u32,
+  o_gc_tau: u32,
+  o_gc_mu: u32,
+  o_gc_alpha0: u32,
+  o_pc_count: u32,
+  o_pc_feature: u32,
+  o_gc_count: u32,
+  o_gc_body0: u32,
+  o_gc_body1: u32,
+  o_gc_shape: u32,
+  o_gc_feature: u32,
+  o_gc_truncated: u32,
 }
 
 @group(3) @binding(0) var<uniform> L: Layout;
@@ -216,6 +259,14 @@ fn get_dof_limit(i: u32) -> i32 { return model_i[L.o_dof_limit + i]; }
 fn get_dof_joint(i: u32) -> i32 { return model_i[L.o_dof_joint + i]; }
 // dof_tree: (dof × 1) tree of each DOF
 fn get_dof_tree(i: u32) -> i32 { return model_i[L.o_dof_tree + i]; }
+// eq_type: (eq × 1) EqualityType (coupler, ball, weld)
+fn get_eq_type(i: u32) -> i32 { return model_i[L.o_eq_type + i]; }
+// eq_body: (eq × 2) body0, body1 (ball, weld; -1 the world)
+fn get_eq_body(i: u32, k: u32) -> i32 { return model_i[L.o_eq_body + i * 2u + k]; }
+// eq_joint: (eq × 2) joint0, joint1 (coupler)
+fn get_eq_joint(i: u32, k: u32) -> i32 { return model_i[L.o_eq_joint + i * 2u + k]; }
+// world_eq_start: (world1 × 1) equality ranges (equalities are sorted by world)
+fn get_world_eq_start(i: u32) -> i32 { return model_i[L.o_world_eq_start + i]; }
 // gravity: (one × 3) [m/s²]
 fn get_gravity(i: u32, k: u32) -> df { return model_d[L.o_gravity + i * 3u + k]; }
 // body_mass: (body × 1) [kg]
@@ -252,6 +303,16 @@ fn get_joint_target_ke(i: u32) -> df { return model_d[L.o_joint_target_ke + i]; 
 fn get_joint_target_kd(i: u32) -> df { return model_d[L.o_joint_target_kd + i]; }
 // joint_effort_limit: (dof × 1) effort limit; 1e30 stands for ∞
 fn get_joint_effort_limit(i: u32) -> df { return model_d[L.o_joint_effort_limit + i]; }
+// eq_anchor: (eq × 6) anchor0, anchor1 in the body frames (world for -1) [m]
+fn get_eq_anchor(i: u32, k: u32) -> df { return model_d[L.o_eq_anchor + i * 6u + k]; }
+// eq_relpose: (eq × 7) weld: target pose of body1 in the anchor0 frame
+fn get_eq_relpose(i: u32, k: u32) -> df { return model_d[L.o_eq_relpose + i * 7u + k]; }
+// eq_coupler: (eq × 2) coupler ratio ρ, offset Δq
+fn get_eq_coupler(i: u32, k: u32) -> df { return model_d[L.o_eq_coupler + i * 2u + k]; }
+// eq_inv_k: (eq × 1) 1/stiffness (0 for a rigid constraint)
+fn get_eq_inv_k(i: u32) -> df { return model_d[L.o_eq_inv_k + i]; }
+// eq_tau: (eq × 1) relaxation time τ [s]
+fn get_eq_tau(i: u32) -> df { return model_d[L.o_eq_tau + i]; }
 // joint_q: (coord × 1) state_in.joint_q
 fn get_joint_q(i: u32) -> df { return input_d[L.o_joint_q + i]; }
 // joint_qd: (dof × 1) state_in.joint_qd (public convention)
@@ -382,6 +443,15 @@ fn set_lim_param(i: u32, k: u32, v: df) { data_d[L.o_lim_param + i * 4u + k] = v
 // pd_param: (dof × 8) dt, Kp, Kd, e, q₀, q_d, v_d, u₀
 fn get_pd_param(i: u32, k: u32) -> df { return data_d[L.o_pd_param + i * 8u + k]; }
 fn set_pd_param(i: u32, k: u32, v: df) { data_d[L.o_pd_param + i * 8u + k] = v; }
+// eq_J: (eq_J × 1) per equality 2 blocks of 6 × nv_tree, row-major
+fn get_eq_J(i: u32) -> df { return data_d[L.o_eq_J + i]; }
+fn set_eq_J(i: u32, v: df) { data_d[L.o_eq_J + i] = v; }
+// eq_param: (eq × 12) per row R, v̂
+fn get_eq_param(i: u32, k: u32) -> df { return data_d[L.o_eq_param + i * 12u + k]; }
+fn set_eq_param(i: u32, k: u32, v: df) { data_d[L.o_eq_param + i * 12u + k] = v; }
+// eq_w: (eq × 1) diagonal-Delassus weight estimate w
+fn get_eq_w(i: u32) -> df { return data_d[L.o_eq_w + i]; }
+fn set_eq_w(i: u32, v: df) { data_d[L.o_eq_w + i] = v; }
 // sap_v: (dof × 1) iterate v
 fn get_sap_v(i: u32) -> df { return data_d[L.o_sap_v + i]; }
 fn set_sap_v(i: u32, v: df) { data_d[L.o_sap_v + i] = v; }
@@ -472,6 +542,88 @@ fn set_lim_rows(i: u32, v: i32) { data_i[L.o_lim_rows + i] = v; }
 // pd_active: (dof × 1) 1 when the DOF has a PD constraint
 fn get_pd_active(i: u32) -> i32 { return data_i[L.o_pd_active + i]; }
 fn set_pd_active(i: u32, v: i32) { data_i[L.o_pd_active + i] = v; }
+// eq_tree: (eq × 2) trees of the Jacobian blocks, -1
+fn get_eq_tree(i: u32, k: u32) -> i32 { return data_i[L.o_eq_tree + i * 2u + k]; }
+fn set_eq_tree(i: u32, k: u32, v: i32) { data_i[L.o_eq_tree + i * 2u + k] = v; }
+// eq_active: (eq × 1) 0 no participating tree, 1 constraint, 2 invalid parameters
+fn get_eq_active(i: u32) -> i32 { return data_i[L.o_eq_active + i]; }
+fn set_eq_active(i: u32, v: i32) { data_i[L.o_eq_active + i] = v; }
 // world_i: (world × 8) nvp, status, active, iterations, ls iterations, -, -, -
 fn get_world_i(i: u32, k: u32) -> i32 { return data_i[L.o_world_i + i * 8u + k]; }
 fn set_world_i(i: u32, k: u32, v: i32) { data_i[L.o_world_i + i * 8u + k] = v; }
+// shape_type: (shape × 1) ShapeType
+fn get_shape_type(i: u32) -> i32 { return model_i[L.o_shape_type + i]; }
+// shape_body: (shape × 1) body, -1 static
+fn get_shape_body(i: u32) -> i32 { return model_i[L.o_shape_body + i]; }
+// cpair: (cpair × 4) shape 0, shape 1, world, routine (sorted by world, then shapes)
+fn get_cpair(i: u32, k: u32) -> i32 { return model_i[L.o_cpair + i * 4u + k]; }
+// world_cpair_start: (world1 × 1) candidate pair ranges
+fn get_world_cpair_start(i: u32) -> i32 { return model_i[L.o_world_cpair_start + i]; }
+// shape_X_bs: (shape × 7) shape frame in the body frame (world when static)
+fn get_shape_X_bs(i: u32, k: u32) -> df { return model_d[L.o_shape_X_bs + i * 7u + k]; }
+// shape_size: (shape × 3) size parameters [m]
+fn get_shape_size(i: u32, k: u32) -> df { return model_d[L.o_shape_size + i * 3u + k]; }
+// shape_infl: (shape × 1) margin + gap + AABB guard [m]
+fn get_shape_infl(i: u32) -> df { return model_d[L.o_shape_infl + i]; }
+// cpair_d: (cpair × 8) m0, m1, m0+m1, g0+g1, 1/ke, tau, mu, alpha0
+fn get_cpair_d(i: u32, k: u32) -> df { return model_d[L.o_cpair_d + i * 8u + k]; }
+// pc_normal: (cpslot × 3) per pair point: normal, world
+fn get_pc_normal(i: u32, k: u32) -> df { return data_d[L.o_pc_normal + i * 3u + k]; }
+fn set_pc_normal(i: u32, k: u32, v: df) { data_d[L.o_pc_normal + i * 3u + k] = v; }
+// pc_pa: (cpslot × 3) witness on shape 0, world [m]
+fn get_pc_pa(i: u32, k: u32) -> df { return data_d[L.o_pc_pa + i * 3u + k]; }
+fn set_pc_pa(i: u32, k: u32, v: df) { data_d[L.o_pc_pa + i * 3u + k] = v; }
+// pc_pb: (cpslot × 3) witness on shape 1, world [m]
+fn get_pc_pb(i: u32, k: u32) -> df { return data_d[L.o_pc_pb + i * 3u + k]; }
+fn set_pc_pb(i: u32, k: u32, v: df) { data_d[L.o_pc_pb + i * 3u + k] = v; }
+// pc_dist: (cpslot × 1) signed distance, margins excluded [m]
+fn get_pc_dist(i: u32) -> df { return data_d[L.o_pc_dist + i]; }
+fn set_pc_dist(i: u32, v: df) { data_d[L.o_pc_dist + i] = v; }
+// gc_point0: (slot × 3) GPU contacts: copied to contact_point0
+fn get_gc_point0(i: u32, k: u32) -> df { return data_d[L.o_gc_point0 + i * 3u + k]; }
+fn set_gc_point0(i: u32, k: u32, v: df) { data_d[L.o_gc_point0 + i * 3u + k] = v; }
+// gc_point1: (slot × 3) copied to contact_point1
+fn get_gc_point1(i: u32, k: u32) -> df { return data_d[L.o_gc_point1 + i * 3u + k]; }
+fn set_gc_point1(i: u32, k: u32, v: df) { data_d[L.o_gc_point1 + i * 3u + k] = v; }
+// gc_normal: (slot × 3) copied to contact_normal
+fn get_gc_normal(i: u32, k: u32) -> df { return data_d[L.o_gc_normal + i * 3u + k]; }
+fn set_gc_normal(i: u32, k: u32, v: df) { data_d[L.o_gc_normal + i * 3u + k] = v; }
+// gc_phi0: (slot × 1) copied to contact_phi0
+fn get_gc_phi0(i: u32) -> df { return data_d[L.o_gc_phi0 + i]; }
+fn set_gc_phi0(i: u32, v: df) { data_d[L.o_gc_phi0 + i] = v; }
+// gc_inv_ke: (slot × 1) copied to contact_inv_ke
+fn get_gc_inv_ke(i: u32) -> df { return data_d[L.o_gc_inv_ke + i]; }
+fn set_gc_inv_ke(i: u32, v: df) { data_d[L.o_gc_inv_ke + i] = v; }
+// gc_tau: (slot × 1) copied to contact_tau
+fn get_gc_tau(i: u32) -> df { return data_d[L.o_gc_tau + i]; }
+fn set_gc_tau(i: u32, v: df) { data_d[L.o_gc_tau + i] = v; }
+// gc_mu: (slot × 1) copied to contact_mu
+fn get_gc_mu(i: u32) -> df { return data_d[L.o_gc_mu + i]; }
+fn set_gc_mu(i: u32, v: df) { data_d[L.o_gc_mu + i] = v; }
+// gc_alpha0: (slot × 1) copied to contact_alpha0
+fn get_gc_alpha0(i: u32) -> df { return data_d[L.o_gc_alpha0 + i]; }
+fn set_gc_alpha0(i: u32, v: df) { data_d[L.o_gc_alpha0 + i] = v; }
+// pc_count: (cpair × 1) points of each candidate pair (0: AABBs apart or none)
+fn get_pc_count(i: u32) -> i32 { return data_i[L.o_pc_count + i]; }
+fn set_pc_count(i: u32, v: i32) { data_i[L.o_pc_count + i] = v; }
+// pc_feature: (cpslot × 1) feature id of each pair point
+fn get_pc_feature(i: u32) -> i32 { return data_i[L.o_pc_feature + i]; }
+fn set_pc_feature(i: u32, v: i32) { data_i[L.o_pc_feature + i] = v; }
+// gc_count: (world × 1) copied to contact_count
+fn get_gc_count(i: u32) -> i32 { return data_i[L.o_gc_count + i]; }
+fn set_gc_count(i: u32, v: i32) { data_i[L.o_gc_count + i] = v; }
+// gc_body0: (slot × 1) copied to contact_body0
+fn get_gc_body0(i: u32) -> i32 { return data_i[L.o_gc_body0 + i]; }
+fn set_gc_body0(i: u32, v: i32) { data_i[L.o_gc_body0 + i] = v; }
+// gc_body1: (slot × 1) copied to contact_body1
+fn get_gc_body1(i: u32) -> i32 { return data_i[L.o_gc_body1 + i]; }
+fn set_gc_body1(i: u32, v: i32) { data_i[L.o_gc_body1 + i] = v; }
+// gc_shape: (slot × 2) shape 0, shape 1 of each contact
+fn get_gc_shape(i: u32, k: u32) -> i32 { return data_i[L.o_gc_shape + i * 2u + k]; }
+fn set_gc_shape(i: u32, k: u32, v: i32) { data_i[L.o_gc_shape + i * 2u + k] = v; }
+// gc_feature: (slot × 1) feature id of each contact
+fn get_gc_feature(i: u32) -> i32 { return data_i[L.o_gc_feature + i]; }
+fn set_gc_feature(i: u32, v: i32) { data_i[L.o_gc_feature + i] = v; }
+// gc_truncated: (world × 1) candidates dropped for lack of capacity
+fn get_gc_truncated(i: u32) -> i32 { return data_i[L.o_gc_truncated + i]; }
+fn set_gc_truncated(i: u32, v: i32) { data_i[L.o_gc_truncated + i] = v; }

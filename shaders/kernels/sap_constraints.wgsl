@@ -1,5 +1,6 @@
 // SAP constraint kernels and the per-world constraint walk, the twins of
-// engine/sap/constraints/{contact,limit,pd}.ts and of the Jacobian products in engine/sap/solver.ts.
+// engine/sap/constraints/{contact,limit,pd,holonomic}.ts and of the Jacobian products in
+// engine/sap/solver.ts.
 // All df64 (contact_solve_precision fp64; fp32 rounds the stored results, see sap_newton.wgsl).
 //
 // Per-world storage (w = world, C = contact capacity, dof_w = world_dof_start[w]):
@@ -8,8 +9,11 @@
 //           +1 upper limit, +2 PD)
 //   G     (sap_G) at g_start(w) = 9·C·w + 3·dof_w: contact i → 9i (3×3); DOF l → 9C + 3l (+0, +1,
 //           +2: diagonal entries of the limit rows and the PD row)
+//   equality e (after every world's rows): rows at eq_row(e) = 3·slots + 3·dofs + 6e, its diagonal
+//           G at eq_gi(e) = 9·slots + 3·dofs + 6e; Jacobian blocks (6 × nv_tree) at eq_J_base
 //   reduced vectors (sap_v, …) at dof_w + r, r = tree_red[tree] + (d − tree_dof_start[tree])
-// Constraint order (the reference's): contacts by slot, then per DOF the limit, then the PD drive.
+// Constraint order (the reference's): contacts by slot, then per DOF the limit, then the PD drive,
+// then the world's equalities (equality_constraints.ts order).
 
 const SOFT_NORM_EPS2 = df(9.9999998245167e-15, 1.7548329481321553e-22);
 const INV_4PI2 = df(0.02533029578626156, 1.243228853198275e-10);
@@ -63,6 +67,45 @@ fn con_J_base(s: u32, b: u32) -> u32 {
 fn red_of_dof(d: u32) -> u32 {
   let t = u32(get_dof_tree(d));
   return u32(get_tree_red(t)) + d - u32(get_tree_dof_start(t));
+}
+
+// equalities (EqualityType)
+const EQ_COUPLER: i32 = 0;
+const EQ_BALL: i32 = 1;
+const EQ_WELD: i32 = 2;
+
+fn eq_rows(e: u32) -> u32 {
+  let ty = get_eq_type(e);
+  if (ty == EQ_COUPLER) {
+    return 1u;
+  }
+  if (ty == EQ_BALL) {
+    return 3u;
+  }
+  return 6u;
+}
+
+// data_d element of the start of equality e's Jacobian block b (rows × nv_tree, row-major)
+fn eq_J_base(e: u32, b: u32) -> u32 {
+  return L.o_eq_J + e * 12u * L.max_tree_nv + b * 6u * L.max_tree_nv;
+}
+
+fn eq_row(e: u32) -> u32 {
+  return 3u * L.slot_count + 3u * L.dof_count + 6u * e;
+}
+
+fn eq_gi(e: u32) -> u32 {
+  return 9u * L.slot_count + 3u * L.dof_count + 6u * e;
+}
+
+fn eq_live(e: u32) -> bool {
+  return get_eq_active(e) == 1;
+}
+
+// holonomic row (holonomicCalc): y = (v̂ − vc)/R, γ = y, ℓ = ½Ry², G = 1/R
+fn holo_row_calc(R: df, vhat: df, vc: df) -> RowEval {
+  let y = df_div(df_sub(vhat, vc), R);
+  return RowEval(df_mul(df_mul(df_mul_f(R, 0.5), y), y), y, df_div(df(1.0, 0.0), R));
 }
 
 fn contact_live(s: u32) -> bool {
@@ -126,6 +169,32 @@ fn world_Jx(w: u32, xb: u32, outb: u32) {
     }
     if (pd != 0) {
       data_d[outb + r + 2u] = x;
+    }
+  }
+  for (var e = u32(get_world_eq_start(w)); e < u32(get_world_eq_start(w + 1u)); e++) {
+    if (!eq_live(e)) {
+      continue;
+    }
+    let nr = eq_rows(e);
+    let r = eq_row(e);
+    for (var k = 0u; k < nr; k++) {
+      data_d[outb + r + k] = df(0.0, 0.0);
+    }
+    for (var b = 0u; b < 2u; b++) {
+      let t = get_eq_tree(e, b);
+      if (t < 0) {
+        continue;
+      }
+      let nv = tree_nv(u32(t));
+      let red = u32(get_tree_red(u32(t)));
+      let jb = eq_J_base(e, b);
+      for (var k = 0u; k < nr; k++) {
+        var acc = df(0.0, 0.0);
+        for (var m = 0u; m < nv; m++) {
+          acc = df_add(acc, df_mul(data_d[jb + k * nv + m], data_d[xb + red + m]));
+        }
+        data_d[outb + r + k] = df_add(data_d[outb + r + k], acc);
+      }
     }
   }
 }
@@ -296,6 +365,26 @@ fn world_constraints(w: u32, vcb: u32, gb: u32, Gb: u32) -> df {
       }
     }
   }
+  for (var e = u32(get_world_eq_start(w)); e < u32(get_world_eq_start(w + 1u)); e++) {
+    if (!eq_live(e)) {
+      continue;
+    }
+    let nr = eq_rows(e);
+    let r = eq_row(e);
+    let gi = eq_gi(e);
+    var ce = df(0.0, 0.0);
+    for (var k = 0u; k < nr; k++) {
+      let h = holo_row_calc(get_eq_param(e, 2u * k), get_eq_param(e, 2u * k + 1u), data_d[vcb + r + k]);
+      ce = df_add(ce, h.cost);
+      if (gb != NO_OUT) {
+        data_d[gb + r + k] = h.g;
+      }
+      if (Gb != NO_OUT) {
+        data_d[Gb + gi + k] = h.G;
+      }
+    }
+    cost = df_add(cost, ce);
+  }
   return cost;
 }
 
@@ -346,6 +435,29 @@ fn world_JTx(w: u32, rowsb: u32, outb: u32) {
     }
     if (pd != 0) {
       data_d[o] = df_add(data_d[o], data_d[rowsb + r + 2u]);
+    }
+  }
+  for (var e = u32(get_world_eq_start(w)); e < u32(get_world_eq_start(w + 1u)); e++) {
+    if (!eq_live(e)) {
+      continue;
+    }
+    let nr = eq_rows(e);
+    let r = eq_row(e);
+    for (var b = 0u; b < 2u; b++) {
+      let t = get_eq_tree(e, b);
+      if (t < 0) {
+        continue;
+      }
+      let nv = tree_nv(u32(t));
+      let red = u32(get_tree_red(u32(t)));
+      let jb = eq_J_base(e, b);
+      for (var k = 0u; k < nr; k++) {
+        let g = data_d[rowsb + r + k];
+        for (var m = 0u; m < nv; m++) {
+          let o = outb + d0 + red + m;
+          data_d[o] = df_add(data_d[o], df_mul(data_d[jb + k * nv + m], g));
+        }
+      }
     }
   }
 }

@@ -17,6 +17,7 @@ const NF_V: i32 = 3;
 const NF_COST: i32 = 5;
 const NF_D2A: i32 = 6;
 const NF_CONTACT: i32 = 7;
+const NF_EQUALITY: i32 = 8;
 
 fn wdof0(w: u32) -> u32 {
   return u32(get_world_dof_start(w));
@@ -85,6 +86,21 @@ fn sap_setup(@builtin(global_invocation_id) gid: vec3<u32>) {
       set_tree_red(u32(get_dof_tree(d)), 0);
     }
   }
+  for (var e = u32(get_world_eq_start(w)); e < u32(get_world_eq_start(w + 1u)); e++) {
+    let a = get_eq_active(e);
+    if (a == 2 && bad == 0) {
+      bad = NF_EQUALITY;
+    }
+    if (a == 0) {
+      continue;
+    }
+    for (var b = 0u; b < 2u; b++) {
+      let t = get_eq_tree(e, b);
+      if (t >= 0) {
+        set_tree_red(u32(t), 0);
+      }
+    }
+  }
   var nvp = 0u;
   for (var t = tw0; t < tw1; t++) {
     if (get_tree_red(t) < 0) {
@@ -148,6 +164,11 @@ fn sap_eval(@builtin(global_invocation_id) gid: vec3<u32>) {
     let nrows = 3u * L.capacity + 3u * (u32(get_world_dof_start(w + 1u)) - d0);
     for (var r = 0u; r < nrows; r++) {
       set_sap_gamma(rs + r, cs_round(get_sap_gamma(rs + r)));
+    }
+    for (var e = u32(get_world_eq_start(w)); e < u32(get_world_eq_start(w + 1u)); e++) {
+      for (var r = 0u; r < eq_rows(e); r++) {
+        set_sap_gamma(eq_row(e) + r, cs_round(get_sap_gamma(eq_row(e) + r)));
+      }
     }
   }
   // momentum terms: Ar = A(v − v*), p = A v, ℓ_A = ½(v − v*)ᵀA(v − v*)
@@ -339,6 +360,54 @@ fn sap_hessian(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     set_sap_H(hb + r * np + r, df_add(get_sap_H(hb + r * np + r), add));
   }
+  // equalities: Σ_k J_p[k][a] G_k J_q[k][sc] (G diagonal)
+  for (var e = u32(get_world_eq_start(w)); e < u32(get_world_eq_start(w + 1u)); e++) {
+    if (!eq_live(e)) {
+      continue;
+    }
+    let nr = eq_rows(e);
+    let gi = eq_gi(e);
+    for (var bq = 0u; bq < 2u; bq++) {
+      let tq = get_eq_tree(e, bq);
+      if (tq < 0) {
+        continue;
+      }
+      let offQ = u32(get_tree_red(u32(tq)));
+      let nq = tree_nv(u32(tq));
+      let jq = eq_J_base(e, bq);
+      for (var bp = 0u; bp < 2u; bp++) {
+        let tp = get_eq_tree(e, bp);
+        if (tp < 0) {
+          continue;
+        }
+        let offP = u32(get_tree_red(u32(tp)));
+        if (offP < offQ) {
+          continue;
+        }
+        let np_ = tree_nv(u32(tp));
+        let jp = eq_J_base(e, bp);
+        let same = offP == offQ;
+        for (var a = 0u; a < np_; a++) {
+          let row = hb + (offP + a) * np + offQ;
+          var sEnd = nq;
+          if (same) {
+            sEnd = a + 1u;
+          }
+          for (var sc = 0u; sc < sEnd; sc++) {
+            var acc = df(0.0, 0.0);
+            for (var k = 0u; k < nr; k++) {
+              let jpa = data_d[jp + k * np_ + a];
+              if (jpa.x == 0.0) {
+                continue;
+              }
+              acc = df_add(acc, df_mul(jpa, df_mul(get_sap_G(gi + k), data_d[jq + k * nq + sc])));
+            }
+            set_sap_H(row + sc, df_add(get_sap_H(row + sc), acc));
+          }
+        }
+      }
+    }
+  }
   if (L.solve_fp32 != 0u) {
     for (var a = 0u; a < np; a++) {
       for (var m = 0u; m <= a; m++) {
@@ -416,6 +485,21 @@ fn line_eval(w: u32, alpha: df, order: u32) -> LineSample {
       sg = df_add(sg, df_mul(dv, e.g));
       sG = df_add(sG, df_mul(dv, df_mul(e.G, dv)));
     }
+  }
+  for (var e = u32(get_world_eq_start(w)); e < u32(get_world_eq_start(w + 1u)); e++) {
+    if (!eq_live(e)) {
+      continue;
+    }
+    let r = eq_row(e);
+    var ce = df(0.0, 0.0);
+    for (var k = 0u; k < eq_rows(e); k++) {
+      let dv = get_sap_dvc(r + k);
+      let h = holo_row_calc(get_eq_param(e, 2u * k), get_eq_param(e, 2u * k + 1u), df_add(get_sap_vc(r + k), df_mul(alpha, dv)));
+      ce = df_add(ce, h.cost);
+      sg = df_add(sg, df_mul(dv, h.g));
+      sG = df_add(sG, df_mul(dv, df_mul(h.G, dv)));
+    }
+    cost = df_add(cost, ce);
   }
   var out: LineSample;
   out.phi = cost;
@@ -682,7 +766,7 @@ fn sap_finish(@builtin(global_invocation_id) gid: vec3<u32>) {
   let d1 = u32(get_world_dof_start(w + 1u));
   let nvp = u32(get_world_i(w, WI_NVP));
   // worlds decided in sap_setup (invalid input, no constraints) already hold v_next
-  if (nvp == 0u || get_world_i(w, WI_NONFINITE) == NF_FREE_MOTION || get_world_i(w, WI_NONFINITE) == NF_V_STAR || get_world_i(w, WI_NONFINITE) == NF_CONTACT) {
+  if (nvp == 0u || get_world_i(w, WI_NONFINITE) == NF_FREE_MOTION || get_world_i(w, WI_NONFINITE) == NF_V_STAR || get_world_i(w, WI_NONFINITE) == NF_CONTACT || get_world_i(w, WI_NONFINITE) == NF_EQUALITY) {
     return;
   }
   for (var d = d0; d < d1; d++) {

@@ -11,7 +11,7 @@
  */
 import { transformInverse } from '../../math';
 import { JointType, type SapModel } from '../../model';
-import { GPU_INFINITY } from '../../model/layout';
+import { GPU_INFINITY, GPU_LAYOUT, arenaOf } from '../../model/layout';
 import {
   LAYOUT_UNIFORM_BYTES,
   computeGpuLayout,
@@ -40,6 +40,7 @@ import {
   toDf64,
 } from './gpu';
 import { KERNELS, kernelSources, type KernelDef, type KernelName } from './kernels/defs';
+import { CP_MAX, gpuCollisionPlan, packCollision } from './collision';
 
 /** sizes a context is built for */
 export interface GpuContextConfig {
@@ -47,6 +48,8 @@ export interface GpuContextConfig {
   capacity: number;
   /** Newton iteration cap (sizes the per-iteration cost history) */
   max_iterations: number;
+  /** collision on the GPU (collision.ts): sizes the candidate-pair fields, compiles its kernels */
+  collision?: boolean;
 }
 
 type ArenaName = 'model_d' | 'model_i' | 'input_d' | 'input_i' | 'data_d' | 'data_i';
@@ -66,6 +69,7 @@ export function layoutCounts(m: SapModel, cfg: GpuContextConfig): LayoutCounts {
     worldH += nv * nv;
   }
   const slot = m.num_worlds * cfg.capacity;
+  const eq = m.eq_count;
   return {
     one: 1,
     body: m.body_count,
@@ -81,9 +85,15 @@ export function layoutCounts(m: SapModel, cfg: GpuContextConfig): LayoutCounts {
     slot_J: slot * 6 * maxTreeNv,
     tree_A: treeA,
     world_H: worldH,
-    row: 3 * slot + 3 * m.joint_dof_count,
-    gslot: 9 * slot + 3 * m.joint_dof_count,
+    row: 3 * slot + 3 * m.joint_dof_count + 6 * eq,
+    gslot: 9 * slot + 3 * m.joint_dof_count + 6 * eq,
     cost: m.num_worlds * (cfg.max_iterations + 1),
+    eq,
+    eq1: eq + 1,
+    eq_J: eq * 12 * maxTreeNv,
+    shape: m.shape_count,
+    cpair: cfg.collision ? gpuCollisionPlan(m).count : 0,
+    cpslot: cfg.collision ? gpuCollisionPlan(m).count * CP_MAX : 0,
   };
 }
 
@@ -167,6 +177,43 @@ export function packModel(m: SapModel, v: GpuViews): void {
   putDf(v.joint_target_ke, m.joint_target_ke);
   putDf(v.joint_target_kd, m.joint_target_kd);
   putDf(v.joint_effort_limit, m.joint_effort_limit);
+  packEqualities(m, v);
+  packCollision(m, v);
+}
+
+/** the equality constraints (sorted by world, as ModelBuilder writes them) */
+function packEqualities(m: SapModel, v: GpuViews): void {
+  const E = m.eq_count;
+  let e = 0;
+  for (let w = 0; w <= m.num_worlds; w++) {
+    while (e < E && m.eq_world[e] < w) e++;
+    v.world_eq_start[w] = e;
+  }
+  const dd = new Float64Array(6 * E);
+  const cp = new Float64Array(2 * E);
+  const invK = new Float64Array(E);
+  for (let i = 0; i < E; i++) {
+    if (i > 0 && m.eq_world[i] < m.eq_world[i - 1])
+      throw new Error('equality constraints must be sorted by world');
+    v.eq_type[i] = m.eq_type[i];
+    v.eq_body[2 * i] = m.eq_body0[i];
+    v.eq_body[2 * i + 1] = m.eq_body1[i];
+    v.eq_joint[2 * i] = m.eq_joint0[i];
+    v.eq_joint[2 * i + 1] = m.eq_joint1[i];
+    for (let k = 0; k < 3; k++) {
+      dd[6 * i + k] = m.eq_anchor0[3 * i + k];
+      dd[6 * i + 3 + k] = m.eq_anchor1[3 * i + k];
+    }
+    cp[2 * i] = m.eq_ratio[i];
+    cp[2 * i + 1] = m.eq_offset[i];
+    const k = m.eq_stiffness[i];
+    invK[i] = Number.isFinite(k) ? 1 / k : 0;
+  }
+  putDf(v.eq_anchor, dd);
+  putDf(v.eq_relpose, m.eq_relpose);
+  putDf(v.eq_coupler, cp);
+  putDf(v.eq_inv_k, invK);
+  putDf(v.eq_tau, m.eq_tau);
 }
 
 /** doubles → df64 keeping NaN and ±Inf (the kernels detect them, like the reference) */
@@ -180,7 +227,7 @@ export function packInputs(
   v: GpuViews,
   state: SapState,
   control: SapControl,
-  contacts: SapContacts,
+  contacts: SapContacts | null,
   capacity: number,
 ): void {
   putDfRaw(v.joint_q, state.joint_q);
@@ -189,6 +236,8 @@ export function packInputs(
   putDfRaw(v.joint_f, control.joint_f);
   putDfRaw(v.joint_target_pos, control.joint_target_pos);
   putDfRaw(v.joint_target_vel, control.joint_target_vel);
+  // null: the GPU collides (collision.ts) and writes the contact fields itself
+  if (!contacts) return;
   if (contacts.num_worlds !== m.num_worlds || contacts.capacity !== capacity) {
     throw new Error(
       `contact buffer (${contacts.num_worlds} worlds × ${contacts.capacity}) does not match the backend (${m.num_worlds} × ${capacity})`,
@@ -385,6 +434,7 @@ export class GpuSapContext {
         ls_variant: LS_VARIANT[o.line_search_variant],
         ls_max_iterations: o.line_search_max_iterations,
         max_iterations: Math.min(o.max_iterations, this.config.max_iterations),
+        eq_count: this.model.eq_count,
         dt,
         armijo_c: o.armijo_c,
         rho: o.rho,
@@ -402,11 +452,27 @@ export class GpuSapContext {
     this.device.queue.writeBuffer(this.uniform, 0, buf);
   }
 
-  /** packs and uploads state_in, control and contacts */
-  uploadInputs(state: SapState, control: SapControl, contacts: SapContacts): void {
+  /** packs and uploads state_in, control and contacts (null: GPU collision, no contact upload) */
+  uploadInputs(state: SapState, control: SapControl, contacts: SapContacts | null): void {
     packInputs(this.model, this.views, state, control, contacts, this.config.capacity);
-    this.upload('input_d');
-    this.upload('input_i');
+    if (contacts) {
+      this.upload('input_d');
+      this.upload('input_i');
+      return;
+    }
+    for (const f of GPU_LAYOUT) {
+      if (f.arena !== 'input' || f.name.startsWith('contact_')) continue;
+      const view = this.views[f.name as keyof GpuViews];
+      if (view.byteLength === 0) continue;
+      const arena = arenaOf(f) as ArenaName;
+      this.device.queue.writeBuffer(
+        this.buffers[arena],
+        view.byteOffset,
+        view.buffer,
+        view.byteOffset,
+        view.byteLength,
+      );
+    }
   }
 
   /** fills the data arenas with NaN (df64) and 0x7fc00000-pattern integers, for parity tests */
@@ -451,7 +517,10 @@ export class GpuSapContext {
   async prepare(): Promise<void> {
     // settle every compilation before reporting a failure: a pending pipeline promise at process
     // exit aborts Dawn for Node
-    const res = await Promise.allSettled((Object.keys(KERNELS) as KernelName[]).map((k) => this.pipeline(k)));
+    const names = (Object.keys(KERNELS) as KernelName[]).filter(
+      (k) => this.config.collision || KERNELS[k].file !== 'kernels/collision.wgsl',
+    );
+    const res = await Promise.allSettled(names.map((k) => this.pipeline(k)));
     const failed = res.find((r): r is PromiseRejectedResult => r.status === 'rejected');
     if (failed) throw failed.reason;
   }
@@ -468,6 +537,10 @@ export class GpuSapContext {
         return this.counts.slot;
       case 'dof':
         return m.joint_dof_count;
+      case 'eq':
+        return m.eq_count;
+      case 'pair':
+        return this.counts.cpair;
     }
   }
 

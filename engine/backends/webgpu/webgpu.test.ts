@@ -11,6 +11,7 @@ import { mulberry32 } from './testing/rng';
 import { runDf64Probe } from './testing/df64_probe';
 import { swiftShaderInstalled, testGpu } from './testing/test_gpu';
 import { STAGE_TABLE, stageParityTests } from './testing/suite_stages';
+import { collisionParityTests, collisionStepTest } from './testing/suite_collision';
 import {
   STEP_TABLE,
   containmentTest,
@@ -119,6 +120,10 @@ const handle = (): GpuHandle => {
 };
 
 describe.skipIf(!gpu.ok)('GPU stage parity', () => stageParityTests(handle));
+describe.skipIf(!gpu.ok)('GPU collision parity', () => {
+  collisionParityTests(handle);
+  collisionStepTest(handle, 100);
+});
 describe.skipIf(!gpu.ok)('GPU whole-step parity', () => {
   wholeStepTests(handle, 100);
   manyWorldsTest(handle, 1024, 4);

@@ -3,16 +3,20 @@
  * WebGPU backend: the SAP step batched over num_worlds (SPEC §6).
  *
  *   host                                            GPU (one invocation per tree/slot/DOF/world)
- *   upload state_in, control, contacts (CPU collision)
+ *   upload state_in, control, contacts (CPU collision; with GPU collision no contacts, and the
+ *   first group is fk_boundary ► collide_pairs (pair) ► collide_compact (world) ► copy to inputs,
+ *   see collision.ts)
  *   submit ─► fk_boundary (tree) ► free_motion (tree) ► contact_constraints (slot)
- *             ► joint_constraints (DOF) ► sap_setup (world)
+ *             ► joint_constraints (DOF) ► equality_constraints (equality) ► sap_setup (world)
  *   loop  ─► [sap_eval ► sap_hessian ► sap_factor ► sap_solve ► sap_linesearch] (world) × batch,
  *            then read the number of still-active worlds (per-world convergence masks)
  *   submit ─► sap_finish (world) ► integrate (world) ► fk_final (tree)
  *   read q, qd, body poses/twists, contact results, per-world status/iterations/costs
  *
  * Precision (SPEC §3.7): fp32 knobs in native f32, fp64 knobs and every stage that is fp64 on the
- * CPU in df64 ("fp64 (df64)"). Collision runs on the CPU (engine/collision) before the step.
+ * CPU in df64 ("fp64 (df64)"). Collision: on the GPU in df64 when every candidate pair of the model
+ * is a primitive pair with a GPU routine (collision.ts; `collides_on_device`), otherwise on the CPU
+ * (engine/collision) before the step, with the reason in `collision_info` and the description.
  */
 import { ContactSlip, type SapContacts } from '../../collision/contacts';
 import {
@@ -32,6 +36,7 @@ import type { Backend, BackendInitOptions } from '../backend';
 import { GpuSapContext } from './context';
 import type { GpuHandle } from './device';
 import type { KernelName } from './kernels/defs';
+import { CONTACT_READBACK, encodeContactCopies, gpuCollisionPlan, unpackContacts } from './collision';
 
 const now = (): number => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
@@ -41,12 +46,19 @@ const NONFINITE: Record<number, string> = {
   2: 'v_star (not finite)',
   3: 'v (not finite)',
   4: 'q (not finite)',
+  8: 'equality constraint parameters (regularization not positive and finite)',
 };
 /** nonfinite codes after which the reference writes no contact results */
-const NO_CONTACT_RESULTS = new Set([1, 2, 3, 7]);
+const NO_CONTACT_RESULTS = new Set([1, 2, 3, 7, 8]);
 
 const STAGE_FREE_MOTION: readonly KernelName[] = ['fk_boundary', 'free_motion'];
-const STAGE_CONSTRAINTS: readonly KernelName[] = ['contact_constraints', 'joint_constraints', 'sap_setup'];
+const STAGE_COLLIDE: readonly KernelName[] = ['fk_boundary', 'collide_pairs', 'collide_compact'];
+const STAGE_CONSTRAINTS: readonly KernelName[] = [
+  'contact_constraints',
+  'joint_constraints',
+  'equality_constraints',
+  'sap_setup',
+];
 const STAGE_FINISH: readonly KernelName[] = ['sap_finish', 'integrate', 'fk_final'];
 const OUTPUTS: readonly (keyof GpuViews)[] = [
   'q_out',
@@ -78,13 +90,30 @@ export class WebGpuBackend implements Backend {
   profile = false;
   /** the last step's report */
   last_report: StepReport | null = null;
+  /** collide on the GPU when the model allows it (set before init; false: always the CPU pipeline) */
+  gpu_collision = true;
+  private collideOnGpu = false;
+  private collisionNote = 'collision on the CPU';
 
   constructor(gpu: GpuHandle) {
     this.gpu = gpu;
   }
 
   get description(): string {
-    return `webgpu: ${this.gpu.description}${this.gpu.software ? ' (software)' : ''}; fp32 knobs in f32, fp64 knobs as fp64 (df64); collision on the CPU`;
+    return `webgpu: ${this.gpu.description}${this.gpu.software ? ' (software)' : ''}; fp32 knobs in f32, fp64 knobs as fp64 (df64); ${this.collisionNote}`;
+  }
+
+  /**
+   * true when step() collides on the GPU itself (it then ignores the contents of the contact buffer
+   * it is given and fills it with the GPU contacts): the caller must not run the CPU pipeline
+   */
+  get collides_on_device(): boolean {
+    return this.collideOnGpu;
+  }
+
+  /** where collision runs and, on the CPU, why (e.g. a pair type not on the GPU yet) */
+  get collision_info(): string {
+    return this.collisionNote;
   }
 
   get options(): SapSolverOptions {
@@ -108,6 +137,13 @@ export class WebGpuBackend implements Backend {
     this.kin = makeKinematicsData(model);
     this.vScratch = new Float64Array(model.joint_dof_count);
     this.velocity = new Float64Array(model.joint_dof_count);
+    const plan = gpuCollisionPlan(model);
+    this.collideOnGpu = this.gpu_collision && plan.supported;
+    this.collisionNote = this.collideOnGpu
+      ? 'collision on the GPU (df64)'
+      : this.gpu_collision
+        ? (plan.reason ?? 'collision on the CPU')
+        : 'collision on the CPU (GPU collision off)';
     this.rebuild();
     this.context.setParams(this.opts, 0.001, false);
     await this.context.prepare();
@@ -119,6 +155,7 @@ export class WebGpuBackend implements Backend {
     this.ctx = new GpuSapContext(this.gpu, this.model, {
       capacity: this.capacity,
       max_iterations: this.opts.max_iterations,
+      collision: this.collideOnGpu,
     });
   }
 
@@ -157,12 +194,26 @@ export class WebGpuBackend implements Backend {
       dt,
       state_in.body_f.some((x) => x !== 0),
     );
-    ctx.uploadInputs(state_in, control, contacts);
+    ctx.uploadInputs(state_in, control, this.collideOnGpu ? null : contacts);
     await ctx.prepare();
     const t = { free_motion: 0, constraints: 0, solve: 0, integrate: 0 };
     const queue = ctx.device.queue;
     let t0 = now();
-    await ctx.run(STAGE_FREE_MOTION);
+    if (this.collideOnGpu) {
+      // one submission: collision pass, contact copies into the step inputs, free-motion pass
+      const names = [...STAGE_COLLIDE, 'free_motion'] as const;
+      const pipes = await Promise.all(names.map((n) => ctx.pipeline(n)));
+      const enc = ctx.device.createCommandEncoder({ label: 'SapWebGpu.collide' });
+      ctx.encode(
+        enc,
+        STAGE_COLLIDE.map((n, i) => [pipes[i], n]),
+      );
+      encodeContactCopies(ctx, enc);
+      ctx.encode(enc, [[pipes[names.length - 1], 'free_motion']]);
+      queue.submit([enc.finish()]);
+    } else {
+      await ctx.run(STAGE_FREE_MOTION);
+    }
     if (this.profile) {
       await queue.onSubmittedWorkDone();
       t.free_motion = now() - t0;
@@ -206,7 +257,8 @@ export class WebGpuBackend implements Backend {
     const t_start = now();
     const timing = await this.runStages(state_in, control, contacts, dt);
     const t1 = now();
-    const g = await this.context.readFields(OUTPUTS);
+    const g = await this.context.readFields(this.collideOnGpu ? [...OUTPUTS, ...CONTACT_READBACK] : OUTPUTS);
+    if (this.collideOnGpu) unpackContacts(m, g, this.capacity, contacts);
     const fromDf = (src: Float32Array, dst: Float64Array) => {
       for (let i = 0; i < dst.length; i++) dst[i] = src[2 * i] + src[2 * i + 1];
     };

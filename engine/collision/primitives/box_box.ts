@@ -36,7 +36,8 @@
  *   incAxis·2 + incSign (< 72), local ∈ [0, 4) incident vertex, 4 + 4·edge + plane for an
  *   incident edge crossing a side plane, 20 + corner for a reference-face corner;
  * - edge–edge: {@link BOX_BOX_EDGE_FEATURE} + 12·edgeA + edgeB (edge = 4·axis + sign bits);
- * - exact separated fallback: {@link BOX_BOX_CLOSEST_FEATURE} + 12·box + edge.
+ * - exact separated fallback: {@link BOX_BOX_CLOSEST_FEATURE} + 12·box + edge (of the edges within a
+ *   relative 1e-9 of the smallest squared distance, the first in (box, axis, edge) order).
  * The routine is evaluated in ascending shape-index order (and flipped back), so swapping the shapes
  * gives exactly the flipped manifold.
  */
@@ -61,6 +62,8 @@ export const BOX_BOX_CLOSEST_FEATURE = BOX_BOX_EDGE_FEATURE + 144;
 
 /** tolerance (× size) for "this axis realises the distance" in the separated case */
 const EXACT_TOL = 1e-9;
+/** relative margin by which an edge's squared distance must beat the best so far (separated fallback) */
+const CLOSEST_TIE_REL = 1e-9;
 /** incident vertices this close (× size) to a side plane are snapped onto it */
 const SNAP_TOL = 1e-10;
 
@@ -686,7 +689,9 @@ function closestContact(margin: number, gap: number, out: ContactManifold): void
           HE[o * 3 + 2],
           SEG,
         );
-        if (f < best) {
+        // near-ties (the edges through one closest vertex, equal up to round-off) keep the first
+        // edge, so that every realization of this routine (the df64 GPU twin) picks the same one
+        if (bs < 0 || f < best - CLOSEST_TIE_REL * best) {
           best = f;
           bs = s;
           bi = i;

@@ -6,7 +6,7 @@
 import type { SapSolverOptions } from '../../../sap/options';
 
 /** what one invocation handles */
-export type KernelDomain = 'tree' | 'world' | 'slot' | 'dof';
+export type KernelDomain = 'tree' | 'world' | 'slot' | 'dof' | 'eq' | 'pair';
 
 /** solver options that select a kernel's precision prelude */
 export type PrecisionKnob =
@@ -26,6 +26,9 @@ export interface KernelDef {
 export const COMMON_SOURCES = ['common/df64.wgsl', 'common/spatial.wgsl', 'generated/layout.wgsl'] as const;
 
 export const KERNELS = {
+  // shaders/kernels/collision.wgsl (GPU collision, collision.ts; after fk_boundary)
+  collide_pairs: { file: 'kernels/collision.wgsl', entry: 'collide_pairs', over: 'pair' },
+  collide_compact: { file: 'kernels/collision.wgsl', entry: 'collide_compact', over: 'world' },
   // shaders/kernels/fk.wgsl
   fk_boundary: { file: 'kernels/fk.wgsl', entry: 'fk_boundary', over: 'tree' },
   fk_final: { file: 'kernels/fk.wgsl', entry: 'fk_final', over: 'tree' },
@@ -46,6 +49,14 @@ export const KERNELS = {
   },
   // shaders/kernels/joint_constraints.wgsl
   joint_constraints: { file: 'kernels/joint_constraints.wgsl', entry: 'joint_constraints', over: 'dof' },
+  // shaders/kernels/equality.wgsl
+  equality_constraints: {
+    file: 'kernels/equality.wgsl',
+    entry: 'equality_constraints',
+    over: 'eq',
+    precision: 'sap_contact_weight_precision',
+    includes: ['kernels/sap_constraints.wgsl'],
+  },
   // shaders/kernels/sap_newton.wgsl
   sap_setup: {
     file: 'kernels/sap_newton.wgsl',

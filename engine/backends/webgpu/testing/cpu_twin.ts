@@ -20,6 +20,7 @@ import {
   makeContactStageData,
   type ContactRecord,
 } from '../../../pipeline/contact_jacobian';
+import { buildEqualityConstraints } from '../../../pipeline/equality_constraints';
 import { freeMotionTree, makeFreeMotionScratch } from '../../../pipeline/free_motion';
 import { buildJointConstraints, hasDrive } from '../../../pipeline/joint_constraints';
 import { DenseCholesky } from '../../../sap/linalg/cholesky';
@@ -47,7 +48,8 @@ export interface CpuWorldProblem {
   nContacts: number;
 }
 
-/** stages 1–3 of SolverSAP.step for world w of a fixture, keeping every intermediate */
+/** stages 1–3 of SolverSAP.step for world w of a fixture (contacts, joint limits and PD drives,
+ * equalities), keeping every intermediate */
 export function cpuWorldProblem(fx: StageFixture, o: SapSolverOptions, w = 0): CpuWorldProblem {
   const m = fx.model;
   const kin = makeKinematicsData(m);
@@ -122,6 +124,7 @@ export function cpuWorldProblem(fx: StageFixture, o: SapSolverOptions, w = 0): C
     cliqueIndex,
     specs,
   );
+  if (m.eq_count > 0) buildEqualityConstraints(m, kin, fx.state.joint_q, w, cliqueIndex, specs);
   const d0 = m.world_dof_start[w],
     d1 = m.world_dof_start[w + 1];
   return {

@@ -21,16 +21,17 @@ export interface StageFixture {
 }
 
 /**
- * scene `name` after `warm` CPU steps (with the scene's own solver options), optionally adjusted
+ * scene `name` (a repository scene, or a built {@link TestScene}) after `warm` CPU steps (with the scene's own solver options), optionally adjusted
  * (e.g. moved next to a joint limit), with fresh contacts
  */
 export function stageFixture(
-  name: string,
+  source: string | TestScene,
   warm: number,
   adjust?: (scene: TestScene, state: SapState) => void,
   num_worlds?: number,
 ): StageFixture {
-  const scene = loadRepoScene(name, num_worlds);
+  const scene = typeof source === 'string' ? loadRepoScene(source, num_worlds) : source;
+  const name = typeof source === 'string' ? source : source.name;
   const sim = new Simulation(scene.model, {
     dt: scene.dt,
     solver: scene.solver,

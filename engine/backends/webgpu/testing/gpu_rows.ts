@@ -1,9 +1,13 @@
 /**
  * Maps the GPU's fixed-position constraint storage (kernels/sap_constraints.wgsl) to the reference
- * solver's packed order (contacts by slot, then per DOF: limit rows, PD row), for parity tests.
+ * solver's packed order (contacts by slot, then per DOF: limit rows, PD row, then the world's
+ * equalities), for parity tests.
  */
 import type { SapModel } from '../../../model';
 import type { GpuViews } from '../../../model/layout_views';
+
+/** rows per EqualityType (coupler, ball, weld) */
+export const EQ_ROWS = [1, 3, 6];
 
 export interface GpuRowMap {
   /** indices into the row fields (sap_vc, sap_gamma, …), reference order */
@@ -14,13 +18,15 @@ export interface GpuRowMap {
   slots: number[];
   /** DOFs with a limit or PD constraint, in order */
   dofs: number[];
+  /** live equality constraints of the world, in order */
+  eqs: number[];
 }
 
 export function gpuRowMap(m: SapModel, g: GpuViews, w: number, capacity: number): GpuRowMap {
   const d0 = m.world_dof_start[w];
   const rs = 3 * capacity * w + 3 * d0;
   const gs = 9 * capacity * w + 3 * d0;
-  const out: GpuRowMap = { rows: [], gdiag: [], slots: [], dofs: [] };
+  const out: GpuRowMap = { rows: [], gdiag: [], slots: [], dofs: [], eqs: [] };
   for (let i = 0; i < g.contact_count[w]; i++) {
     const s = w * capacity + i;
     if (g.con_active[s] !== 1) continue;
@@ -45,6 +51,16 @@ export function gpuRowMap(m: SapModel, g: GpuViews, w: number, capacity: number)
     if (pd) {
       out.rows.push(r + 2);
       out.gdiag.push(gi + 2);
+    }
+  }
+  const slots = m.num_worlds * capacity;
+  const n = m.joint_dof_count;
+  for (let e = g.world_eq_start[w]; e < g.world_eq_start[w + 1]; e++) {
+    if (g.eq_active[e] !== 1) continue;
+    out.eqs.push(e);
+    for (let k = 0; k < EQ_ROWS[g.eq_type[e]]; k++) {
+      out.rows.push(3 * slots + 3 * n + 6 * e + k);
+      out.gdiag.push(9 * slots + 3 * n + 6 * e + k);
     }
   }
   return out;

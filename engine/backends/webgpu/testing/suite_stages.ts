@@ -6,6 +6,7 @@
  *   free_motion          crbaTree (+dt·D), rneaTree, freeMotionTree
  *   contact_constraints  buildContactConstraints + makeContactParams (every weight/point mode)
  *   joint_constraints    buildJointConstraints + makeLimitParams / makePdParams
+ *   equality_constraints buildEqualityConstraints + the diagonal-Delassus w + makeHolonomicParams
  *   sap_setup … sap_linesearch   the reference SapSolver's own steps (testing/cpu_twin.ts); the
  *                        solve and the line search take the GPU's ∇ℓ and Δv as input, so each
  *                        stage is checked on the same input (∇ℓ cancels near equilibrium and is
@@ -15,7 +16,8 @@
  *   fk_final             forwardKinematics / velocityInternalToPublic / writeBodyState
  *
  * Tolerances (normwise relative): 1e-10 where every input of the stage is fp64 on the CPU (df64 on
- * the GPU), 1e-4 once an fp32 knob has entered the stage's inputs.
+ * the GPU), 1e-4 once an fp32 knob has entered the stage's inputs; with equality constraints
+ * (near-rigid rows) ×HOLONOMIC_TOL_FACTOR from the linear solve on (the condition of H).
  */
 import { expect, it } from 'vitest';
 import {
@@ -31,6 +33,9 @@ import type { GpuViews } from '../../../model/layout_views';
 import { makeContactParams } from '../../../sap/constraints/contact';
 import { makeLimitParams } from '../../../sap/constraints/limit';
 import { makePdParams } from '../../../sap/constraints/pd';
+import { makeHolonomicParams } from '../../../sap/constraints/holonomic';
+import { diagDelassusWeight } from '../../../sap/solver';
+import { equalityScene } from './equality_models';
 import { integratePositions } from '../../../pipeline/integrate';
 import { resolveSolverOptions, type SapSolverOptions } from '../../../sap/options';
 import { SapSolver } from '../../../sap/solver';
@@ -38,8 +43,8 @@ import { GpuSapContext } from '../context';
 import type { GpuHandle } from '../device';
 import { CpuNewtonTwin, cpuWorldProblem } from './cpu_twin';
 import { stageFixture, type StageFixture } from './fixtures';
-import { gpuRowMap, pick, slice } from './gpu_rows';
-import { TOL_DF64, TOL_FP32, relErr, relErrDf } from './parity';
+import { EQ_ROWS, gpuRowMap, pick, slice } from './gpu_rows';
+import { HOLONOMIC_TOL_FACTOR, TOL_DF64, TOL_FP32, relErr, relErrDf } from './parity';
 
 export const PRESETS = ['approx32', 'approx64', 'drake'] as const;
 export const LINE_SEARCHES = ['monotone_decay', 'armijo_decay', 'exact_root'] as const;
@@ -63,6 +68,9 @@ export const STAGE_SCENES: { name: string; warm: number; adjust?: Parameters<typ
   },
   { name: 'arm7', warm: 20 },
 ];
+
+/** the built equality model (coupler, ball, weld; engine/backends/webgpu/testing/equality_models.ts) */
+export const EQUALITY_STAGE_SCENE = { warm: 20, load: () => equalityScene() };
 
 /** worst error per (scene/preset, stage), printed by the suite */
 export const STAGE_TABLE: Record<string, Record<string, number>> = {};
@@ -168,7 +176,7 @@ export async function checkStages(
     check('rnea.bias', relErrDf(g.bias, bias), TOL_DF64);
 
     // 3. constraints
-    await ctx.run(['contact_constraints', 'joint_constraints']);
+    await ctx.run(['contact_constraints', 'joint_constraints', 'equality_constraints']);
     g = await read([
       'con_active',
       'con_tree',
@@ -182,6 +190,11 @@ export async function checkStages(
       'lim_param',
       'pd_param',
       'world_i',
+      'eq_active',
+      'eq_tree',
+      'eq_J',
+      'eq_w',
+      'eq_param',
     ]);
     const map = gpuRowMap(m, g, 0, fx.capacity);
     expect(map.slots.length, `${key} live contacts`).toBe(cpu.nContacts);
@@ -218,7 +231,7 @@ export async function checkStages(
     check('contacts.w', errW, tolW);
     check('contacts.params', errP, tolW);
     let errL = 0;
-    const jointSpecs = cpu.specs.slice(cpu.nContacts);
+    const jointSpecs = cpu.specs.slice(cpu.nContacts).filter((s) => s.kind !== 'holonomic');
     let si = 0;
     for (const d of map.dofs) {
       const t = m.joint_tree[m.joint_count > 0 ? dofJoint(m, d) : 0];
@@ -255,6 +268,7 @@ export async function checkStages(
     }
     expect(si, `${key} joint constraints`).toBe(jointSpecs.length);
     check('joint_constraints.params', errL, TOL_DF64);
+    const holoRows = checkEqualities(fx, o, cpu, g, map.eqs, ctx.maxTreeNv, check, tolW);
 
     // 4. SAP setup and one Newton iteration, stage by stage, against the reference solver
     await ctx.run(['sap_setup']);
@@ -269,14 +283,17 @@ export async function checkStages(
       g = await read(['sap_vc', 'sap_gamma', 'sap_G', 'sap_grad', 'sap_cost', 'world_i']);
       const ev = twin.eval();
       const rm = gpuRowMap(m, g, 0, fx.capacity);
-      check('sap_eval.vc', relErr(pick(g.sap_vc, rm.rows), ev.vc), tolAfter32);
-      check('sap_eval.gamma', relErr(pick(g.sap_gamma, rm.rows), ev.gamma), tolAfter32);
+      const hf = holonomicFloors(holoRows, vGuess);
+      check('sap_eval.vc', relErr(pick(g.sap_vc, rm.rows), ev.vc, hf.vc), tolAfter32);
+      check('sap_eval.gamma', relErr(pick(g.sap_gamma, rm.rows), ev.gamma, hf.gamma), tolAfter32);
       check('sap_eval.G', relErr(pick(g.sap_G, rm.gdiag), ev.Gdiag), tolAfter32);
       // ∇ℓ = A(v − v*) − Jᵀγ cancels near equilibrium: relative to the size of its terms
-      const gradScale = Math.max(...ev.Ar.map(Math.abs), ...ev.jv.map(Math.abs));
+      const gradScale = Math.max(...ev.Ar.map(Math.abs), ...ev.jv.map(Math.abs), hf.grad);
       const gradGpu = slice(g.sap_grad, d0, nvp);
       check('sap_eval.grad', relErr(gradGpu, ev.grad, gradScale), tolAfter32);
       check('sap_eval.cost', relErr(slice(g.sap_cost, 0, 1), [ev.cost]), tolAfter32);
+      // from the factorization on: the condition of H (near-rigid holonomic rows)
+      const tolSolve = holoRows.length > 0 ? tolAfter32 * HOLONOMIC_TOL_FACTOR : tolAfter32;
       if (g.world_i[2] === 1) {
         const hb = ctx.views.world_H_start[0];
         const lower = (src: Float64Array) => {
@@ -293,32 +310,39 @@ export async function checkStages(
         );
         await ctx.run(['sap_factor']);
         g = await read(['sap_H']);
-        check('sap_factor.L', relErr(lower(slice(g.sap_H, hb, nvp * nvp)), lower(twin.factor())), tolAfter32);
+        check('sap_factor.L', relErr(lower(slice(g.sap_H, hb, nvp * nvp)), lower(twin.factor())), tolSolve);
         // the solve and the line data on the GPU's own inputs (its ∇ℓ, its Δv)
         await ctx.run(['sap_solve']);
         g = await read(['sap_dv', 'sap_dvc', 'sap_scalar']);
         const dvGpu = slice(g.sap_dv, d0, nvp);
-        check('sap_solve.dv', relErr(dvGpu, twin.solve(gradGpu)), tolAfter32);
+        check('sap_solve.dv', relErr(dvGpu, twin.solve(gradGpu)), tolSolve);
         const ld = twin.lineData(dvGpu);
-        check('sap_solve.dvc', relErr(pick(g.sap_dvc, rm.rows), ld.dvc), tolAfter32);
+        check('sap_solve.dvc', relErr(pick(g.sap_dvc, rm.rows), ld.dvc), tolSolve);
         const ldScale = Math.max(Math.abs(ld.d2A), Math.abs(ld.dpr), Math.abs(ld.dphi0));
         check(
           'sap_solve.line_data',
           relErr(slice(g.sap_scalar, 4, 3), [ld.dpr, ld.d2A, ld.dphi0], ldScale),
-          tolAfter32,
+          tolSolve,
         );
         await ctx.run(['sap_linesearch']);
         g = await read(['sap_v', 'sap_scalar', 'world_i']);
         const ls = twin.lineSearch(ld.dphi0);
-        check('sap_linesearch.alpha', relErr(slice(g.sap_scalar, 2, 1), [ls.alpha]), tolAfter32);
-        check('sap_linesearch.v', relErr(slice(g.sap_v, d0, nvp), ls.v1), tolAfter32);
+        check('sap_linesearch.alpha', relErr(slice(g.sap_scalar, 2, 1), [ls.alpha]), tolSolve);
+        check('sap_linesearch.v', relErr(slice(g.sap_v, d0, nvp), ls.v1), tolSolve);
         expect(g.world_i[4], `${key} line-search iterations`).toBe(ls.iterations);
       }
     }
 
     // 5. the whole Newton loop from the start, sap_finish, integrate, fk_final
     ctx.fillDataNaN();
-    await ctx.run(['fk_boundary', 'free_motion', 'contact_constraints', 'joint_constraints', 'sap_setup']);
+    await ctx.run([
+      'fk_boundary',
+      'free_motion',
+      'contact_constraints',
+      'joint_constraints',
+      'equality_constraints',
+      'sap_setup',
+    ]);
     await ctx.newtonLoop(o.max_iterations);
     await ctx.run(['sap_finish']);
     g = await read(['v_next', 'world_i', 'con_force', 'con_slip', 'con_active']);
@@ -326,7 +350,9 @@ export async function checkStages(
     const ref = new SapSolver(o).solve(cpu.problem, vGuess);
     const vRef = cpu.v_star.slice();
     if (cpu.specs.length > 0) vRef.set(ref.v, d0);
-    check('newton.v_next', relErr(vNextGpu, vRef), tolAfter32);
+    const holo = cpu.specs.some((sp) => sp.kind === 'holonomic');
+    const tolNewton = holo ? tolAfter32 * HOLONOMIC_TOL_FACTOR : tolAfter32;
+    check('newton.v_next', relErr(vNextGpu, vRef), tolNewton);
     if (cpu.specs.length > 0) {
       expect(g.world_i[3], `${key} Newton iterations`).toBe(ref.iterations);
       expect(['converged', 'max_iterations', 'line_search_failed', 'invalid_input'][g.world_i[1]]).toBe(
@@ -340,7 +366,7 @@ export async function checkStages(
         const fr = [0, 1, 2].map((k) => (f[k] * gm[0] + f[3 + k] * gm[1] + f[6 + k] * gm[2]) / fx.dt);
         errFc = Math.max(errFc, relErr(slice(g.con_force, 3 * s, 3), fr, 1e-9));
       });
-      check('sap_finish.contact_force', errFc, tolAfter32);
+      check('sap_finish.contact_force', errFc, tolNewton);
     }
     await ctx.run(['integrate']);
     g = await read(['q_out', 'v_next']);
@@ -371,6 +397,138 @@ export async function checkStages(
   }
 }
 
+/**
+ * equality stage: Jacobians (scattered over the world's DOFs, so block splits do not matter), the
+ * diagonal-Delassus weight and the parameters (R, v̂ per row) of every live equality, in order
+ */
+function checkEqualities(
+  fx: StageFixture,
+  o: SapSolverOptions,
+  cpu: ReturnType<typeof cpuWorldProblem>,
+  g: GpuViews,
+  eqs: number[],
+  maxNv: number,
+  check: (stage: string, err: number, tol: number) => void,
+  tolW: number,
+): HolonomicRow[] {
+  const m = fx.model;
+  const out: HolonomicRow[] = [];
+  const w = 0;
+  const specs = cpu.specs.filter((s) => s.kind === 'holonomic');
+  expect(eqs.length, `${fx.name} live equalities`).toBe(specs.length);
+  if (specs.length === 0) return out;
+  const d0 = m.world_dof_start[w];
+  const nvW = m.world_dof_start[w + 1] - d0;
+  const cliqueTree: number[] = [];
+  for (let t = m.world_tree_start[w]; t < m.world_tree_start[w + 1]; t++)
+    if (m.tree_dof_start[t + 1] > m.tree_dof_start[t]) cliqueTree.push(t);
+  const rnd = o.sap_contact_weight_precision === 'fp32' ? Math.fround : (x: number) => x;
+  let errJ = 0,
+    errW = 0,
+    errP = 0;
+  eqs.forEach((e, i) => {
+    const spec = specs[i];
+    if (spec.kind !== 'holonomic') throw new Error('equality order');
+    const nr = EQ_ROWS[g.eq_type[e]];
+    expect(spec.g0.length, `${fx.name} equality ${e} rows`).toBe(nr);
+    const Jc = new Float64Array(nr * nvW);
+    const Jg = new Float64Array(nr * nvW);
+    const blocks: { J: Float64Array; A: Float64Array; nv: number }[] = [];
+    spec.cliques.forEach((c, b) => {
+      const t = cliqueTree[c];
+      const nv = m.tree_dof_start[t + 1] - m.tree_dof_start[t];
+      const o0 = m.tree_dof_start[t] - d0;
+      for (let r = 0; r < nr; r++) for (let k = 0; k < nv; k++) Jc[r * nvW + o0 + k] += spec.J[b][r * nv + k];
+      blocks.push({ J: spec.J[b], A: cpu.treeA[t], nv });
+    });
+    for (let b = 0; b < 2; b++) {
+      const t = g.eq_tree[2 * e + b];
+      if (t < 0) continue;
+      const nv = m.tree_dof_start[t + 1] - m.tree_dof_start[t];
+      const o0 = m.tree_dof_start[t] - d0;
+      const J = slice(g.eq_J, e * 12 * maxNv + b * 6 * maxNv, nr * nv);
+      for (let r = 0; r < nr; r++) for (let k = 0; k < nv; k++) Jg[r * nvW + o0 + k] += J[r * nv + k];
+    }
+    errJ = Math.max(errJ, relErr(Jg, Jc));
+    const wRef = diagDelassusWeight(blocks, nr, rnd);
+    errW = Math.max(errW, relErr(slice(g.eq_w, e, 1), [wRef]));
+    const P = makeHolonomicParams(spec, fx.dt, wRef);
+    const got = slice(g.eq_param, 12 * e, 2 * nr);
+    const R = [0, 1, 2, 3, 4, 5].slice(0, nr).map((r) => 2 * r);
+    const vh = R.map((r) => r + 1);
+    errP = Math.max(errP, relErr(pick2(got, R), pick2(P, R)));
+    // v̂ = −g₀/(δt + τ): g₀ is a difference of positions (coordinates, rotations) that cancels as
+    // the constraint holds, so it is compared relative to the size of its terms, like ∇ℓ
+    const denom = Math.abs(spec.g0[0] / P[1]) || fx.dt;
+    const terms = equalityTerms(m, cpu, e, fx.state.joint_q) / denom;
+    errP = Math.max(errP, relErr(pick2(got, vh), pick2(P, vh), terms));
+    for (let r = 0; r < nr; r++)
+      out.push({ J: Jc.slice(r * nvW, (r + 1) * nvW), R: P[2 * r], vhat: P[2 * r + 1] });
+  });
+  check('equality.J', errJ, TOL_DF64);
+  check('equality.w', errW, tolW);
+  check('equality.params', errP, tolW);
+  return out;
+}
+
+/** one holonomic row of the reference: its Jacobian over the world's DOFs, R and v̂ */
+interface HolonomicRow {
+  J: Float64Array;
+  R: number;
+  vhat: number;
+}
+
+/**
+ * Floors of the evaluation stage for near-rigid holonomic rows, the size of the terms that cancel:
+ * vc = Jv against Σ|J||v|, γ = (v̂ − vc)/R against (|v̂| + Σ|J||v|)/R, and Jᵀγ against |J|ᵀ of that
+ * (the rows hold, so vc and γ are small differences of large terms; 1/R ≈ 4π²/(β²w) amplifies the
+ * rounding of vc into γ and ∇ℓ). 1e-300 (pure normwise) without equalities.
+ */
+function holonomicFloors(rows: HolonomicRow[], v: Float64Array): { vc: number; gamma: number; grad: number } {
+  const f = { vc: 1e-300, gamma: 1e-300, grad: 1e-300 };
+  const gf: number[] = [];
+  for (const row of rows) {
+    let t = 0;
+    row.J.forEach((j, k) => (t += Math.abs(j * v[k])));
+    f.vc = Math.max(f.vc, t);
+    gf.push((Math.abs(row.vhat) + t) / row.R);
+    f.gamma = Math.max(f.gamma, gf[gf.length - 1]);
+  }
+  for (let k = 0; k < v.length; k++) {
+    let t = 0;
+    rows.forEach((row, r) => (t += Math.abs(row.J[k]) * gf[r]));
+    f.grad = Math.max(f.grad, t);
+  }
+  return f;
+}
+
+function pick2(a: ArrayLike<number>, idx: number[]): number[] {
+  return idx.map((i) => a[i]);
+}
+
+/** magnitude of the terms whose difference is g₀ of equality e (coordinates, world anchors, 1 rad) */
+function equalityTerms(
+  m: SapModel,
+  cpu: ReturnType<typeof cpuWorldProblem>,
+  e: number,
+  q: Float64Array,
+): number {
+  if (m.eq_type[e] === 0) {
+    const q0 = q[m.joint_q_start[m.eq_joint0[e]]];
+    const q1 = q[m.joint_q_start[m.eq_joint1[e]]];
+    return Math.max(Math.abs(q0), Math.abs(m.eq_ratio[e] * q1), Math.abs(m.eq_offset[e]));
+  }
+  let t = m.eq_type[e] === 2 ? 1 : 0;
+  for (const [b, a] of [
+    [m.eq_body0[e], m.eq_anchor0],
+    [m.eq_body1[e], m.eq_anchor1],
+  ] as const) {
+    const p = b < 0 ? [0, 0, 0] : Array.from(cpu.kin.body_X.subarray(7 * b, 7 * b + 3));
+    t = Math.max(t, Math.hypot(p[0], p[1], p[2]) + Math.hypot(a[3 * e], a[3 * e + 1], a[3 * e + 2]));
+  }
+  return t;
+}
+
 function dofJoint(m: SapModel, d: number): number {
   for (let j = 0; j < m.joint_count; j++)
     if (d >= m.joint_qd_start[j] && d < m.joint_qd_start[j + 1]) return j;
@@ -385,6 +543,13 @@ export function stageParityTests(gpu: () => GpuHandle): void {
       it(`${sc.name} / ${preset} / ${ls}: every stage matches its CPU twin`, async () => {
         await checkStages(gpu(), stageFixture(sc.name, sc.warm, sc.adjust), preset, ls);
       });
+    });
+  });
+  PRESETS.forEach((preset, pi) => {
+    const ls = LINE_SEARCHES[pi];
+    it(`equalities / ${preset} / ${ls}: every stage matches its CPU twin`, async () => {
+      const sc = EQUALITY_STAGE_SCENE;
+      await checkStages(gpu(), stageFixture(sc.load(), sc.warm), preset, ls);
     });
   });
   it('prints the stage parity table', () => {

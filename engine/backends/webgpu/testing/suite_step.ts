@@ -6,7 +6,8 @@
  *   max_steps ‖x_gpu − x_cpu‖∞ / max_steps ‖x_cpu‖∞
  * (per step alone, a velocity passing through 0 would turn a constant absolute error of ~1e-13
  * into an arbitrarily large relative one). Tolerance 1e-4 under a preset with fp32 knobs, 1e-10
- * where every knob is fp64 (df64 on the GPU). Plus a 1024-world replicated scene whose every world
+ * where every knob is fp64 (df64 on the GPU), ×HOLONOMIC_TOL_FACTOR for models with equality
+ * constraints (testing/parity.ts). Plus a 1024-world replicated scene whose every world
  * matches an independent CPU run.
  */
 import { expect, it } from 'vitest';
@@ -17,7 +18,8 @@ import { CpuBackend } from '../../cpu/cpu_backend';
 import { BackendSimulation } from '../../simulation';
 import type { GpuHandle } from '../device';
 import { WebGpuBackend } from '../webgpu_backend';
-import { TOL_DF64, TOL_FP32, loadRepoScene } from './parity';
+import { HOLONOMIC_TOL_FACTOR, TOL_DF64, TOL_FP32, loadRepoScene, type TestScene } from './parity';
+import { equalityScene } from './equality_models';
 import { mulberry32 } from './rng';
 import { PRESETS, lineSearchFor } from './suite_stages';
 
@@ -69,19 +71,27 @@ function worldSlice(m: SapModel, s: SapState, w: number): { q: Float64Array; qd:
   };
 }
 
+/** the scenes of the whole-step tests: repository scenes and the built equality model (one world
+ * and three replicated worlds) */
+const STEP_SCENES: { name: string; load: () => TestScene }[] = [
+  ...['box_stack', 'cartpole', 'arm7'].map((name) => ({ name, load: () => loadRepoScene(name) })),
+  { name: 'equalities', load: () => equalityScene(1) },
+  { name: 'equalities×3', load: () => equalityScene(3) },
+];
+
 export function wholeStepTests(gpu: () => GpuHandle, steps = 100): void {
-  ['box_stack', 'cartpole', 'arm7'].forEach((name, si) => {
+  STEP_SCENES.forEach(({ name, load }, si) => {
     PRESETS.forEach((preset, pi) => {
       const ls = lineSearchFor(si, pi);
       it(`${name} / ${preset} / ${ls}: ${steps} steps match the CPU reference`, async () => {
-        const sc = loadRepoScene(name);
+        const sc = load();
         const m = sc.model;
         const solver = { ...sc.solver, contact_preset_variant: preset, line_search_variant: ls };
         const o = resolveSolverOptions(solver);
         const tol =
-          o.free_motion_solve_precision === 'fp32' || o.contact_linear_solve_precision === 'fp32'
+          (o.free_motion_solve_precision === 'fp32' || o.contact_linear_solve_precision === 'fp32'
             ? TOL_FP32
-            : TOL_DF64;
+            : TOL_DF64) * (m.eq_count > 0 ? HOLONOMIC_TOL_FACTOR : 1);
         const gb = new WebGpuBackend(gpu());
         await gb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact });
         const cb = new CpuBackend();

@@ -1,0 +1,1439 @@
+// Collision for primitive shapes (SPEC §4), the twin of engine/collision (SapCollisionPipeline with
+// the default 'explicit' broad phase) for plane, sphere, capsule and box pairs. df64 throughout
+// (collision is fp64 on the CPU). Needs df64, spatial, layout.
+//
+//   collide_pairs   (one invocation per candidate pair): the shapes' world poses from body_X (after
+//                   fk_boundary), inflated AABBs, the overlap test, the narrow-phase routine of the
+//                   pair (a port of engine/collision/primitives/*), the points sorted by feature id
+//                   into the pair's CP_MAX fixed slots (pc_*).
+//   collide_compact (one invocation per world): the world's pairs in ascending (shape 0, shape 1)
+//                   order, their points in feature order, written to the world's contact slots until
+//                   capacity; the rest counted in gc_truncated (the CPU pipeline's order and rule).
+//
+// The candidate pairs (cpair) are the statically allowed pairs of every world (filter.ts: flags,
+// groups, worlds, same body, static–static, parent/child, filter pairs), built once on the host and
+// sorted by world, then (lower, higher) shape index; shape 0 is the lower ShapeType (ties: lower
+// index), as in pipeline.ts. Routine codes: see engine/backends/webgpu/collision.ts.
+
+const CP_MAX: u32 = 5u;
+const ST_PLANE: i32 = 0;
+const ST_SPHERE: i32 = 1;
+const ST_CAPSULE: i32 = 2;
+const ST_BOX: i32 = 3;
+
+const R_PLANE_SPHERE: i32 = 0;
+const R_PLANE_CAPSULE: i32 = 1;
+const R_PLANE_BOX: i32 = 2;
+const R_SPHERE_SPHERE: i32 = 3;
+const R_SPHERE_CAPSULE: i32 = 4;
+const R_SPHERE_BOX: i32 = 5;
+const R_CAPSULE_CAPSULE: i32 = 6;
+const R_BOX_BOX: i32 = 8;
+
+// ---- the two shapes of the pair (slot 0 = shape 0) ----
+var<private> G_POS: array<df, 6>;
+var<private> G_ROT: array<df, 18>;
+var<private> G_SIZE: array<df, 6>;
+var<private> G_AABB: array<df, 12>;
+var<private> G_UNB: array<bool, 2>;
+
+// ---- the manifold (world frame) ----
+var<private> MF_N: array<df, 24>;
+var<private> MF_A: array<df, 24>;
+var<private> MF_B: array<df, 24>;
+var<private> MF_D: array<df, 8>;
+var<private> MF_F: array<i32, 8>;
+var<private> MF_C: u32;
+
+// deferred sphere–sphere and plane–point contacts: the routines queue them and collide_pairs runs
+// each helper from one call site (shader compilers inline every call)
+var<private> SJ_A: array<V3, 2>;
+var<private> SJ_B: array<V3, 2>;
+var<private> SJ_R: array<vec4<f32>, 2>;
+var<private> SJ_F: array<i32, 2>;
+var<private> SJ_N: u32;
+var<private> PJ_C: array<V3, 2>;
+var<private> PJ_R: array<df, 2>;
+var<private> PJ_F: array<i32, 2>;
+var<private> PJ_N: u32;
+
+fn sphere_job(a: V3, ra: df, b: V3, rb: df, feature: i32) {
+  SJ_A[SJ_N] = a;
+  SJ_B[SJ_N] = b;
+  SJ_R[SJ_N] = vec4<f32>(ra, rb);
+  SJ_F[SJ_N] = feature;
+  SJ_N++;
+}
+
+fn plane_job(c: V3, r: df, feature: i32) {
+  PJ_C[PJ_N] = c;
+  PJ_R[PJ_N] = r;
+  PJ_F[PJ_N] = feature;
+  PJ_N++;
+}
+
+fn dc(x: f32) -> df {
+  return df(x, 0.0);
+}
+
+fn in_band(d: df, margin: df, gap: df) -> bool {
+  return df_le(df_sub(d, margin), gap);
+}
+
+fn dclamp(x: df, lo: df, hi: df) -> df {
+  if (df_lt(x, lo)) {
+    return lo;
+  }
+  if (df_gt(x, hi)) {
+    return hi;
+  }
+  return x;
+}
+
+fn g_pos(s: u32) -> V3 {
+  return V3(G_POS[s * 3u], G_POS[s * 3u + 1u], G_POS[s * 3u + 2u]);
+}
+
+// column k of shape s's rotation: its local axis k in the world
+fn g_axis(s: u32, k: u32) -> V3 {
+  return V3(G_ROT[s * 9u + k], G_ROT[s * 9u + 3u + k], G_ROT[s * 9u + 6u + k]);
+}
+
+fn add_contact(n: V3, pa: V3, pb: V3, d: df, feature: i32) {
+  let i = MF_C;
+  if (i >= 8u) {
+    return;
+  }
+  MF_N[i * 3u] = n.x;
+  MF_N[i * 3u + 1u] = n.y;
+  MF_N[i * 3u + 2u] = n.z;
+  MF_A[i * 3u] = pa.x;
+  MF_A[i * 3u + 1u] = pa.y;
+  MF_A[i * 3u + 2u] = pa.z;
+  MF_B[i * 3u] = pb.x;
+  MF_B[i * 3u + 1u] = pb.y;
+  MF_B[i * 3u + 2u] = pb.z;
+  MF_D[i] = d;
+  MF_F[i] = feature;
+  MF_C = i + 1u;
+}
+
+// ---- shape poses and AABBs (geometry.ts) ----
+
+fn load_shape(slot: u32, s: u32) {
+  let b = get_shape_body(s);
+  let xs = Xform(
+    V3(get_shape_X_bs(s, 0u), get_shape_X_bs(s, 1u), get_shape_X_bs(s, 2u)),
+    Quat(get_shape_X_bs(s, 3u), get_shape_X_bs(s, 4u), get_shape_X_bs(s, 5u), get_shape_X_bs(s, 6u)),
+  );
+  var x = xs;
+  if (b >= 0) {
+    let bu = u32(b);
+    let xb = Xform(
+      V3(get_body_X(bu, 0u), get_body_X(bu, 1u), get_body_X(bu, 2u)),
+      Quat(get_body_X(bu, 3u), get_body_X(bu, 4u), get_body_X(bu, 5u), get_body_X(bu, 6u)),
+    );
+    x = xform_mul(xb, xs);
+  }
+  G_POS[slot * 3u] = x.p.x;
+  G_POS[slot * 3u + 1u] = x.p.y;
+  G_POS[slot * 3u + 2u] = x.p.z;
+  let r = quat_to_mat3(x.q);
+  for (var k = 0u; k < 9u; k++) {
+    G_ROT[slot * 9u + k] = r[k];
+  }
+  for (var k = 0u; k < dyn(3u); k++) {
+    G_SIZE[slot * 3u + k] = get_shape_size(s, k);
+  }
+  // half extents of the un-inflated AABB
+  let o = slot * 9u;
+  var e: array<df, 3>;
+  G_UNB[slot] = false;
+  let t = get_shape_type(s);
+  let sx = G_SIZE[slot * 3u];
+  let sy = G_SIZE[slot * 3u + 1u];
+  let sz = G_SIZE[slot * 3u + 2u];
+  for (var i = 0u; i < dyn(3u); i++) {
+    let a0 = df_abs(G_ROT[o + i * 3u]);
+    let a1 = df_abs(G_ROT[o + i * 3u + 1u]);
+    let a2 = df_abs(G_ROT[o + i * 3u + 2u]);
+    if (t == ST_SPHERE) {
+      e[i] = sx;
+    } else if (t == ST_CAPSULE) {
+      e[i] = df_add(df_mul(sy, a2), sx);
+    } else if (t == ST_BOX) {
+      e[i] = df_add(df_add(df_mul(a0, sx), df_mul(a1, sy)), df_mul(a2, sz));
+    } else if (t == ST_PLANE && sx.x > 0.0 && sy.x > 0.0) {
+      e[i] = df_add(df_mul(a0, sx), df_mul(a1, sy));
+    } else {
+      G_UNB[slot] = true;
+      e[i] = dc(0.0);
+    }
+  }
+  let infl = get_shape_infl(s);
+  for (var i = 0u; i < dyn(3u); i++) {
+    let p = G_POS[slot * 3u + i];
+    G_AABB[slot * 6u + i] = df_sub(df_sub(p, e[i]), infl);
+    G_AABB[slot * 6u + 3u + i] = df_add(df_add(p, e[i]), infl);
+  }
+}
+
+fn aabb_overlap() -> bool {
+  if (G_UNB[0] || G_UNB[1]) {
+    return true;
+  }
+  for (var i = 0u; i < dyn(3u); i++) {
+    if (df_gt(G_AABB[i], G_AABB[9u + i]) || df_gt(G_AABB[6u + i], G_AABB[3u + i])) {
+      return false;
+    }
+  }
+  return true;
+}
+
+// ---- shared helpers (primitives/common.ts) ----
+
+fn sphere_sphere_contact(a: V3, ra: df, b: V3, rb: df, margin: df, gap: df, feature: i32) {
+  var n = v3_sub(b, a);
+  let len = v3_norm(n);
+  let d = df_sub(len, df_add(ra, rb));
+  if (!in_band(d, margin, gap)) {
+    return;
+  }
+  if (len.x > 0.0) {
+    n = V3(df_div(n.x, len), df_div(n.y, len), df_div(n.z, len));
+  } else {
+    n = V3(dc(0.0), dc(0.0), dc(1.0));
+  }
+  add_contact(n, v3_add(a, v3_scale(n, ra)), v3_sub(b, v3_scale(n, rb)), d, feature);
+}
+
+fn on_plane(p: u32, x: V3) -> bool {
+  let hx = G_SIZE[p * 3u];
+  let hy = G_SIZE[p * 3u + 1u];
+  if (!(hx.x > 0.0 && hy.x > 0.0)) {
+    return true;
+  }
+  let dx = v3_sub(x, g_pos(p));
+  let u = v3_dot(g_axis(p, 0u), dx);
+  let v = v3_dot(g_axis(p, 1u), dx);
+  return df_le(df_abs(u), hx) && df_le(df_abs(v), hy);
+}
+
+// plane (slot 0) against a sphere of centre c, radius r
+fn plane_point_contact(c: V3, r: df, margin: df, gap: df, feature: i32) {
+  let n = g_axis(0u, 2u);
+  let dcn = v3_dot(n, v3_sub(c, g_pos(0u)));
+  let d = df_sub(dcn, r);
+  if (!in_band(d, margin, gap)) {
+    return;
+  }
+  let px = v3_sub(c, v3_scale(n, dcn));
+  if (!on_plane(0u, px)) {
+    return;
+  }
+  add_contact(n, px, v3_sub(c, v3_scale(n, r)), d, feature);
+}
+
+// ---- primitive routines (shape 0 = A in slot 0, shape 1 = B in slot 1) ----
+
+fn plane_capsule(margin: df, gap: df) {
+  let rad = G_SIZE[3];
+  let h = G_SIZE[4];
+  let u = g_axis(1u, 2u);
+  let n = g_axis(0u, 2u);
+  let c = g_pos(1u);
+  let cu = v3_dot(n, u);
+  var low = dc(-1.0);
+  var lowF = 0;
+  if (!(cu.x >= 0.0)) {
+    low = dc(1.0);
+    lowF = 1;
+  }
+  let lh = df_mul(low, h);
+  plane_job(v3_add(c, v3_scale(u, lh)), rad, lowF);
+  // FEATURE_SIN_TOL = 0.05
+  if (df_gt(df_abs(cu), df(0.05000000074505806, -7.450580707946131e-10))) {
+    return;
+  }
+  var e = v3_neg(v3_sub(n, v3_scale(u, cu)));
+  let l = v3_norm(e);
+  e = V3(df_div(e.x, l), df_div(e.y, l), df_div(e.z, l));
+  plane_job(v3_add(v3_sub(c, v3_scale(u, lh)), v3_scale(e, rad)), dc(0.0), 1 - lowF);
+}
+
+fn plane_box(margin: df, gap: df) {
+  let n = g_axis(0u, 2u);
+  let o = g_pos(0u);
+  let c = g_pos(1u);
+  var cd: array<df, 8>;
+  var cp: array<V3, 8>;
+  var keep: array<bool, 8>;
+  var cnt = 0u;
+  for (var k = 0u; k < dyn(8u); k++) {
+    var l: array<df, 3>;
+    for (var i = 0u; i < dyn(3u); i++) {
+      l[i] = G_SIZE[3u + i];
+      if ((k & (1u << i)) == 0u) {
+        l[i] = df_neg(l[i]);
+      }
+    }
+    let x = V3(
+      df_add(df_add(df_add(c.x, df_mul(G_ROT[9], l[0])), df_mul(G_ROT[10], l[1])), df_mul(G_ROT[11], l[2])),
+      df_add(df_add(df_add(c.y, df_mul(G_ROT[12], l[0])), df_mul(G_ROT[13], l[1])), df_mul(G_ROT[14], l[2])),
+      df_add(df_add(df_add(c.z, df_mul(G_ROT[15], l[0])), df_mul(G_ROT[16], l[1])), df_mul(G_ROT[17], l[2])),
+    );
+    let d = v3_dot(n, v3_sub(x, o));
+    cp[k] = x;
+    cd[k] = d;
+    let ok = in_band(d, margin, gap) && on_plane(0u, v3_sub(x, v3_scale(n, d)));
+    keep[k] = ok;
+    if (ok) {
+      cnt++;
+    }
+  }
+  // drop the shallowest corners beyond 4 (the largest d; the higher index on ties)
+  while (cnt > 4u) {
+    var worst = -1;
+    for (var k = 0; k < 8; k++) {
+      if (keep[k] && (worst < 0 || df_ge(cd[k], cd[worst]))) {
+        worst = k;
+      }
+    }
+    keep[worst] = false;
+    cnt--;
+  }
+  for (var k = 0u; k < dyn(8u); k++) {
+    if (!keep[k]) {
+      continue;
+    }
+    add_contact(n, v3_sub(cp[k], v3_scale(n, cd[k])), cp[k], cd[k], i32(k));
+  }
+}
+
+fn sphere_capsule(margin: df, gap: df) {
+  let s = g_pos(0u);
+  let c = g_pos(1u);
+  let u = g_axis(1u, 2u);
+  let h = G_SIZE[4];
+  let t = dclamp(v3_dot(u, v3_sub(s, c)), df_neg(h), h);
+  sphere_job(s, G_SIZE[0], v3_add(c, v3_scale(u, t)), G_SIZE[3], 0);
+}
+
+fn sphere_box(margin: df, gap: df) {
+  let s = g_pos(0u);
+  let rad = G_SIZE[0];
+  var he = array<df, 3>(G_SIZE[3], G_SIZE[4], G_SIZE[5]);
+  let c = g_pos(1u);
+  let w = v3_sub(s, c);
+  var p: array<df, 3>;
+  var q: array<df, 3>;
+  var l: array<df, 3>;
+  for (var i = 0u; i < dyn(3u); i++) {
+    p[i] = v3_dot(g_axis(1u, i), w);
+    q[i] = dclamp(p[i], df_neg(he[i]), he[i]);
+    l[i] = df_sub(p[i], q[i]);
+  }
+  var dcn = v3_norm(V3(l[0], l[1], l[2]));
+  if (dcn.x > 0.0) {
+    for (var i = 0u; i < dyn(3u); i++) {
+      l[i] = df_div(l[i], dcn);
+    }
+  } else {
+    var f: array<df, 3>;
+    for (var i = 0u; i < dyn(3u); i++) {
+      f[i] = df_sub(he[i], df_abs(p[i]));
+      l[i] = dc(0.0);
+    }
+    var k = 2u;
+    if (df_le(f[0], f[1]) && df_le(f[0], f[2])) {
+      k = 0u;
+    } else if (df_le(f[1], f[2])) {
+      k = 1u;
+    }
+    l[k] = dc(1.0);
+    if (p[k].x < 0.0) {
+      l[k] = dc(-1.0);
+    }
+    q[k] = df_mul(l[k], he[k]);
+    dcn = df_neg(f[k]);
+  }
+  let d = df_sub(dcn, rad);
+  if (!in_band(d, margin, gap)) {
+    return;
+  }
+  let n = V3(
+    df_add(df_add(df_mul(G_ROT[9], l[0]), df_mul(G_ROT[10], l[1])), df_mul(G_ROT[11], l[2])),
+    df_add(df_add(df_mul(G_ROT[12], l[0]), df_mul(G_ROT[13], l[1])), df_mul(G_ROT[14], l[2])),
+    df_add(df_add(df_mul(G_ROT[15], l[0]), df_mul(G_ROT[16], l[1])), df_mul(G_ROT[17], l[2])),
+  );
+  let b = V3(
+    df_add(df_add(df_add(c.x, df_mul(G_ROT[9], q[0])), df_mul(G_ROT[10], q[1])), df_mul(G_ROT[11], q[2])),
+    df_add(df_add(df_add(c.y, df_mul(G_ROT[12], q[0])), df_mul(G_ROT[13], q[1])), df_mul(G_ROT[14], q[2])),
+    df_add(df_add(df_add(c.z, df_mul(G_ROT[15], q[0])), df_mul(G_ROT[16], q[1])), df_mul(G_ROT[17], q[2])),
+  );
+  add_contact(v3_neg(n), v3_sub(s, v3_scale(n, rad)), b, d, 0);
+}
+
+fn capsule_capsule(margin: df, gap: df) {
+  let a = g_pos(0u);
+  let b = g_pos(1u);
+  let ua = g_axis(0u, 2u);
+  let ub = g_axis(1u, 2u);
+  let ra = G_SIZE[0];
+  let ha = G_SIZE[1];
+  let rb = G_SIZE[3];
+  let hb = G_SIZE[4];
+  let r = v3_sub(a, b);
+  let bb = v3_dot(ua, ub);
+  let c = v3_dot(ua, r);
+  let f = v3_dot(ub, r);
+  let denom = df_sub(dc(1.0), df_mul(bb, bb));
+  // PARALLEL_SIN2 = 1e-6
+  let par = df_lt(denom, df(9.999999974752427e-7, 2.5247572468697606e-15));
+  if (par) {
+    let s0 = df_sub(df_neg(c), df_mul(hb, bb));
+    let s1 = df_add(df_neg(c), df_mul(hb, bb));
+    let lo = df_max(df_neg(ha), df_min(s0, s1));
+    let hi = df_min(ha, df_max(s0, s1));
+    // 1e-9·(1 + ha + hb)
+    let tol = df_mul(df(9.999999717180685e-10, 2.8281930491731106e-17), df_add(df_add(dc(1.0), ha), hb));
+    if (df_gt(df_sub(hi, lo), tol)) {
+      for (var k = 0; k < 2; k++) {
+        var s = lo;
+        if (k == 1) {
+          s = hi;
+        }
+        let t = dclamp(df_add(f, df_mul(s, bb)), df_neg(hb), hb);
+        sphere_job(v3_add(a, v3_scale(ua, s)), ra, v3_add(b, v3_scale(ub, t)), rb, k);
+      }
+      return;
+    }
+  }
+  var s = dc(0.0);
+  if (!par) {
+    s = dclamp(df_div(df_sub(df_mul(bb, f), c), denom), df_neg(ha), ha);
+  }
+  let t = dclamp(df_add(df_mul(bb, s), f), df_neg(hb), hb);
+  s = dclamp(df_sub(df_mul(bb, t), c), df_neg(ha), ha);
+  sphere_job(v3_add(a, v3_scale(ua, s)), ra, v3_add(b, v3_scale(ub, t)), rb, 0);
+}
+
+// ---- box–box (primitives/box_box.ts), shape 0 = A (lower index), shape 1 = B ----
+
+const BB_EDGE_FEATURE: i32 = 1728;
+const BB_CLOSEST_FEATURE: i32 = 1872;
+
+var<private> BB_CEN: array<df, 6>;
+var<private> BB_AX: array<df, 18>;
+var<private> BB_HE: array<df, 6>;
+var<private> BB_DOT: array<df, 9>;
+var<private> BB_EN: array<df, 3>;
+var<private> BB_POLY: array<df, 96>;
+var<private> BB_PID: array<i32, 32>;
+var<private> BB_PLAB: array<i32, 32>;
+var<private> BB_QUAD: array<df, 12>;
+var<private> BB_FR: array<df, 12>;
+var<private> BB_FCTX: array<i32, 4>;
+var<private> BB_FEXT: array<df, 2>;
+var<private> BB_CAND: array<i32, 16>;
+var<private> BB_SEL: array<i32, 4>;
+var<private> BB_SEG: array<df, 4>;
+var<private> BB_REL: array<df, 6>;
+
+fn bb_rel_tol() -> df {
+  return df(0.05000000074505806, -7.450580707946131e-10);
+}
+
+fn bb_abs_tol() -> df {
+  return df(9.999999974752427e-7, 2.5247572468697606e-15);
+}
+
+fn bb_ax_dot(s: u32, i: u32, v: V3) -> df {
+  let o = s * 9u + i * 3u;
+  return df_add(df_add(df_mul(BB_AX[o], v.x), df_mul(BB_AX[o + 1u], v.y)), df_mul(BB_AX[o + 2u], v.z));
+}
+
+fn bb_load() {
+  for (var s = 0u; s < 2u; s++) {
+    for (var c = 0u; c < dyn(3u); c++) {
+      BB_CEN[s * 3u + c] = G_POS[s * 3u + c];
+      BB_HE[s * 3u + c] = G_SIZE[s * 3u + c];
+      for (var i = 0u; i < dyn(3u); i++) {
+        BB_AX[s * 9u + i * 3u + c] = G_ROT[s * 9u + c * 3u + i];
+      }
+    }
+  }
+  for (var i = 0u; i < dyn(3u); i++) {
+    for (var j = 0u; j < dyn(3u); j++) {
+      BB_DOT[i * 3u + j] = df_add(
+        df_add(df_mul(BB_AX[i * 3u], BB_AX[9u + j * 3u]), df_mul(BB_AX[i * 3u + 1u], BB_AX[9u + j * 3u + 1u])),
+        df_mul(BB_AX[i * 3u + 2u], BB_AX[9u + j * 3u + 2u]),
+      );
+    }
+  }
+}
+
+fn bb_poly(buf: u32, i: u32, c: u32) -> df {
+  return BB_POLY[buf * 48u + i * 3u + c];
+}
+
+// appends the crossing of edge (i → i2) of buffer src with side plane pl to buffer dst
+fn bb_crossing(
+  src: u32,
+  i: u32,
+  i2: u32,
+  dp: df,
+  dq: df,
+  co: u32,
+  on_pl: df,
+  lab: i32,
+  pl: i32,
+  dst: u32,
+  cnt: u32,
+  leaving: i32,
+) -> u32 {
+  let t = df_div(dp, df_sub(dp, dq));
+  for (var c = 0u; c < dyn(3u); c++) {
+    let a = bb_poly(src, i, c);
+    BB_POLY[dst * 48u + cnt * 3u + c] = df_add(a, df_mul(t, df_sub(bb_poly(src, i2, c), a)));
+  }
+  BB_POLY[dst * 48u + cnt * 3u + co] = on_pl;
+  if (lab < 4) {
+    BB_PID[dst * 16u + cnt] = 4 + lab * 4 + pl;
+  } else {
+    let other = lab - 4;
+    var u_pl = other;
+    var v_pl = pl;
+    if (co == 0u) {
+      u_pl = pl;
+      v_pl = other;
+    }
+    BB_PID[dst * 16u + cnt] = 20 + (u_pl & 1) + 2 * (v_pl & 1);
+  }
+  BB_PLAB[dst * 16u + cnt] = leaving;
+  return cnt + 1u;
+}
+
+fn bb_clip_face(rf: u32, ia: u32, sgn: f32, scale: df) -> u32 {
+  let inc = 1u - rf;
+  let ro = rf * 9u;
+  let rc = rf * 3u;
+  let ic = inc * 3u;
+  let ja = (ia + 1u) % 3u;
+  let ka = (ia + 2u) % 3u;
+  let e1 = BB_HE[rc + ja];
+  let e2 = BB_HE[rc + ka];
+  let hr = df_mul_f(BB_HE[rc + ia], sgn);
+  for (var c = 0u; c < dyn(3u); c++) {
+    let nc = df_mul_f(BB_AX[ro + ia * 3u + c], sgn);
+    BB_FR[c] = df_add(BB_CEN[rc + c], df_mul(hr, BB_AX[ro + ia * 3u + c]));
+    BB_FR[3u + c] = BB_AX[ro + ja * 3u + c];
+    BB_FR[6u + c] = BB_AX[ro + ka * 3u + c];
+    BB_FR[9u + c] = nc;
+  }
+  BB_FEXT[0] = e1;
+  BB_FEXT[1] = e2;
+  let n = V3(BB_FR[9], BB_FR[10], BB_FR[11]);
+  let t1 = V3(BB_FR[3], BB_FR[4], BB_FR[5]);
+  let t2 = V3(BB_FR[6], BB_FR[7], BB_FR[8]);
+  var m = 0u;
+  var best = dc(-1.0);
+  var cm = dc(0.0);
+  for (var k = 0u; k < dyn(3u); k++) {
+    let c = bb_ax_dot(inc, k, n);
+    if (df_gt(df_abs(c), best)) {
+      best = df_abs(c);
+      m = k;
+      cm = c;
+    }
+  }
+  var sig = 1.0;
+  if (cm.x > 0.0) {
+    sig = -1.0;
+  }
+  let pa = (m + 1u) % 3u;
+  let qa = (m + 2u) % 3u;
+  let hm = df_mul_f(BB_HE[ic + m], sig);
+  let io = inc * 9u + m * 3u;
+  let dv = V3(
+    df_sub(df_add(BB_CEN[ic], df_mul(hm, BB_AX[io])), BB_FR[0]),
+    df_sub(df_add(BB_CEN[ic + 1u], df_mul(hm, BB_AX[io + 1u])), BB_FR[1]),
+    df_sub(df_add(BB_CEN[ic + 2u], df_mul(hm, BB_AX[io + 2u])), BB_FR[2]),
+  );
+  let u0 = v3_dot(t1, dv);
+  let v0 = v3_dot(t2, dv);
+  let w0 = v3_dot(n, dv);
+  let hp = BB_HE[ic + pa];
+  let hq = BB_HE[ic + qa];
+  let pu = df_mul(hp, bb_ax_dot(inc, pa, t1));
+  let pv = df_mul(hp, bb_ax_dot(inc, pa, t2));
+  let pw = df_mul(hp, bb_ax_dot(inc, pa, n));
+  let qu = df_mul(hq, bb_ax_dot(inc, qa, t1));
+  let qv = df_mul(hq, bb_ax_dot(inc, qa, t2));
+  let qw = df_mul(hq, bb_ax_dot(inc, qa, n));
+  // SNAP_TOL = 1e-10
+  let snap = df_mul(df(1.000000013351432e-10, -1.3351432311326805e-18), scale);
+  for (var k = 0u; k < dyn(4u); k++) {
+    var sp = -1.0;
+    if (k == 0u || k == 3u) {
+      sp = 1.0;
+    }
+    var sq = -1.0;
+    if (k < 2u) {
+      sq = 1.0;
+    }
+    var u = df_add(df_add(u0, df_mul_f(pu, sp)), df_mul_f(qu, sq));
+    var v = df_add(df_add(v0, df_mul_f(pv, sp)), df_mul_f(qv, sq));
+    let w = df_add(df_add(w0, df_mul_f(pw, sp)), df_mul_f(qw, sq));
+    if (df_le(df_abs(df_sub(u, e1)), snap)) {
+      u = e1;
+    } else if (df_le(df_abs(df_add(u, e1)), snap)) {
+      u = df_neg(e1);
+    }
+    if (df_le(df_abs(df_sub(v, e2)), snap)) {
+      v = e2;
+    } else if (df_le(df_abs(df_add(v, e2)), snap)) {
+      v = df_neg(e2);
+    }
+    BB_QUAD[k * 3u] = u;
+    BB_QUAD[k * 3u + 1u] = v;
+    BB_QUAD[k * 3u + 2u] = w;
+    BB_POLY[k * 3u] = u;
+    BB_POLY[k * 3u + 1u] = v;
+    BB_POLY[k * 3u + 2u] = w;
+    BB_PID[k] = i32(k);
+    BB_PLAB[k] = i32(k);
+  }
+  BB_FCTX[1] = i32(rf);
+  var sgb = 0;
+  if (sgn > 0.0) {
+    sgb = 1;
+  }
+  var sib = 0;
+  if (sig > 0.0) {
+    sib = 1;
+  }
+  BB_FCTX[2] = ((i32(rf) * 3 + i32(ia)) * 2 + sgb) * 6 + i32(m) * 2 + sib;
+
+  // Sutherland–Hodgman against the 4 side planes
+  var src = 0u;
+  var cnt_n = 4u;
+  for (var pl = 0u; pl < dyn(4u) && cnt_n > 0u; pl++) {
+    let co = pl >> 1u;
+    var sg = -1.0;
+    if ((pl & 1u) == 1u) {
+      sg = 1.0;
+    }
+    var e = e2;
+    if (co == 0u) {
+      e = e1;
+    }
+    let dst = 1u - src;
+    let sge = df_mul_f(e, sg);
+    var cnt = 0u;
+    for (var i = 0u; i < cnt_n; i++) {
+      var i2 = 0u;
+      if (i + 1u < cnt_n) {
+        i2 = i + 1u;
+      }
+      let dp = df_sub(df_mul_f(bb_poly(src, i, co), sg), e);
+      let dq = df_sub(df_mul_f(bb_poly(src, i2, co), sg), e);
+      let lab = BB_PLAB[src * 16u + i];
+      let dp_le = df_le(dp, dc(0.0));
+      let dq_gt = df_gt(dq, dc(0.0));
+      var cross = false;
+      var leaving = lab;
+      if (dp_le) {
+        for (var c = 0u; c < dyn(3u); c++) {
+          BB_POLY[dst * 48u + cnt * 3u + c] = bb_poly(src, i, c);
+        }
+        BB_PID[dst * 16u + cnt] = BB_PID[src * 16u + i];
+        var ql = lab;
+        if (dq_gt && dp.x == 0.0 && dp.y == 0.0) {
+          ql = 4 + i32(pl);
+        }
+        BB_PLAB[dst * 16u + cnt] = ql;
+        cnt++;
+        if (dq_gt && df_lt(dp, dc(0.0))) {
+          cross = true;
+          leaving = 4 + i32(pl);
+        }
+      } else if (df_lt(dq, dc(0.0))) {
+        cross = true;
+      }
+      if (cross) {
+        cnt = bb_crossing(src, i, i2, dp, dq, co, sge, lab, i32(pl), dst, cnt, leaving);
+      }
+    }
+    cnt_n = cnt;
+    src = dst;
+  }
+  BB_FCTX[0] = i32(src);
+  BB_FCTX[3] = i32(cnt_n);
+  return cnt_n;
+}
+
+fn bb_min_depth() -> df {
+  let b = u32(BB_FCTX[0]);
+  var m = dc(3.0e38);
+  for (var i = 0u; i < u32(BB_FCTX[3]); i++) {
+    m = df_min(m, bb_poly(b, i, 2u));
+  }
+  return m;
+}
+
+fn bb_cross2(b: u32, a: u32, p: u32, c: u32) -> df {
+  return df_sub(
+    df_mul(df_sub(bb_poly(b, p, 0u), bb_poly(b, a, 0u)), df_sub(bb_poly(b, c, 1u), bb_poly(b, a, 1u))),
+    df_mul(df_sub(bb_poly(b, p, 1u), bb_poly(b, a, 1u)), df_sub(bb_poly(b, c, 0u), bb_poly(b, a, 0u))),
+  );
+}
+
+fn bb_reduce(cnt: u32) -> u32 {
+  let b = u32(BB_FCTX[0]);
+  var i0 = u32(BB_CAND[0]);
+  for (var c = 1u; c < cnt; c++) {
+    if (df_lt(bb_poly(b, u32(BB_CAND[c]), 2u), bb_poly(b, i0, 2u))) {
+      i0 = u32(BB_CAND[c]);
+    }
+  }
+  BB_SEL[0] = i32(i0);
+  var i1 = -1;
+  var best = dc(0.0);
+  for (var c = 0u; c < cnt; c++) {
+    let i = u32(BB_CAND[c]);
+    let du = df_sub(bb_poly(b, i, 0u), bb_poly(b, i0, 0u));
+    let dv = df_sub(bb_poly(b, i, 1u), bb_poly(b, i0, 1u));
+    let d2 = df_add(df_mul(du, du), df_mul(dv, dv));
+    if (df_gt(d2, best)) {
+      best = d2;
+      i1 = i32(i);
+    }
+  }
+  if (i1 < 0) {
+    return 1u;
+  }
+  BB_SEL[1] = i1;
+  var i2 = -1;
+  best = dc(0.0);
+  var orient = 0.0;
+  for (var c = 0u; c < cnt; c++) {
+    let i = u32(BB_CAND[c]);
+    let ar = bb_cross2(b, i0, u32(i1), i);
+    if (df_gt(df_abs(ar), best)) {
+      best = df_abs(ar);
+      i2 = i32(i);
+      orient = -1.0;
+      if (ar.x > 0.0) {
+        orient = 1.0;
+      }
+    }
+  }
+  if (i2 < 0) {
+    return 2u;
+  }
+  BB_SEL[2] = i2;
+  var i3 = -1;
+  best = dc(0.0);
+  for (var c = 0u; c < cnt; c++) {
+    let i = BB_CAND[c];
+    if (i == i32(i0) || i == i1 || i == i2) {
+      continue;
+    }
+    let ui = u32(i);
+    let g = df_max(
+      df_max(df_mul_f(bb_cross2(b, i0, u32(i1), ui), -orient), df_mul_f(bb_cross2(b, u32(i1), u32(i2), ui), -orient)),
+      df_mul_f(bb_cross2(b, u32(i2), i0, ui), -orient),
+    );
+    if (df_gt(g, best)) {
+      best = g;
+      i3 = i;
+    }
+  }
+  if (i3 < 0) {
+    return 3u;
+  }
+  BB_SEL[3] = i3;
+  return 4u;
+}
+
+fn bb_emit_face(margin: df, gap: df) -> u32 {
+  let b = u32(BB_FCTX[0]);
+  let n = u32(BB_FCTX[3]);
+  var cnt = 0u;
+  for (var i = 0u; i < n; i++) {
+    if (in_band(bb_poly(b, i, 2u), margin, gap)) {
+      BB_CAND[cnt] = i32(i);
+      cnt++;
+    }
+  }
+  if (cnt == 0u) {
+    return 0u;
+  }
+  var k = 0u;
+  if (cnt <= 4u) {
+    for (var i = 0u; i < cnt; i++) {
+      BB_SEL[k] = BB_CAND[i];
+      k++;
+    }
+  } else {
+    k = bb_reduce(cnt);
+  }
+  for (var i = 1u; i < k; i++) {
+    let x = BB_SEL[i];
+    var j = i;
+    for (; j > 0u && BB_PID[b * 16u + u32(BB_SEL[j - 1u])] > BB_PID[b * 16u + u32(x)]; j--) {
+      BB_SEL[j] = BB_SEL[j - 1u];
+    }
+    BB_SEL[j] = x;
+  }
+  let rf = BB_FCTX[1];
+  let base = BB_FCTX[2] * 24;
+  let nr = V3(BB_FR[9], BB_FR[10], BB_FR[11]);
+  for (var s = 0u; s < k; s++) {
+    let i = u32(BB_SEL[s]);
+    let u = bb_poly(b, i, 0u);
+    let v = bb_poly(b, i, 1u);
+    let w = bb_poly(b, i, 2u);
+    let r = V3(
+      df_add(df_add(BB_FR[0], df_mul(u, BB_FR[3])), df_mul(v, BB_FR[6])),
+      df_add(df_add(BB_FR[1], df_mul(u, BB_FR[4])), df_mul(v, BB_FR[7])),
+      df_add(df_add(BB_FR[2], df_mul(u, BB_FR[5])), df_mul(v, BB_FR[8])),
+    );
+    let x = v3_add(r, v3_scale(nr, w));
+    if (rf == 0) {
+      add_contact(nr, r, x, w, base + BB_PID[b * 16u + i]);
+    } else {
+      add_contact(v3_neg(nr), x, r, w, base + BB_PID[b * 16u + i]);
+    }
+  }
+  return k;
+}
+
+fn bb_support_contact(margin: df, gap: df) {
+  var k0 = 0u;
+  for (var k = 1u; k < 4u; k++) {
+    if (df_lt(BB_QUAD[k * 3u + 2u], BB_QUAD[k0 * 3u + 2u])) {
+      k0 = k;
+    }
+  }
+  let u = BB_QUAD[k0 * 3u];
+  let v = BB_QUAD[k0 * 3u + 1u];
+  let w = BB_QUAD[k0 * 3u + 2u];
+  if (!in_band(w, margin, gap)) {
+    return;
+  }
+  let e1 = BB_FEXT[0];
+  let e2 = BB_FEXT[1];
+  let cu = dclamp(u, df_neg(e1), e1);
+  let cv = dclamp(v, df_neg(e2), e2);
+  let nr = V3(BB_FR[9], BB_FR[10], BB_FR[11]);
+  let r = V3(
+    df_add(df_add(BB_FR[0], df_mul(cu, BB_FR[3])), df_mul(cv, BB_FR[6])),
+    df_add(df_add(BB_FR[1], df_mul(cu, BB_FR[4])), df_mul(cv, BB_FR[7])),
+    df_add(df_add(BB_FR[2], df_mul(cu, BB_FR[5])), df_mul(cv, BB_FR[8])),
+  );
+  let x = V3(
+    df_add(df_add(df_add(BB_FR[0], df_mul(u, BB_FR[3])), df_mul(v, BB_FR[6])), df_mul(w, nr.x)),
+    df_add(df_add(df_add(BB_FR[1], df_mul(u, BB_FR[4])), df_mul(v, BB_FR[7])), df_mul(w, nr.y)),
+    df_add(df_add(df_add(BB_FR[2], df_mul(u, BB_FR[5])), df_mul(v, BB_FR[8])), df_mul(w, nr.z)),
+  );
+  let f = BB_FCTX[2] * 24 + i32(k0);
+  if (BB_FCTX[1] == 0) {
+    add_contact(nr, r, x, w, f);
+  } else {
+    add_contact(v3_neg(nr), x, r, w, f);
+  }
+}
+
+fn bb_edge_contact(i: u32, j: u32, interior_only: bool, tol: df, margin: df, gap: df) -> bool {
+  let n = V3(BB_EN[0], BB_EN[1], BB_EN[2]);
+  var ea = V3(BB_CEN[0], BB_CEN[1], BB_CEN[2]);
+  var eb = V3(BB_CEN[3], BB_CEN[4], BB_CEN[5]);
+  var edge_a = i32(i) * 4;
+  var edge_b = i32(j) * 4;
+  for (var r = 1u; r < dyn(3u); r++) {
+    let k = (i + r) % 3u;
+    var sa = -1.0;
+    if (bb_ax_dot(0u, k, n).x >= 0.0) {
+      sa = 1.0;
+    }
+    let hk = df_mul_f(BB_HE[k], sa);
+    ea = v3_add(ea, V3(df_mul(hk, BB_AX[k * 3u]), df_mul(hk, BB_AX[k * 3u + 1u]), df_mul(hk, BB_AX[k * 3u + 2u])));
+    if (sa > 0.0) {
+      edge_a += i32(r);
+    }
+    let kb = (j + r) % 3u;
+    var sb = 1.0;
+    if (bb_ax_dot(1u, kb, n).x > 0.0) {
+      sb = -1.0;
+    }
+    let hb = df_mul_f(BB_HE[3u + kb], sb);
+    let ob = 9u + kb * 3u;
+    eb = v3_add(eb, V3(df_mul(hb, BB_AX[ob]), df_mul(hb, BB_AX[ob + 1u]), df_mul(hb, BB_AX[ob + 2u])));
+    if (sb > 0.0) {
+      edge_b += i32(r);
+    }
+  }
+  let u = V3(BB_AX[i * 3u], BB_AX[i * 3u + 1u], BB_AX[i * 3u + 2u]);
+  let v = V3(BB_AX[9u + j * 3u], BB_AX[9u + j * 3u + 1u], BB_AX[9u + j * 3u + 2u]);
+  let ha = BB_HE[i];
+  let hb = BB_HE[3u + j];
+  let rr = v3_sub(ea, eb);
+  let bb = BB_DOT[i * 3u + j];
+  let c = v3_dot(u, rr);
+  let f = v3_dot(v, rr);
+  let denom = df_sub(dc(1.0), df_mul(bb, bb));
+  var s = dc(0.0);
+  if (denom.x > 0.0) {
+    s = df_div(df_sub(df_mul(bb, f), c), denom);
+  }
+  var t = df_add(df_mul(bb, s), f);
+  if (interior_only) {
+    if (df_gt(df_abs(s), df_add(ha, tol)) || df_gt(df_abs(t), df_add(hb, tol))) {
+      return false;
+    }
+    s = dclamp(s, df_neg(ha), ha);
+    t = dclamp(t, df_neg(hb), hb);
+  } else {
+    s = dclamp(s, df_neg(ha), ha);
+    t = dclamp(df_add(df_mul(bb, s), f), df_neg(hb), hb);
+    s = dclamp(df_sub(df_mul(bb, t), c), df_neg(ha), ha);
+  }
+  let pa = v3_add(ea, v3_scale(u, s));
+  let pb = v3_add(eb, v3_scale(v, t));
+  let d = v3_dot(n, v3_sub(pb, pa));
+  if (in_band(d, margin, gap)) {
+    add_contact(n, pa, pb, d, BB_EDGE_FEATURE + edge_a * 12 + edge_b);
+  }
+  return true;
+}
+
+fn point_box_dist2(p: array<df, 3>, e: array<df, 3>) -> df {
+  var s = dc(0.0);
+  for (var k = 0u; k < dyn(3u); k++) {
+    let o = df_sub(df_abs(p[k]), e[k]);
+    if (o.x > 0.0) {
+      s = df_add(s, df_mul(o, o));
+    }
+  }
+  return s;
+}
+
+// segment p0 + t·dir, t ∈ [−h, h], against the box |x_k| ≤ e_k (segment_box.ts); BB_SEG = [t, q]
+fn segment_box_closest(p0: array<df, 3>, dir: array<df, 3>, h: df, e: array<df, 3>) -> df {
+  var knots: array<df, 8>;
+  var n = 0u;
+  knots[0] = df_neg(h);
+  n = 1u;
+  for (var k = 0u; k < dyn(3u); k++) {
+    let d = dir[k];
+    if (d.x == 0.0 && d.y == 0.0) {
+      continue;
+    }
+    let t0 = df_div(df_sub(df_neg(e[k]), p0[k]), d);
+    let t1 = df_div(df_sub(e[k], p0[k]), d);
+    if (df_gt(t0, df_neg(h)) && df_lt(t0, h)) {
+      knots[n] = t0;
+      n++;
+    }
+    if (df_gt(t1, df_neg(h)) && df_lt(t1, h)) {
+      knots[n] = t1;
+      n++;
+    }
+  }
+  knots[n] = h;
+  n++;
+  for (var i = 1u; i < n; i++) {
+    let x = knots[i];
+    var j = i;
+    for (; j > 0u && df_gt(knots[j - 1u], x); j--) {
+      knots[j] = knots[j - 1u];
+    }
+    knots[j] = x;
+  }
+  // pass 0 evaluates the segment's start (t = −h), pass i ≥ 1 minimises piece i − 1 (one call site)
+  var best_t = df_neg(h);
+  var best = dc(0.0);
+  var q: array<df, 3>;
+  for (var it = 0u; it < n && (it == 0u || best.x > 0.0); it++) {
+    var t = df_neg(h);
+    if (it > 0u) {
+      let ta = knots[it - 1u];
+      let tb = knots[it];
+      if (!df_gt(tb, ta)) {
+        continue;
+      }
+      // on this piece the set of clamped axes is fixed: read it at the midpoint
+      let tm = df_mul_f(df_add(ta, tb), 0.5);
+      var A = dc(0.0);
+      var B = dc(0.0);
+      for (var k = 0u; k < dyn(3u); k++) {
+        let x = df_add(p0[k], df_mul(tm, dir[k]));
+        if (df_gt(x, e[k]) || df_lt(x, df_neg(e[k]))) {
+          A = df_add(A, df_mul(dir[k], dir[k]));
+          var ek = df_neg(e[k]);
+          if (df_gt(x, e[k])) {
+            ek = e[k];
+          }
+          B = df_add(B, df_mul(df_sub(p0[k], ek), dir[k]));
+        }
+      }
+      t = tm;
+      if (A.x > 0.0) {
+        t = dclamp(df_neg(df_div(B, A)), ta, tb);
+      }
+    }
+    for (var k = 0u; k < dyn(3u); k++) {
+      q[k] = df_add(p0[k], df_mul(t, dir[k]));
+    }
+    let f = point_box_dist2(q, e);
+    if (it == 0u || df_lt(f, best)) {
+      best = f;
+      best_t = t;
+    }
+  }
+  BB_SEG[0] = best_t;
+  for (var k = 0u; k < dyn(3u); k++) {
+    BB_SEG[1u + k] = dclamp(df_add(p0[k], df_mul(best_t, dir[k])), df_neg(e[k]), e[k]);
+  }
+  return best;
+}
+
+fn bb_dot_col(s: u32, i: u32, m: u32) -> df {
+  // axis i of box s in the other box's frame, component m
+  if (s == 0u) {
+    return BB_DOT[i * 3u + m];
+  }
+  return BB_DOT[m * 3u + i];
+}
+
+fn bb_closest_contact(margin: df, gap: df) {
+  for (var s = 0u; s < 2u; s++) {
+    let o = 1u - s;
+    let dv = V3(
+      df_sub(BB_CEN[s * 3u], BB_CEN[o * 3u]),
+      df_sub(BB_CEN[s * 3u + 1u], BB_CEN[o * 3u + 1u]),
+      df_sub(BB_CEN[s * 3u + 2u], BB_CEN[o * 3u + 2u]),
+    );
+    for (var m = 0u; m < dyn(3u); m++) {
+      BB_REL[s * 3u + m] = bb_ax_dot(o, m, dv);
+    }
+  }
+  var best = dc(3.0e38);
+  var bs = -1;
+  var bi = 0u;
+  var bsj = 1.0;
+  var bsk = 1.0;
+  var bt = dc(0.0);
+  var bq: array<df, 3>;
+  for (var s = 0u; s < dyn(2u); s++) {
+    let o = 1u - s;
+    for (var i = 0u; i < dyn(3u); i++) {
+      let j = (i + 1u) % 3u;
+      let k = (i + 2u) % 3u;
+      let hj = BB_HE[s * 3u + j];
+      let hk = BB_HE[s * 3u + k];
+      var eo = array<df, 3>(BB_HE[o * 3u], BB_HE[o * 3u + 1u], BB_HE[o * 3u + 2u]);
+      var dir = array<df, 3>(bb_dot_col(s, i, 0u), bb_dot_col(s, i, 1u), bb_dot_col(s, i, 2u));
+      for (var e = 0u; e < dyn(4u); e++) {
+        var sj = -1.0;
+        if ((e & 1u) == 1u) {
+          sj = 1.0;
+        }
+        var sk = -1.0;
+        if ((e & 2u) == 2u) {
+          sk = 1.0;
+        }
+        var p: array<df, 3>;
+        for (var m = 0u; m < dyn(3u); m++) {
+          p[m] = df_add(
+            df_add(BB_REL[s * 3u + m], df_mul(df_mul_f(hj, sj), bb_dot_col(s, j, m))),
+            df_mul(df_mul_f(hk, sk), bb_dot_col(s, k, m)),
+          );
+        }
+        let f = segment_box_closest(p, dir, BB_HE[s * 3u + i], eo);
+        // CLOSEST_TIE_REL = 1e-9: near-ties keep the first edge
+        if (bs < 0 || df_lt(f, df_sub(best, df_mul(df(9.999999717180685e-10, 2.8281930491731106e-17), best)))) {
+          best = f;
+          bs = i32(s);
+          bi = i;
+          bsj = sj;
+          bsk = sk;
+          bt = BB_SEG[0];
+          bq = array<df, 3>(BB_SEG[1], BB_SEG[2], BB_SEG[3]);
+        }
+      }
+    }
+  }
+  if (bs < 0) {
+    return;
+  }
+  let bsu = u32(bs);
+  let o = 1u - bsu;
+  let j = (bi + 1u) % 3u;
+  let k = (bi + 2u) % 3u;
+  let cj = df_mul_f(BB_HE[bsu * 3u + j], bsj);
+  let ck = df_mul_f(BB_HE[bsu * 3u + k], bsk);
+  let oi = bsu * 9u + bi * 3u;
+  let oj = bsu * 9u + j * 3u;
+  let ok = bsu * 9u + k * 3u;
+  var ex: array<df, 3>;
+  var q: array<df, 3>;
+  let oo = o * 9u;
+  for (var c = 0u; c < dyn(3u); c++) {
+    ex[c] = df_add(
+      BB_CEN[bsu * 3u + c],
+      df_add(df_add(df_mul(bt, BB_AX[oi + c]), df_mul(cj, BB_AX[oj + c])), df_mul(ck, BB_AX[ok + c])),
+    );
+    q[c] = df_add(
+      df_add(df_add(BB_CEN[o * 3u + c], df_mul(bq[0], BB_AX[oo + c])), df_mul(bq[1], BB_AX[oo + 3u + c])),
+      df_mul(bq[2], BB_AX[oo + 6u + c]),
+    );
+  }
+  var pa = V3(q[0], q[1], q[2]);
+  var pb = V3(ex[0], ex[1], ex[2]);
+  if (bs == 0) {
+    pa = V3(ex[0], ex[1], ex[2]);
+    pb = V3(q[0], q[1], q[2]);
+  }
+  let dv = v3_sub(pb, pa);
+  let d = v3_norm(dv);
+  if (!(d.x > 0.0) || !in_band(d, margin, gap)) {
+    return;
+  }
+  var edge = i32(bi) * 4;
+  if (bsj > 0.0) {
+    edge += 1;
+  }
+  if (bsk > 0.0) {
+    edge += 2;
+  }
+  add_contact(V3(df_div(dv.x, d), df_div(dv.y, d), df_div(dv.z, d)), pa, pb, d, BB_CLOSEST_FEATURE + bs * 12 + edge);
+}
+
+fn box_box(margin: df, gap: df) {
+  bb_load();
+  let tv = V3(df_sub(BB_CEN[3], BB_CEN[0]), df_sub(BB_CEN[4], BB_CEN[1]), df_sub(BB_CEN[5], BB_CEN[2]));
+  var scale = dc(0.0);
+  for (var k = 0u; k < 6u; k++) {
+    scale = df_max(scale, BB_HE[k]);
+  }
+  // face axes of A
+  var sA = dc(-3.0e38);
+  var iA = 0u;
+  var gA = 1.0;
+  for (var i = 0u; i < dyn(3u); i++) {
+    let ta = bb_ax_dot(0u, i, tv);
+    let rB = df_add(
+      df_add(df_mul(BB_HE[3], df_abs(BB_DOT[i * 3u])), df_mul(BB_HE[4], df_abs(BB_DOT[i * 3u + 1u]))),
+      df_mul(BB_HE[5], df_abs(BB_DOT[i * 3u + 2u])),
+    );
+    let sep = df_sub(df_sub(df_abs(ta), BB_HE[i]), rB);
+    if (df_gt(sep, sA)) {
+      sA = sep;
+      iA = i;
+      gA = -1.0;
+      if (ta.x >= 0.0) {
+        gA = 1.0;
+      }
+    }
+  }
+  // face axes of B
+  var sB = dc(-3.0e38);
+  var iB = 0u;
+  var gB = 1.0;
+  for (var j = 0u; j < dyn(3u); j++) {
+    let tb = bb_ax_dot(1u, j, tv);
+    let rA = df_add(
+      df_add(df_mul(BB_HE[0], df_abs(BB_DOT[j])), df_mul(BB_HE[1], df_abs(BB_DOT[3u + j]))),
+      df_mul(BB_HE[2], df_abs(BB_DOT[6u + j])),
+    );
+    let sep = df_sub(df_sub(df_abs(tb), BB_HE[3u + j]), rA);
+    if (df_gt(sep, sB)) {
+      sB = sep;
+      iB = j;
+      gB = -1.0;
+      if (tb.x >= 0.0) {
+        gB = 1.0;
+      }
+    }
+  }
+  // edge cross axes a_i × b_j
+  var sE = dc(-3.0e38);
+  var iE = 0u;
+  var jE = 0u;
+  for (var i = 0u; i < dyn(3u); i++) {
+    let ao = i * 3u;
+    for (var j = 0u; j < dyn(3u); j++) {
+      let bo = 9u + j * 3u;
+      var l = V3(
+        df_sub(df_mul(BB_AX[ao + 1u], BB_AX[bo + 2u]), df_mul(BB_AX[ao + 2u], BB_AX[bo + 1u])),
+        df_sub(df_mul(BB_AX[ao + 2u], BB_AX[bo]), df_mul(BB_AX[ao], BB_AX[bo + 2u])),
+        df_sub(df_mul(BB_AX[ao], BB_AX[bo + 1u]), df_mul(BB_AX[ao + 1u], BB_AX[bo])),
+      );
+      let l2 = v3_dot(l, l);
+      // BOX_BOX_EDGE_SIN2 = 1e-12
+      if (df_lt(l2, df(9.999999960041972e-13, 3.995802577688237e-21))) {
+        continue;
+      }
+      let inv = df_div(dc(1.0), df_sqrt(l2));
+      l = v3_scale(l, inv);
+      var rA = dc(0.0);
+      var rB = dc(0.0);
+      for (var k = 0u; k < dyn(3u); k++) {
+        rA = df_add(rA, df_mul(BB_HE[k], df_abs(bb_ax_dot(0u, k, l))));
+        rB = df_add(rB, df_mul(BB_HE[3u + k], df_abs(bb_ax_dot(1u, k, l))));
+      }
+      let tl = v3_dot(l, tv);
+      let sep = df_sub(df_sub(df_abs(tl), rA), rB);
+      if (df_gt(sep, sE)) {
+        sE = sep;
+        iE = i;
+        jE = j;
+        var sg = -1.0;
+        if (tl.x >= 0.0) {
+          sg = 1.0;
+        }
+        BB_EN[0] = df_mul_f(l.x, sg);
+        BB_EN[1] = df_mul_f(l.y, sg);
+        BB_EN[2] = df_mul_f(l.z, sg);
+      }
+    }
+  }
+
+  let sMax = df_max(df_max(sA, sB), sE);
+  let sep = sMax.x > 0.0;
+  // EXACT_TOL = 1e-9
+  let tol = df_mul(df(9.999999717180685e-10, 2.8281930491731106e-17), scale);
+  var edge_mode = 0u;
+  if (sep) {
+    // separated: D ≥ sMax, so nothing can be inside the band when sMax is not
+    if (!in_band(sMax, margin, gap)) {
+      return;
+    }
+  }
+  // overlapping: prefer faces (A's first)
+  var rf0 = 0u;
+  var sF = sA;
+  if (!sep) {
+    if (df_gt(sB, df_add(df_add(sA, df_mul(bb_rel_tol(), df_abs(sA))), df_mul(bb_abs_tol(), scale)))) {
+      rf0 = 1u;
+      sF = sB;
+    }
+    if (df_gt(sE, df_add(df_add(sF, df_mul(bb_rel_tol(), df_abs(sF))), df_mul(bb_abs_tol(), scale)))) {
+      edge_mode = 2u;
+    }
+  }
+  // face manifolds, one clip and one emit call site (shader compilers inline every call):
+  // separated: stage 0/1 A's/B's face realising the distance (then done), stage 2/3 A's/B's nearly
+  // best face (then the exact closest points); overlapping: stage 0 the preferred face
+  let pref = df_add(df_mul(bb_rel_tol(), sMax), df_mul(bb_abs_tol(), scale));
+  var emitted = 0u;
+  var done = false;
+  for (var st = 0u; st < dyn(4u) && edge_mode == 0u; st++) {
+    var rf = rf0;
+    if (sep) {
+      rf = st & 1u;
+      var s = sB;
+      if (rf == 0u) {
+        s = sA;
+      }
+      var thr = pref;
+      if (st < 2u) {
+        thr = tol;
+      }
+      if (!df_ge(s, df_sub(sMax, thr))) {
+        continue;
+      }
+    } else if (st > 0u) {
+      break;
+    }
+    var ia = iB;
+    var sgn = -gB;
+    var s_ref = sB;
+    if (rf == 0u) {
+      ia = iA;
+      sgn = gA;
+      s_ref = sA;
+    }
+    if (bb_clip_face(rf, ia, sgn, scale) == 0u) {
+      continue;
+    }
+    if (sep && st < 2u && !df_le(bb_min_depth(), df_add(s_ref, tol))) {
+      continue;
+    }
+    emitted = bb_emit_face(margin, gap);
+    // separated, stages 0/1: the face manifold realises the distance, nothing else is emitted
+    done = sep && st < 2u;
+    break;
+  }
+  if (done) {
+    return;
+  }
+  if (!sep && edge_mode == 0u) {
+    if (emitted > 0u) {
+      return;
+    }
+    bb_support_contact(margin, gap);
+    return;
+  }
+  if (sep && df_ge(sE, df_sub(sMax, tol))) {
+    edge_mode = 1u;
+  }
+  if (edge_mode > 0u) {
+    var et = dc(0.0);
+    if (edge_mode == 1u) {
+      et = tol;
+    }
+    if (bb_edge_contact(iE, jE, edge_mode == 1u, et, margin, gap)) {
+      return;
+    }
+  }
+  bb_closest_contact(margin, gap);
+}
+
+// ---- entry points ----
+
+@compute @workgroup_size(64)
+fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
+  df_init(L.one);
+  let p = gid.x;
+  if (p >= u32(get_world_cpair_start(L.num_worlds))) {
+    return;
+  }
+  let s0 = u32(get_cpair(p, 0u));
+  let s1 = u32(get_cpair(p, 1u));
+  let routine = get_cpair(p, 3u);
+  for (var k = 0u; k < dyn(2u); k++) {
+    var s = s0;
+    if (k == 1u) {
+      s = s1;
+    }
+    load_shape(k, s);
+  }
+  MF_C = 0u;
+  SJ_N = 0u;
+  PJ_N = 0u;
+  if (aabb_overlap()) {
+    let margin = get_cpair_d(p, 2u);
+    let gap = get_cpair_d(p, 3u);
+    if (routine == R_PLANE_SPHERE) {
+      plane_job(g_pos(1u), G_SIZE[3], 0);
+    } else if (routine == R_PLANE_CAPSULE) {
+      plane_capsule(margin, gap);
+    } else if (routine == R_PLANE_BOX) {
+      plane_box(margin, gap);
+    } else if (routine == R_SPHERE_SPHERE) {
+      sphere_job(g_pos(0u), G_SIZE[0], g_pos(1u), G_SIZE[3], 0);
+    } else if (routine == R_SPHERE_CAPSULE) {
+      sphere_capsule(margin, gap);
+    } else if (routine == R_SPHERE_BOX) {
+      sphere_box(margin, gap);
+    } else if (routine == R_CAPSULE_CAPSULE) {
+      capsule_capsule(margin, gap);
+    } else if (routine == R_BOX_BOX) {
+      box_box(margin, gap);
+    }
+    for (var j = 0u; j < PJ_N; j++) {
+      plane_point_contact(PJ_C[j], PJ_R[j], margin, gap, PJ_F[j]);
+    }
+    for (var j = 0u; j < SJ_N; j++) {
+      sphere_sphere_contact(SJ_A[j], SJ_R[j].xy, SJ_B[j], SJ_R[j].zw, margin, gap, SJ_F[j]);
+    }
+  }
+  // sort by feature id (insertion sort, stable) and write the pair's fixed slots
+  var ord: array<u32, 8>;
+  for (var i = 0u; i < MF_C; i++) {
+    ord[i] = i;
+  }
+  for (var i = 1u; i < MF_C; i++) {
+    let x = ord[i];
+    var j = i;
+    for (; j > 0u && MF_F[ord[j - 1u]] > MF_F[x]; j--) {
+      ord[j] = ord[j - 1u];
+    }
+    ord[j] = x;
+  }
+  let cnt = min(MF_C, CP_MAX);
+  set_pc_count(p, i32(cnt));
+  for (var i = 0u; i < cnt; i++) {
+    let o = ord[i];
+    let k = p * CP_MAX + i;
+    for (var c = 0u; c < dyn(3u); c++) {
+      set_pc_normal(k, c, MF_N[o * 3u + c]);
+      set_pc_pa(k, c, MF_A[o * 3u + c]);
+      set_pc_pb(k, c, MF_B[o * 3u + c]);
+    }
+    set_pc_dist(k, MF_D[o]);
+    set_pc_feature(k, MF_F[o]);
+  }
+}
+
+fn body_point(b: i32, x: V3) -> V3 {
+  if (b < 0) {
+    return x;
+  }
+  let bu = u32(b);
+  let t = V3(get_body_X(bu, 0u), get_body_X(bu, 1u), get_body_X(bu, 2u));
+  let q = Quat(get_body_X(bu, 3u), get_body_X(bu, 4u), get_body_X(bu, 5u), get_body_X(bu, 6u));
+  return quat_rotate_inv(q, v3_sub(x, t));
+}
+
+@compute @workgroup_size(64)
+fn collide_compact(@builtin(global_invocation_id) gid: vec3<u32>) {
+  df_init(L.one);
+  let w = gid.x;
+  if (w >= L.num_worlds) {
+    return;
+  }
+  let cap = L.capacity;
+  var n = 0u;
+  var trunc = 0;
+  let p0 = u32(get_world_cpair_start(w));
+  let p1 = u32(get_world_cpair_start(w + 1u));
+  for (var p = p0; p < p1; p++) {
+    let c = u32(get_pc_count(p));
+    if (c == 0u) {
+      continue;
+    }
+    let s0 = get_cpair(p, 0u);
+    let s1 = get_cpair(p, 1u);
+    let b0 = get_shape_body(u32(s0));
+    let b1 = get_shape_body(u32(s1));
+    let m0 = get_cpair_d(p, 0u);
+    let m1 = get_cpair_d(p, 1u);
+    for (var i = 0u; i < c; i++) {
+      if (n >= cap) {
+        trunc++;
+        continue;
+      }
+      let k = w * cap + n;
+      let src = p * CP_MAX + i;
+      n++;
+      set_gc_shape(k, 0u, s0);
+      set_gc_shape(k, 1u, s1);
+      set_gc_body0(k, b0);
+      set_gc_body1(k, b1);
+      set_gc_feature(k, get_pc_feature(src));
+      let pa = body_point(b0, V3(get_pc_pa(src, 0u), get_pc_pa(src, 1u), get_pc_pa(src, 2u)));
+      let pb = body_point(b1, V3(get_pc_pb(src, 0u), get_pc_pb(src, 1u), get_pc_pb(src, 2u)));
+      set_gc_point0(k, 0u, pa.x);
+      set_gc_point0(k, 1u, pa.y);
+      set_gc_point0(k, 2u, pa.z);
+      set_gc_point1(k, 0u, pb.x);
+      set_gc_point1(k, 1u, pb.y);
+      set_gc_point1(k, 2u, pb.z);
+      for (var d = 0u; d < dyn(3u); d++) {
+        set_gc_normal(k, d, get_pc_normal(src, d));
+      }
+      set_gc_phi0(k, df_sub(df_sub(get_pc_dist(src), m0), m1));
+      set_gc_inv_ke(k, get_cpair_d(p, 4u));
+      set_gc_tau(k, get_cpair_d(p, 5u));
+      set_gc_mu(k, get_cpair_d(p, 6u));
+      set_gc_alpha0(k, get_cpair_d(p, 7u));
+    }
+  }
+  set_gc_count(w, i32(n));
+  set_gc_truncated(w, trunc);
+}
