@@ -58,6 +58,15 @@ export class SolverSAP {
   private readonly tau: Float64Array;
   private readonly A_diag: Float64Array;
   private readonly q_round: Float64Array;
+  /**
+   * joint_q that `kin` (resp. `kinContact`) holds the forward kinematics of; `kin` is refreshed at
+   * the end of every step at q_{n+1}, so the next step's FK at q_n is skipped when its joint_q is
+   * bitwise the same (forwardKinematics is a pure function of q)
+   */
+  private readonly kinQ: Float64Array;
+  private kinQValid = false;
+  private readonly kinContactQ: Float64Array;
+  private kinContactQValid = false;
   private readonly treeA: Float64Array[];
   private readonly cliqueIndex: Int32Array;
   private readonly sap: SapSolver;
@@ -99,6 +108,8 @@ export class SolverSAP {
     this.tau = new Float64Array(nv);
     this.A_diag = new Float64Array(nv);
     this.q_round = new Float64Array(model.joint_coord_count);
+    this.kinQ = new Float64Array(model.joint_coord_count);
+    this.kinContactQ = new Float64Array(model.joint_coord_count);
     this.treeA = [];
     for (let t = 0; t < model.tree_count; t++) {
       const n = model.tree_dof_start[t + 1] - model.tree_dof_start[t];
@@ -145,10 +156,18 @@ export class SolverSAP {
   /** forward kinematics of a state: fills body_q and body_qd from joint_q and joint_qd */
   updateBodyState(state: SapState): void {
     const m = this.model;
-    forwardKinematics(m, state.joint_q, this.kin);
+    this.kinematicsAt(state.joint_q);
     velocityPublicToInternal(m, this.kin, state.joint_qd, this.v_n);
     forwardVelocity(m, this.v_n, this.kin);
     writeBodyState(m, this.kin, state.body_q, state.body_qd);
+  }
+
+  /** forward kinematics of `q` into `kin`, skipped when `kin` already holds it */
+  private kinematicsAt(q: Float64Array): void {
+    if (this.kinQValid && sameBits(q, this.kinQ)) return;
+    forwardKinematics(this.model, q, this.kin);
+    this.kinQ.set(q);
+    this.kinQValid = true;
   }
 
   /** advances state_in by dt into state_out using contacts from collide(state_in) */
@@ -172,8 +191,10 @@ export class SolverSAP {
       truncTotal = 0;
 
     // 1. boundary: kinematics at q_n and internal velocities
-    let t0 = now();
-    forwardKinematics(m, state_in.joint_q, this.kin);
+    // (stage clock: each stage ends at one now() that also starts the next)
+    let t0 = t_start;
+    let t1 = t0;
+    this.kinematicsAt(state_in.joint_q);
     velocityPublicToInternal(m, this.kin, state_in.joint_qd, this.v_n);
     forwardVelocity(m, this.v_n, this.kin);
     forcePublicToInternal(m, this.kin, control.joint_f, this.tau);
@@ -185,10 +206,17 @@ export class SolverSAP {
       if (hasDrive(m, d)) this.tau[d] = 0;
     }
     // boundary pose for contact preparation (fp32 path rounds joint_q)
+    // (only read per contact: skipped when no world has contacts)
     let kinC = this.kin;
-    if (!o.use_f64_boundary_pose) {
+    let anyContacts = false;
+    for (let w = 0; w < m.num_worlds && !anyContacts; w++) anyContacts = (contacts.count[w] ?? 0) > 0;
+    if (!o.use_f64_boundary_pose && anyContacts) {
       for (let k = 0; k < this.q_round.length; k++) this.q_round[k] = Math.fround(state_in.joint_q[k]);
-      forwardKinematics(m, this.q_round, this.kinContact);
+      if (!(this.kinContactQValid && sameBits(this.q_round, this.kinContactQ))) {
+        forwardKinematics(m, this.q_round, this.kinContact);
+        this.kinContactQ.set(this.q_round);
+        this.kinContactQValid = true;
+      }
       kinC = this.kinContact;
     }
 
@@ -214,7 +242,9 @@ export class SolverSAP {
       );
       if (!ok) fmBad[m.tree_world[t]] = 1;
     }
-    timing.free_motion += now() - t0;
+    t1 = now();
+    timing.free_motion += t1 - t0;
+    t0 = t1;
 
     for (let w = 0; w < m.num_worlds; w++) {
       const j0 = m.world_joint_start[w],
@@ -233,7 +263,6 @@ export class SolverSAP {
       truncTotal += report.truncated_contacts;
 
       // 3. constraints
-      t0 = now();
       const pp = this.problem;
       pp.reset(dt);
       for (let t = m.world_tree_start[w]; t < m.world_tree_start[w + 1]; t++) {
@@ -263,10 +292,11 @@ export class SolverSAP {
         buildEqualityConstraints(m, this.kin, state_in.joint_q, w, this.cliqueIndex, eq);
         for (const sp of eq) pp.addSpec(sp);
       }
-      timing.constraints += now() - t0;
+      t1 = now();
+      timing.constraints += t1 - t0;
+      t0 = t1;
 
       // 4. solve
-      t0 = now();
       const vStarW = this.vStarW[w];
       const nonfinite = fmBad[w]
         ? 'free-motion dynamics matrix (not positive definite)'
@@ -321,10 +351,11 @@ export class SolverSAP {
           }
         }
       }
-      timing.solve += now() - t0;
+      t1 = now();
+      timing.solve += t1 - t0;
+      t0 = t1;
 
       // 5. integrate
-      t0 = now();
       const failed = report.status === 'invalid_input';
       for (let d = d0; d < d1; d++) {
         this.v_bar[d] =
@@ -352,7 +383,9 @@ export class SolverSAP {
           this.v_next.set(this.v_n.subarray(d0, d1), d0);
         }
       }
-      timing.integrate += now() - t0;
+      t1 = now();
+      timing.integrate += t1 - t0;
+      t0 = t1;
 
       status = worseStatus(status, report.status);
       lsTotal += report.line_search_iterations;
@@ -362,15 +395,15 @@ export class SolverSAP {
     }
 
     // write the public state at q_{n+1}
-    t0 = now();
-    forwardKinematics(m, state_out.joint_q, this.kin);
+    this.kinematicsAt(state_out.joint_q);
     velocityInternalToPublic(m, this.kin, this.v_next, state_out.joint_qd);
     forwardVelocity(m, this.v_next, this.kin);
     writeBodyState(m, this.kin, state_out.body_q, state_out.body_qd);
     if (state_out !== state_in) state_out.body_f.set(state_in.body_f);
     state_out.time = state_in.time + dt;
-    timing.integrate += now() - t0;
-    timing.total = now() - t_start;
+    t1 = now();
+    timing.integrate += t1 - t0;
+    timing.total = t1 - t_start;
 
     this.last_line_search_iterations = lsTotal;
     this.last_truncated_contact_count = truncTotal;
@@ -387,6 +420,15 @@ export class SolverSAP {
     this.last_report = report;
     return report;
   }
+}
+
+/** true when a and b hold the same bits (NaN never matches; +0 and −0 differ) */
+function sameBits(a: Float64Array, b: Float64Array): boolean {
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    if (x !== b[i] || (x === 0 && 1 / x !== 1 / b[i])) return false;
+  }
+  return true;
 }
 
 function firstNonFinite(a: Float64Array, name: string): string | undefined {

@@ -39,13 +39,14 @@ import {
   CONTACT_REGION_NAMES,
   CONTACT_ROWS,
   contactCalc,
+  contactEval,
   contactRegion,
   makeContactParams,
   type ContactRegion,
   type ContactRegionName,
 } from './constraints/contact';
 import { limitCalc, limitRowSigns, makeLimitParams } from './constraints/limit';
-import { makePdParams, pdCalc } from './constraints/pd';
+import { makePdParams, pdCalc, pdEval } from './constraints/pd';
 import { BlockSparseCholesky } from './linalg/block_sparse';
 import { DenseCholesky, choleskyFactor } from './linalg/cholesky';
 import {
@@ -62,7 +63,33 @@ import type { SapConstraintSpec, SapProblem, SapSolveResult, SapSolveStatus } fr
 const KIND_CONTACT = SapKind.Contact;
 const KIND_LIMIT = SapKind.Limit;
 const KIND_HOLONOMIC = SapKind.Holonomic;
+const KIND_PD = SapKind.Pd;
 const KERNELS: readonly ConstraintCalc[] = [contactCalc, limitCalc, pdCalc, holonomicCalc];
+
+/** {@link ConstraintCalc} of a constraint kind (direct calls: monomorphic call sites) */
+function calc(
+  kind: number,
+  P: Float64Array,
+  po: number,
+  nrows: number,
+  vc: Float64Array,
+  vo: number,
+  gamma: Float64Array | null,
+  go: number,
+  G: Float64Array | null,
+  Go: number,
+): number {
+  switch (kind) {
+    case KIND_CONTACT:
+      return contactCalc(P, po, nrows, vc, vo, gamma, go, G, Go);
+    case KIND_LIMIT:
+      return limitCalc(P, po, nrows, vc, vo, gamma, go, G, Go);
+    case KIND_PD:
+      return pdCalc(P, po, nrows, vc, vo, gamma, go, G, Go);
+    default:
+      return KERNELS[kind](P, po, nrows, vc, vo, gamma, go, G, Go);
+  }
+}
 
 /** floor of a diagonal-Delassus weight estimate */
 export const MIN_DELASSUS_WEIGHT = 1e-12;
@@ -123,6 +150,144 @@ export function diagDelassusWeight(
   return Math.max(w, MIN_DELASSUS_WEIGHT);
 }
 
+/**
+ * T = G·J_q (r × nq, row-major) at the nonzero columns ci[q0..q1) of the q block:
+ * T[k][s] = Σ_l G[k][l]·J[l][s], l ascending from acc = +0. Terms with G[k][l] = 0 are skipped:
+ * their products are ±0, and adding ±0 to an accumulator that starts at +0 (and so is never −0)
+ * leaves it unchanged, so T is bit-identical to the full sum. Stick contacts have a diagonal G.
+ */
+function computeGJ(
+  G: Float64Array,
+  go: number,
+  r: number,
+  jd: Float64Array,
+  jq: number,
+  nq: number,
+  ci: Int32Array,
+  q0: number,
+  q1: number,
+  T: Float64Array,
+): void {
+  if (r === 3) {
+    const jq1 = jq + nq;
+    const jq2 = jq + 2 * nq;
+    for (let k = 0; k < 3; k++) {
+      const gk = go + 3 * k;
+      const g0 = G[gk];
+      const g1 = G[gk + 1];
+      const g2 = G[gk + 2];
+      const z0 = g0 !== 0;
+      const z1 = g1 !== 0;
+      const z2 = g2 !== 0;
+      const tk = k * nq;
+      if (z0 && z1 && z2) {
+        for (let t = q0; t < q1; t++) {
+          const s = ci[t];
+          let acc = 0;
+          acc += g0 * jd[jq + s];
+          acc += g1 * jd[jq1 + s];
+          acc += g2 * jd[jq2 + s];
+          T[tk + s] = acc;
+        }
+        continue;
+      }
+      for (let t = q0; t < q1; t++) {
+        const s = ci[t];
+        let acc = 0;
+        if (z0) acc += g0 * jd[jq + s];
+        if (z1) acc += g1 * jd[jq1 + s];
+        if (z2) acc += g2 * jd[jq2 + s];
+        T[tk + s] = acc;
+      }
+    }
+    return;
+  }
+  for (let k = 0; k < r; k++) {
+    const gk = go + k * r;
+    const tk = k * nq;
+    let l0 = 0;
+    while (l0 < r && G[gk + l0] === 0) l0++;
+    if (l0 === r) {
+      for (let t = q0; t < q1; t++) T[tk + ci[t]] = 0;
+      continue;
+    }
+    let nzAfter = false;
+    for (let l = l0 + 1; l < r; l++) if (G[gk + l] !== 0) nzAfter = true;
+    if (!nzAfter) {
+      // one nonzero: T = 0 + g·J (the + 0 keeps a −0 product at +0, as in the full sum)
+      const g = G[gk + l0];
+      const jl = jq + l0 * nq;
+      for (let t = q0; t < q1; t++) {
+        const s = ci[t];
+        T[tk + s] = 0 + g * jd[jl + s];
+      }
+      continue;
+    }
+    for (let t = q0; t < q1; t++) {
+      const s = ci[t];
+      let acc = 0;
+      for (let l = l0; l < r; l++) {
+        const g = G[gk + l];
+        if (g !== 0) acc += g * jd[jq + l * nq + s];
+      }
+      T[tk + s] = acc;
+    }
+  }
+}
+
+/**
+ * Row a of a Jₚᵀ·T update: dst[row + s·colStride] += Σ_k J_p[k][a]·T[k][s] over the nonzero
+ * columns s of the q block (ci[q0..q1), ascending; s ≤ a when p = q). Each entry receives its
+ * products one at a time with k ascending, zero J_p[k][a] skipped — the same additions in the same
+ * order as the plain loops (a, k, s).
+ */
+function addRowJtT(
+  dst: Float64Array,
+  row: number,
+  colStride: number,
+  jd: Float64Array,
+  jp: number,
+  np_: number,
+  a: number,
+  r: number,
+  T: Float64Array,
+  nq: number,
+  ci: Int32Array,
+  q0: number,
+  q1: number,
+  same: boolean,
+): void {
+  if (r === 3) {
+    const j0 = jd[jp + a];
+    const j1 = jd[jp + np_ + a];
+    const j2 = jd[jp + 2 * np_ + a];
+    const n0 = j0 !== 0;
+    const n1 = j1 !== 0;
+    const n2 = j2 !== 0;
+    for (let t = q0; t < q1; t++) {
+      const s = ci[t];
+      if (same && s > a) break;
+      const e = row + s * colStride;
+      let h = dst[e];
+      if (n0) h += j0 * T[s];
+      if (n1) h += j1 * T[nq + s];
+      if (n2) h += j2 * T[2 * nq + s];
+      dst[e] = h;
+    }
+    return;
+  }
+  for (let k = 0; k < r; k++) {
+    const jpa = jd[jp + k * np_ + a];
+    if (jpa === 0) continue;
+    const tk = k * nq;
+    for (let t = q0; t < q1; t++) {
+      const s = ci[t];
+      if (same && s > a) break;
+      dst[row + s * colStride] += jpa * T[tk + s];
+    }
+  }
+}
+
 /** outcome of {@link SapSolver.solvePacked} (one object, reused by the solver) */
 export interface PackedSolveOutcome {
   status: SapSolveStatus;
@@ -176,6 +341,13 @@ export class SapSolver {
   private blkClique: Int32Array = new Int32Array(0);
   private blkJ: Int32Array = new Int32Array(0); // offset in jData
   private jData: Float64Array = new Float64Array(0);
+  /**
+   * per block (nBlk + 1): range into colIdx of the block's structurally nonzero columns (columns m
+   * with J[k][m] ≠ 0 for some row k), ascending. Every product over a Jacobian block runs over
+   * these columns only: the skipped terms are exact zeros, so sums are unchanged bit for bit.
+   */
+  private colStart: Int32Array = new Int32Array(1);
+  private colIdx: Int32Array = new Int32Array(0);
   private cliquesA: Float64Array[] = [];
 
   // ordering, symbolic structure and the factorizations
@@ -220,6 +392,7 @@ export class SapSolver {
   private dpr = 0; // Δpᵀ(v − v*)
   private d2A = 0; // ΔvᵀAΔv
   private readonly chol = new DenseCholesky('fp64');
+  private readonly costBuf = new Float64Array(1);
   private readonly sample: LineSample = { phi: 0, dphi: 0, d2phi: 0 };
   private readonly lsResult: LineSearchResult = { status: 'ok', alpha: 1, iterations: 0 };
   private readonly line: LineObjective = { evaluate: (a, o, out) => this.evalAlongLine(a, o, out) };
@@ -485,6 +658,7 @@ export class SapSolver {
     }
     this.nvp = nvp;
     this.nPart = nPart;
+    this.buildColumns(pk);
 
     // parameters (needs w)
     const err = this.makeParams(pk);
@@ -529,6 +703,36 @@ export class SapSolver {
 
     this.analyze();
     return null;
+  }
+
+  /** nonzero-column lists of all Jacobian blocks ({@link colStart}, {@link colIdx}) */
+  private buildColumns(pk: PackedSapProblem): void {
+    const nBlk = pk.blkStart[pk.nCon];
+    this.colStart = growI32(this.colStart, nBlk + 1);
+    let total = 0;
+    for (let b = 0; b < nBlk; b++) total += pk.cliqueNv[pk.blkClique[b]];
+    this.colIdx = growI32(this.colIdx, total);
+    const cs = this.colStart;
+    const ci = this.colIdx;
+    const jd = pk.jData;
+    let e = 0;
+    for (let i = 0; i < pk.nCon; i++) {
+      const r = pk.rows[i];
+      for (let b = pk.blkStart[i]; b < pk.blkStart[i + 1]; b++) {
+        cs[b] = e;
+        const n = pk.cliqueNv[pk.blkClique[b]];
+        const jo = pk.blkJ[b];
+        for (let m = 0; m < n; m++) {
+          for (let k = 0; k < r; k++) {
+            if (jd[jo + k * n + m] !== 0) {
+              ci[e++] = m;
+              break;
+            }
+          }
+        }
+      }
+    }
+    cs[nBlk] = e;
   }
 
   /** constraint parameter records (R, v̂, gains) from the physical inputs */
@@ -635,7 +839,9 @@ export class SapSolver {
           const nv = pk.cliqueNv[c];
           const A = pk.cliqueA[c];
           const jo = pk.blkJ[b];
-          for (let m = 0; m < nv; m++) {
+          const t1 = this.colStart[b + 1];
+          for (let t = this.colStart[b]; t < t1; t++) {
+            const m = this.colIdx[t];
             const jr = jd[jo + r * nv + m];
             const js = jd[jo + s * nv + m];
             if (jr === 0 || js === 0) continue;
@@ -656,6 +862,16 @@ export class SapSolver {
   private analyze(): void {
     const nPart = this.nPart;
     const np = this.nvp;
+    if (nPart <= 1 && this.linear_solver !== 'block_sparse') {
+      // one clique (an articulated robot) or none: dense, natural order, nothing to analyse
+      this.sparse = false;
+      this.last_linear_solver = 'dense';
+      this.H = growF64(this.H, np * np);
+      this.dofPerm = growI32(this.dofPerm, np);
+      for (let k = 0; k < np; k++) this.dofPerm[k] = k;
+      this.identityPerm = true;
+      return;
+    }
     // clique graph over participating cliques
     let nE = 0;
     for (let i = 0; i < this.nCon; i++) {
@@ -855,20 +1071,80 @@ export class SapSolver {
   /** vc = J·x over all constraint rows (x over participating dofs) */
   private multiplyJ(x: Float64Array, out: Float64Array): void {
     const jd = this.jData;
-    for (let i = 0; i < this.nCon; i++) {
-      const r = this.rows[i];
-      const ro = this.rowOff[i];
+    const rows = this.rows;
+    const rowOff = this.rowOff;
+    const blkStart = this.blkStart;
+    const blkClique = this.blkClique;
+    const blkJ = this.blkJ;
+    const redOff = this.redOff;
+    const cliqueOff = this.cliqueOff;
+    const cs = this.colStart;
+    const ci = this.colIdx;
+    const nCon = this.nCon;
+    for (let i = 0; i < nCon; i++) {
+      const r = rows[i];
+      const ro = rowOff[i];
       for (let k = 0; k < r; k++) out[ro + k] = 0;
-      for (let b = this.blkStart[i]; b < this.blkStart[i + 1]; b++) {
-        const c = this.blkClique[b];
-        const off = this.redOff[c];
+      const b1 = blkStart[i + 1];
+      for (let b = blkStart[i]; b < b1; b++) {
+        const c = blkClique[b];
+        const off = redOff[c];
         if (off < 0) continue;
-        const n = this.cliqueOff[c + 1] - this.cliqueOff[c];
-        const jo = this.blkJ[b];
+        const n = cliqueOff[c + 1] - cliqueOff[c];
+        const jo = blkJ[b];
+        const t0 = cs[b];
+        const t1 = cs[b + 1];
+        if (t1 - t0 === n) {
+          // all columns present
+          if (n === 6) {
+            // free bodies: the same sums, unrolled
+            for (let k = 0; k < r; k++) {
+              const base = jo + k * 6;
+              let s = 0;
+              s += jd[base] * x[off];
+              s += jd[base + 1] * x[off + 1];
+              s += jd[base + 2] * x[off + 2];
+              s += jd[base + 3] * x[off + 3];
+              s += jd[base + 4] * x[off + 4];
+              s += jd[base + 5] * x[off + 5];
+              out[ro + k] += s;
+            }
+            continue;
+          }
+          for (let k = 0; k < r; k++) {
+            let s = 0;
+            const base = jo + k * n;
+            for (let m = 0; m < n; m++) s += jd[base + m] * x[off + m];
+            out[ro + k] += s;
+          }
+          continue;
+        }
+        if (r === 3) {
+          // three rows together (independent sums, same order within each)
+          let s0 = 0;
+          let s1 = 0;
+          let s2 = 0;
+          const j1 = jo + n;
+          const j2 = jo + 2 * n;
+          for (let t = t0; t < t1; t++) {
+            const m = ci[t];
+            const xm = x[off + m];
+            s0 += jd[jo + m] * xm;
+            s1 += jd[j1 + m] * xm;
+            s2 += jd[j2 + m] * xm;
+          }
+          out[ro] += s0;
+          out[ro + 1] += s1;
+          out[ro + 2] += s2;
+          continue;
+        }
         for (let k = 0; k < r; k++) {
           let s = 0;
           const base = jo + k * n;
-          for (let m = 0; m < n; m++) s += jd[base + m] * x[off + m];
+          for (let t = t0; t < t1; t++) {
+            const m = ci[t];
+            s += jd[base + m] * x[off + m];
+          }
           out[ro + k] += s;
         }
       }
@@ -877,12 +1153,31 @@ export class SapSolver {
 
   /** out = A·x per participating clique */
   private multiplyA(x: Float64Array, out: Float64Array): void {
-    for (let q = 0; q < this.nPart; q++) {
-      const c = this.partCliques[q];
-      const A = this.cliquesA[c];
-      const n = this.cliqueOff[c + 1] - this.cliqueOff[c];
-      const off = this.redOff[c];
-      for (let a = 0; a < n; a++) {
+    const nPart = this.nPart;
+    const partCliques = this.partCliques;
+    const cliquesA = this.cliquesA;
+    const cliqueOff = this.cliqueOff;
+    const redOff = this.redOff;
+    for (let q = 0; q < nPart; q++) {
+      const c = partCliques[q];
+      const A = cliquesA[c];
+      const n = cliqueOff[c + 1] - cliqueOff[c];
+      const off = redOff[c];
+      let a = 0;
+      for (; a + 1 < n; a += 2) {
+        let s = 0;
+        let t = 0;
+        const ra = a * n;
+        const rb = ra + n;
+        for (let m = 0; m < n; m++) {
+          const xm = x[off + m];
+          s += A[ra + m] * xm;
+          t += A[rb + m] * xm;
+        }
+        out[off + a] = s;
+        out[off + a + 1] = t;
+      }
+      if (a < n) {
         let s = 0;
         const ra = a * n;
         for (let m = 0; m < n; m++) s += A[ra + m] * x[off + m];
@@ -891,47 +1186,109 @@ export class SapSolver {
     }
   }
 
+  /**
+   * start + Σᵢ ℓᵢ(vcᵢ) (i ascending), writing γ and G where given. Contacts and PD drives go
+   * through contactEval / pdEval, which store the cost instead of returning it (no boxed double
+   * per call).
+   */
+  private constraintCost(
+    vc: Float64Array,
+    gamma: Float64Array | null,
+    G: Float64Array | null,
+    start: number,
+  ): number {
+    const params = this.params;
+    const rows = this.rows;
+    const rowOff = this.rowOff;
+    const gOff = this.gOff;
+    const kind = this.kind;
+    const nCon = this.nCon;
+    const cb = this.costBuf;
+    let cost = start;
+    for (let i = 0; i < nCon; i++) {
+      const ro = rowOff[i];
+      const k = kind[i];
+      if (k === KIND_CONTACT) {
+        contactEval(params, i * PARAM_STRIDE, vc, ro, gamma, ro, G, gOff[i], cb, 0);
+        cost += cb[0];
+      } else if (k === KIND_PD) {
+        pdEval(params, i * PARAM_STRIDE, vc, ro, gamma, ro, G, gOff[i], cb, 0);
+        cost += cb[0];
+      } else {
+        cost += calc(k, params, i * PARAM_STRIDE, rows[i], vc, ro, gamma, ro, G, gOff[i]);
+      }
+    }
+    return cost;
+  }
+
   /** evaluates vc, γ, G, Ar, p, j, ∇ℓ at v; returns ℓ(v) */
   private evalAtV(): number {
     const rs = this.options.contact_solve_precision === 'fp32';
     const np = this.nvp;
     const v = this.v;
     const vs = this.vStar;
-    this.multiplyJ(v, this.vc);
-    let costC = 0;
-    for (let i = 0; i < this.nCon; i++) {
-      const ro = this.rowOff[i];
-      costC += KERNELS[this.kind[i]](
-        this.params,
-        i * PARAM_STRIDE,
-        this.rows[i],
-        this.vc,
-        ro,
-        this.gamma,
-        ro,
-        this.G,
-        this.gOff[i],
-      );
-    }
-    if (rs) for (let k = 0; k < this.nRows; k++) this.gamma[k] = fr(this.gamma[k]);
+    const vc = this.vc;
+    const gamma = this.gamma;
+    const G = this.G;
+    const rows = this.rows;
+    const rowOff = this.rowOff;
+    const nCon = this.nCon;
+    this.multiplyJ(v, vc);
+    const costC = this.constraintCost(vc, gamma, G, 0);
+    if (rs) for (let k = 0; k < this.nRows; k++) gamma[k] = fr(gamma[k]);
 
     // momentum terms: Ar = A(v − v*), p = A v, ℓ_A = ½(v − v*)ᵀA(v − v*)
     let ellA = 0;
-    for (let q = 0; q < this.nPart; q++) {
-      const c = this.partCliques[q];
-      const A = this.cliquesA[c];
-      const n = this.cliqueOff[c + 1] - this.cliqueOff[c];
-      const off = this.redOff[c];
-      for (let a = 0; a < n; a++) {
+    const Ar = this.Ar;
+    const pv = this.p;
+    const nPart = this.nPart;
+    const partCliques = this.partCliques;
+    const cliquesA = this.cliquesA;
+    const cliqueOff = this.cliqueOff;
+    const redOff = this.redOff;
+    for (let q = 0; q < nPart; q++) {
+      const c = partCliques[q];
+      const A = cliquesA[c];
+      const n = cliqueOff[c + 1] - cliqueOff[c];
+      const off = redOff[c];
+      // rows a and a+1 together (four independent sums, same order within each)
+      let a = 0;
+      for (; a + 1 < n; a += 2) {
+        let s1 = 0;
+        let s2 = 0;
+        let t1 = 0;
+        let t2 = 0;
+        const ra = a * n;
+        const rb = ra + n;
+        for (let m = 0; m < n; m++) {
+          const Aam = A[ra + m];
+          const Abm = A[rb + m];
+          const vm = v[off + m];
+          const dm = vm - vs[off + m];
+          s1 += Aam * dm;
+          s2 += Aam * vm;
+          t1 += Abm * dm;
+          t2 += Abm * vm;
+        }
+        Ar[off + a] = s1;
+        pv[off + a] = s2;
+        ellA += 0.5 * (v[off + a] - vs[off + a]) * s1;
+        Ar[off + a + 1] = t1;
+        pv[off + a + 1] = t2;
+        ellA += 0.5 * (v[off + a + 1] - vs[off + a + 1]) * t1;
+      }
+      if (a < n) {
         let s1 = 0;
         let s2 = 0;
         const ra = a * n;
         for (let m = 0; m < n; m++) {
-          s1 += A[ra + m] * (v[off + m] - vs[off + m]);
-          s2 += A[ra + m] * v[off + m];
+          const Aam = A[ra + m];
+          const vm = v[off + m];
+          s1 += Aam * (vm - vs[off + m]);
+          s2 += Aam * vm;
         }
-        this.Ar[off + a] = s1;
-        this.p[off + a] = s2;
+        Ar[off + a] = s1;
+        pv[off + a] = s2;
         ellA += 0.5 * (v[off + a] - vs[off + a]) * s1;
       }
     }
@@ -939,26 +1296,76 @@ export class SapSolver {
     // j = Jᵀγ
     const jv = this.jv;
     const jd = this.jData;
+    const blkStart = this.blkStart;
+    const blkClique = this.blkClique;
+    const blkJ = this.blkJ;
+    const cs = this.colStart;
+    const ci = this.colIdx;
     jv.fill(0, 0, np);
-    for (let i = 0; i < this.nCon; i++) {
-      const r = this.rows[i];
-      const ro = this.rowOff[i];
-      for (let b = this.blkStart[i]; b < this.blkStart[i + 1]; b++) {
-        const c = this.blkClique[b];
-        const off = this.redOff[c];
+    for (let i = 0; i < nCon; i++) {
+      const r = rows[i];
+      const ro = rowOff[i];
+      const b1 = blkStart[i + 1];
+      for (let b = blkStart[i]; b < b1; b++) {
+        const c = blkClique[b];
+        const off = redOff[c];
         if (off < 0) continue;
-        const n = this.cliqueOff[c + 1] - this.cliqueOff[c];
-        const jo = this.blkJ[b];
+        const n = cliqueOff[c + 1] - cliqueOff[c];
+        const jo = blkJ[b];
+        const t0 = cs[b];
+        const t1 = cs[b + 1];
+        const full = t1 - t0 === n;
+        if (r === 3 && !full) {
+          // contacts on articulated cliques: the three rows fused per column (same order per entry)
+          const g0 = gamma[ro];
+          const g1 = gamma[ro + 1];
+          const g2 = gamma[ro + 2];
+          const z0 = g0 !== 0;
+          const z1 = g1 !== 0;
+          const z2 = g2 !== 0;
+          const j1 = jo + n;
+          const j2 = jo + 2 * n;
+          for (let t = t0; t < t1; t++) {
+            const m = ci[t];
+            let h = jv[off + m];
+            if (z0) h += jd[jo + m] * g0;
+            if (z1) h += jd[j1 + m] * g1;
+            if (z2) h += jd[j2 + m] * g2;
+            jv[off + m] = h;
+          }
+          continue;
+        }
         for (let k = 0; k < r; k++) {
-          const g = this.gamma[ro + k];
+          const g = gamma[ro + k];
           if (g === 0) continue;
           const base = jo + k * n;
-          for (let m = 0; m < n; m++) jv[off + m] += jd[base + m] * g;
+          if (full) {
+            if (n === 6) {
+              jv[off] += jd[base] * g;
+              jv[off + 1] += jd[base + 1] * g;
+              jv[off + 2] += jd[base + 2] * g;
+              jv[off + 3] += jd[base + 3] * g;
+              jv[off + 4] += jd[base + 4] * g;
+              jv[off + 5] += jd[base + 5] * g;
+              continue;
+            }
+            for (let m = 0; m < n; m++) jv[off + m] += jd[base + m] * g;
+            continue;
+          }
+          for (let t = t0; t < t1; t++) {
+            const m = ci[t];
+            jv[off + m] += jd[base + m] * g;
+          }
         }
       }
     }
-    if (rs) for (let a = 0; a < np; a++) jv[a] = fr(jv[a]);
-    for (let a = 0; a < np; a++) this.grad[a] = rs ? fr(this.Ar[a] - jv[a]) : this.Ar[a] - jv[a];
+    const grad = this.grad;
+    if (rs) {
+      for (let a = 0; a < np; a++) jv[a] = fr(jv[a]);
+      for (let a = 0; a < np; a++) grad[a] = fr(Ar[a] - jv[a]);
+    } else {
+      for (let a = 0; a < np; a++) grad[a] = Ar[a] - jv[a];
+    }
     this.ellA0 = ellA;
     return ellA + costC;
   }
@@ -970,57 +1377,107 @@ export class SapSolver {
   private assembleH(): void {
     const np = this.nvp;
     const H = this.H;
-    H.fill(0, 0, np * np);
-    for (let q = 0; q < this.nPart; q++) {
-      const c = this.partCliques[q];
-      const A = this.cliquesA[c];
-      const n = this.cliqueOff[c + 1] - this.cliqueOff[c];
-      const off = this.redOff[c];
-      for (let a = 0; a < n; a++) {
-        for (let m = 0; m <= a; m++) H[(off + a) * np + off + m] = A[a * n + m];
+    const A0 = this.nPart === 1 ? this.cliquesA[this.partCliques[0]] : null;
+    if (A0 !== null && A0.length === np * np) {
+      // one clique: H starts as a copy of A (the upper triangle is never read)
+      H.set(A0);
+    } else {
+      H.fill(0, 0, np * np);
+      for (let q = 0; q < this.nPart; q++) {
+        const c = this.partCliques[q];
+        const A = this.cliquesA[c];
+        const n = this.cliqueOff[c + 1] - this.cliqueOff[c];
+        const off = this.redOff[c];
+        for (let a = 0; a < n; a++) {
+          for (let m = 0; m <= a; m++) H[(off + a) * np + off + m] = A[a * n + m];
+        }
       }
     }
     const jd = this.jData;
     const T = this.T;
-    for (let i = 0; i < this.nCon; i++) {
-      const r = this.rows[i];
+    const G = this.G;
+    const rows = this.rows;
+    const gOff = this.gOff;
+    const blkStart = this.blkStart;
+    const blkClique = this.blkClique;
+    const blkJ = this.blkJ;
+    const redOff = this.redOff;
+    const cliqueOff = this.cliqueOff;
+    const cs = this.colStart;
+    const ci = this.colIdx;
+    const nCon = this.nCon;
+    // Only the structurally nonzero columns of each block are visited (colStart/colIdx): every
+    // skipped product is an exact zero, so each entry receives the same nonzero additions in the
+    // same order as the full loops (A, then constraints ascending, rows k ascending).
+    for (let i = 0; i < nCon; i++) {
+      const r = rows[i];
       if (r === 0) continue;
-      const go = this.gOff[i];
+      const go = gOff[i];
       let nz = false;
-      for (let k = 0; k < r * r; k++) if (this.G[go + k] !== 0) nz = true;
+      for (let k = 0; k < r * r && !nz; k++) nz = G[go + k] !== 0;
       if (!nz) continue;
-      const b0 = this.blkStart[i];
-      const b1 = this.blkStart[i + 1];
+      const b0 = blkStart[i];
+      const b1 = blkStart[i + 1];
       for (let bq = b0; bq < b1; bq++) {
-        const cq = this.blkClique[bq];
-        const offQ = this.redOff[cq];
+        const cq = blkClique[bq];
+        const offQ = redOff[cq];
         if (offQ < 0) continue;
-        const nq = this.cliqueOff[cq + 1] - this.cliqueOff[cq];
-        const jq = this.blkJ[bq];
-        // T = G·J_q (r × nq)
-        for (let k = 0; k < r; k++) {
-          for (let s = 0; s < nq; s++) {
-            let acc = 0;
-            for (let l = 0; l < r; l++) acc += this.G[go + k * r + l] * jd[jq + l * nq + s];
-            T[k * nq + s] = acc;
-          }
-        }
+        const nq = cliqueOff[cq + 1] - cliqueOff[cq];
+        const jq = blkJ[bq];
+        const q0 = cs[bq];
+        const q1 = cs[bq + 1];
+        // T = G·J_q (r × nq), at the nonzero columns
+        computeGJ(G, go, r, jd, jq, nq, ci, q0, q1, T);
         for (let bp = b0; bp < b1; bp++) {
-          const cp = this.blkClique[bp];
-          const offP = this.redOff[cp];
+          const cp = blkClique[bp];
+          const offP = redOff[cp];
           if (offP < offQ) continue; // the mirrored pair fills the lower triangle
-          const np_ = this.cliqueOff[cp + 1] - this.cliqueOff[cp];
-          const jp = this.blkJ[bp];
+          const np_ = cliqueOff[cp + 1] - cliqueOff[cp];
+          const jp = blkJ[bp];
           const same = offP === offQ;
-          for (let a = 0; a < np_; a++) {
-            const row = (offP + a) * np + offQ;
-            const sEnd = same ? a + 1 : nq;
-            for (let k = 0; k < r; k++) {
-              const jpa = jd[jp + k * np_ + a];
-              if (jpa === 0) continue;
-              const tk = k * nq;
-              for (let s = 0; s < sEnd; s++) H[row + s] += jpa * T[tk + s];
+          const p1 = cs[bp + 1];
+          if (r === 3) {
+            // contacts: addRowJtT's r = 3 path, inlined
+            const T1 = nq;
+            const T2 = 2 * nq;
+            for (let ta = cs[bp]; ta < p1; ta++) {
+              const a = ci[ta];
+              const row = (offP + a) * np + offQ;
+              const j0 = jd[jp + a];
+              const j1 = jd[jp + np_ + a];
+              const j2 = jd[jp + 2 * np_ + a];
+              const n0 = j0 !== 0;
+              const n1 = j1 !== 0;
+              const n2 = j2 !== 0;
+              // same block: the column list is the row list, so s ≤ a ⇔ t ≤ ta
+              const tEnd = same ? ta + 1 : q1;
+              if (n0 && n1 && n2) {
+                for (let t = q0; t < tEnd; t++) {
+                  const s = ci[t];
+                  const e = row + s;
+                  let h = H[e];
+                  h += j0 * T[s];
+                  h += j1 * T[T1 + s];
+                  h += j2 * T[T2 + s];
+                  H[e] = h;
+                }
+                continue;
+              }
+              for (let t = q0; t < tEnd; t++) {
+                const s = ci[t];
+                const e = row + s;
+                let h = H[e];
+                if (n0) h += j0 * T[s];
+                if (n1) h += j1 * T[T1 + s];
+                if (n2) h += j2 * T[T2 + s];
+                H[e] = h;
+              }
             }
+            continue;
+          }
+          for (let ta = cs[bp]; ta < p1; ta++) {
+            const a = ci[ta];
+            addRowJtT(H, (offP + a) * np + offQ, 1, jd, jp, np_, a, r, T, nq, ci, q0, q1, same);
           }
         }
       }
@@ -1049,48 +1506,59 @@ export class SapSolver {
     }
     const jd = this.jData;
     const T = this.T;
-    for (let i = 0; i < this.nCon; i++) {
-      const r = this.rows[i];
+    const G = this.G;
+    const rows = this.rows;
+    const gOff = this.gOff;
+    const blkStart = this.blkStart;
+    const blkClique = this.blkClique;
+    const blkJ = this.blkJ;
+    const blkDiag = this.blkDiag;
+    const pairStart = this.pairStart;
+    const pairOff = this.pairOff;
+    const pairT = this.pairT;
+    const redOff = this.redOff;
+    const cliqueOff = this.cliqueOff;
+    const cs = this.colStart;
+    const ci = this.colIdx;
+    const nCon = this.nCon;
+    for (let i = 0; i < nCon; i++) {
+      const r = rows[i];
       if (r === 0) continue;
-      const go = this.gOff[i];
+      const go = gOff[i];
       let nz = false;
-      for (let k = 0; k < r * r; k++) if (this.G[go + k] !== 0) nz = true;
+      for (let k = 0; k < r * r && !nz; k++) nz = G[go + k] !== 0;
       if (!nz) continue;
-      const b0 = this.blkStart[i];
-      const b1 = this.blkStart[i + 1];
-      let e = this.pairStart[i];
+      const b0 = blkStart[i];
+      const b1 = blkStart[i + 1];
+      let e = pairStart[i];
       for (let bq = b0; bq < b1; bq++) {
-        const cq = this.blkClique[bq];
-        const offQ = this.redOff[cq];
+        const cq = blkClique[bq];
+        const offQ = redOff[cq];
         if (offQ < 0) {
           e += b1 - b0 - 1;
           continue;
         }
-        const nq = this.cliqueOff[cq + 1] - this.cliqueOff[cq];
-        const jq = this.blkJ[bq];
-        for (let k = 0; k < r; k++) {
-          for (let s = 0; s < nq; s++) {
-            let acc = 0;
-            for (let l = 0; l < r; l++) acc += this.G[go + k * r + l] * jd[jq + l * nq + s];
-            T[k * nq + s] = acc;
-          }
-        }
+        const nq = cliqueOff[cq + 1] - cliqueOff[cq];
+        const jq = blkJ[bq];
+        const q0 = cs[bq];
+        const q1 = cs[bq + 1];
+        computeGJ(G, go, r, jd, jq, nq, ci, q0, q1, T);
         for (let bp = b0; bp < b1; bp++) {
-          const cp = this.blkClique[bp];
-          const offP = this.redOff[cp];
+          const cp = blkClique[bp];
+          const offP = redOff[cp];
           let target: number;
           let rowStride: number;
           let colStride: number;
-          const np_ = this.cliqueOff[cp + 1] - this.cliqueOff[cp];
+          const np_ = cliqueOff[cp + 1] - cliqueOff[cp];
           if (bp === bq) {
-            target = this.blkDiag[bq];
+            target = blkDiag[bq];
             rowStride = nq;
             colStride = 1;
           } else {
             const pe = e++;
             if (offP < offQ) continue; // the mirrored pair fills the lower triangle
-            target = this.pairOff[pe];
-            if (this.pairT[pe]) {
+            target = pairOff[pe];
+            if (pairT[pe]) {
               rowStride = 1;
               colStride = np_;
             } else {
@@ -1098,17 +1566,60 @@ export class SapSolver {
               colStride = 1;
             }
           }
-          const jp = this.blkJ[bp];
+          const jp = blkJ[bp];
           const same = bp === bq;
-          for (let a = 0; a < np_; a++) {
-            const row = target + a * rowStride;
-            const sEnd = same ? a + 1 : nq;
-            for (let k = 0; k < r; k++) {
-              const jpa = jd[jp + k * np_ + a];
-              if (jpa === 0) continue;
-              const tk = k * nq;
-              for (let s = 0; s < sEnd; s++) val[row + s * colStride] += jpa * T[tk + s];
+          const p1 = cs[bp + 1];
+          if (r === 3) {
+            // contacts: addRowJtT's r = 3 path, inlined (the hot loop of large piles)
+            const T1 = nq;
+            const T2 = 2 * nq;
+            if (p1 - cs[bp] === np_ && q1 - q0 === nq) {
+              // both blocks have every column (free bodies): direct indices
+              for (let a = 0; a < np_; a++) {
+                const row = target + a * rowStride;
+                const j0 = jd[jp + a];
+                const j1 = jd[jp + np_ + a];
+                const j2 = jd[jp + 2 * np_ + a];
+                const n0 = j0 !== 0;
+                const n1 = j1 !== 0;
+                const n2 = j2 !== 0;
+                const sEnd = same ? a + 1 : nq;
+                for (let s = 0; s < sEnd; s++) {
+                  const e = row + s * colStride;
+                  let h = val[e];
+                  if (n0) h += j0 * T[s];
+                  if (n1) h += j1 * T[T1 + s];
+                  if (n2) h += j2 * T[T2 + s];
+                  val[e] = h;
+                }
+              }
+              continue;
             }
+            for (let ta = cs[bp]; ta < p1; ta++) {
+              const a = ci[ta];
+              const row = target + a * rowStride;
+              const j0 = jd[jp + a];
+              const j1 = jd[jp + np_ + a];
+              const j2 = jd[jp + 2 * np_ + a];
+              const n0 = j0 !== 0;
+              const n1 = j1 !== 0;
+              const n2 = j2 !== 0;
+              for (let t = q0; t < q1; t++) {
+                const s = ci[t];
+                if (same && s > a) break;
+                const e = row + s * colStride;
+                let h = val[e];
+                if (n0) h += j0 * T[s];
+                if (n1) h += j1 * T[T1 + s];
+                if (n2) h += j2 * T[T2 + s];
+                val[e] = h;
+              }
+            }
+            continue;
+          }
+          for (let ta = cs[bp]; ta < p1; ta++) {
+            const a = ci[ta];
+            addRowJtT(val, target + a * rowStride, colStride, jd, jp, np_, a, r, T, nq, ci, q0, q1, same);
           }
         }
       }
@@ -1146,40 +1657,36 @@ export class SapSolver {
   private evalAlongLine(alpha: number, order: 0 | 1 | 2, out: LineSample): void {
     const nR = this.nRows;
     const vcT = this.vcT;
-    for (let k = 0; k < nR; k++) vcT[k] = this.vc[k] + alpha * this.dvc[k];
+    const vc = this.vc;
+    const dvc = this.dvc;
+    const rows = this.rows;
+    const rowOff = this.rowOff;
+    const gOff = this.gOff;
+    const nCon = this.nCon;
+    for (let k = 0; k < nR; k++) vcT[k] = vc[k] + alpha * dvc[k];
     const gT = order >= 1 ? this.gammaT : null;
     const GT = order === 2 ? this.GT : null;
-    let cost = this.ellA0 + alpha * this.dpr + 0.5 * alpha * alpha * this.d2A;
-    for (let i = 0; i < this.nCon; i++) {
-      const ro = this.rowOff[i];
-      cost += KERNELS[this.kind[i]](
-        this.params,
-        i * PARAM_STRIDE,
-        this.rows[i],
-        vcT,
-        ro,
-        gT,
-        ro,
-        GT,
-        this.gOff[i],
-      );
-    }
-    out.phi = cost;
+    out.phi = this.constraintCost(
+      vcT,
+      gT,
+      GT,
+      this.ellA0 + alpha * this.dpr + 0.5 * alpha * alpha * this.d2A,
+    );
     if (gT) {
       let s = 0;
-      for (let k = 0; k < nR; k++) s += this.dvc[k] * gT[k];
+      for (let k = 0; k < nR; k++) s += dvc[k] * gT[k];
       out.dphi = this.dpr + alpha * this.d2A - s;
     }
     if (GT) {
       let s = 0;
-      for (let i = 0; i < this.nCon; i++) {
-        const r = this.rows[i];
-        const ro = this.rowOff[i];
-        const go = this.gOff[i];
+      for (let i = 0; i < nCon; i++) {
+        const r = rows[i];
+        const ro = rowOff[i];
+        const go = gOff[i];
         for (let k = 0; k < r; k++) {
           let gk = 0;
-          for (let l = 0; l < r; l++) gk += GT[go + k * r + l] * this.dvc[ro + l];
-          s += this.dvc[ro + k] * gk;
+          for (let l = 0; l < r; l++) gk += GT[go + k * r + l] * dvc[ro + l];
+          s += dvc[ro + k] * gk;
         }
       }
       out.d2phi = this.d2A + s;

@@ -106,14 +106,26 @@ export function contactRegion(P: Float64Array, po: number, vc: Float64Array, vo:
 }
 
 /**
- * Contact cost, impulse and Hessian ({@link ConstraintCalc}; `nrows` must be 3).
+ * Contact cost (written to cost[co], not returned: a returned double from a call that is not
+ * inlined is boxed, one heap allocation per call in the solver's hot loops), impulse and Hessian.
  *
  * Regions (y = R⁻¹(v̂ − vc), yr = ‖(y₀, y₁)‖ₛ, t̂ = (y₀, y₁)/yr):
  * - stick, yr ≤ μ·yn: γ = y, ℓ = ½yᵀRy, G = R⁻¹;
  * - slip, yn > −μ̂·yr: γn = (yn + μ̂·yr)/(1+μ̃²), γt = μγn·t̂, ℓ = ½Rn(yn + μ̂·yr)²/(1+μ̃²);
  * - open: γ = 0, ℓ = 0, G = 0.
  */
-export const contactCalc: ConstraintCalc = (P, po, _nrows, vc, vo, gamma, go, G, Go) => {
+export function contactEval(
+  P: Float64Array,
+  po: number,
+  vc: Float64Array,
+  vo: number,
+  gamma: Float64Array | null,
+  go: number,
+  G: Float64Array | null,
+  Go: number,
+  cost: Float64Array,
+  co: number,
+): void {
   const mu = P[po + MU];
   const Rt = P[po + RT];
   const Rn = P[po + RN];
@@ -141,7 +153,8 @@ export const contactCalc: ConstraintCalc = (P, po, _nrows, vc, vo, gamma, go, G,
       G[Go + 7] = 0;
       G[Go + 8] = 1 / Rn;
     }
-    return 0.5 * (Rt * (y0 * y0 + y1 * y1) + Rn * yn * yn);
+    cost[co] = 0.5 * (Rt * (y0 * y0 + y1 * y1) + Rn * yn * yn);
+    return;
   }
 
   const muHat = P[po + MU_HAT];
@@ -172,7 +185,8 @@ export const contactCalc: ConstraintCalc = (P, po, _nrows, vc, vo, gamma, go, G,
       G[Go + 7] = c * t1;
       G[Go + 8] = f / Rn;
     }
-    return 0.5 * Rn * s * s * f;
+    cost[co] = 0.5 * Rn * s * s * f;
+    return;
   }
 
   // no contact
@@ -182,5 +196,16 @@ export const contactCalc: ConstraintCalc = (P, po, _nrows, vc, vo, gamma, go, G,
     gamma[go + 2] = 0;
   }
   if (G) for (let k = 0; k < 9; k++) G[Go + k] = 0;
-  return 0;
+  cost[co] = 0;
+}
+
+const costScratch = new Float64Array(1);
+
+/**
+ * Contact cost, impulse and Hessian ({@link ConstraintCalc}; `nrows` must be 3): {@link contactEval}
+ * with the cost returned.
+ */
+export const contactCalc: ConstraintCalc = (P, po, _nrows, vc, vo, gamma, go, G, Go) => {
+  contactEval(P, po, vc, vo, gamma, go, G, Go, costScratch, 0);
+  return costScratch[0];
 };

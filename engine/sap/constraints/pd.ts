@@ -80,8 +80,22 @@ export function makePdParams(
   return out;
 }
 
-/** PD cost, impulse and Hessian ({@link ConstraintCalc}; `nrows` must be 1) */
-export const pdCalc: ConstraintCalc = (P, po, _nrows, vc, vo, gamma, go, G, Go) => {
+/**
+ * PD cost (written to cost[co], not returned: no boxed double per call in the solver's loops),
+ * impulse and Hessian of the record at `po`; see {@link pdCalc}.
+ */
+export function pdEval(
+  P: Float64Array,
+  po: number,
+  vc: Float64Array,
+  vo: number,
+  gamma: Float64Array | null,
+  go: number,
+  G: Float64Array | null,
+  Go: number,
+  cost: Float64Array,
+  co: number,
+): void {
   const dt = P[po + DT];
   const kp = P[po + KP];
   const kd = P[po + KD];
@@ -107,5 +121,13 @@ export const pdCalc: ConstraintCalc = (P, po, _nrows, vc, vo, gamma, go, G, Go) 
   }
   if (gamma) gamma[go] = dt * u;
   if (G) G[Go] = g;
-  return (dt * psi) / c;
+  cost[co] = (dt * psi) / c;
+}
+
+const costScratch = new Float64Array(1);
+
+/** PD cost, impulse and Hessian ({@link ConstraintCalc}; `nrows` must be 1) */
+export const pdCalc: ConstraintCalc = (P, po, _nrows, vc, vo, gamma, go, G, Go) => {
+  pdEval(P, po, vc, vo, gamma, go, G, Go, costScratch, 0);
+  return costScratch[0];
 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { randomSpd, seededRandom, uniform } from '../testing';
-import { CHOLESKY_TILE, DenseCholesky, choleskyFactor, choleskySolve } from './cholesky';
+import { CHOLESKY_SMALL_N, CHOLESKY_TILE, DenseCholesky, choleskyFactor, choleskySolve } from './cholesky';
 
 const fr = Math.fround;
 
@@ -86,6 +86,25 @@ describe('blocked Cholesky', () => {
       for (let i = 0; i < n; i++) expect(Object.is(x[i], xr[i])).toBe(true);
     }
     expect(checked).toBe(140);
+  });
+
+  it('orders above CHOLESKY_SMALL_N (tiled kernels) equal the unblocked reference too, fp32 and fp64', () => {
+    const rng = seededRandom(77);
+    for (const n of [CHOLESKY_SMALL_N - 1, CHOLESKY_SMALL_N, CHOLESKY_SMALL_N + 1, CHOLESKY_SMALL_N + 34]) {
+      const A = randomSpd(n, rng, 0.5);
+      const L32 = Float32Array.from(A);
+      expect(choleskyFactor(L32, n, 'fp32')).toEqual({ status: 'ok', pivot: -1 });
+      expect(lowerMismatches(L32, referenceFactor32(A, n), n)).toBe(0);
+      const L64 = Float64Array.from(A);
+      expect(choleskyFactor(L64, n, 'fp64')).toEqual({ status: 'ok', pivot: -1 });
+      expect(lowerMismatches(L64, referenceFactor64(A, n), n)).toBe(0);
+      const b = new Float64Array(n);
+      for (let i = 0; i < n; i++) b[i] = uniform(rng, -1, 1);
+      const x = Float32Array.from(b);
+      choleskySolve(L32, n, x, 'fp32');
+      const xr = referenceSolve32(referenceFactor32(A, n), n, b);
+      for (let i = 0; i < n; i++) expect(Object.is(x[i], xr[i])).toBe(true);
+    }
   });
 
   it('fp32 differs from fp64 (the rounding is real)', () => {

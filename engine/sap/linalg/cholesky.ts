@@ -33,6 +33,194 @@ export interface CholeskyResult {
 
 const fr = Math.fround;
 
+/**
+ * Orders up to this use the row-oriented register-blocked kernels ({@link factorRows64},
+ * {@link factorRows32}); larger ones the tiled right-looking kernels (better cache reuse). Both
+ * realize the same per-entry operation order, so the choice never changes a result.
+ */
+export const CHOLESKY_SMALL_N = 96;
+
+/**
+ * Row-oriented (left-looking) Cholesky, two rows × two columns at a time: the four entries
+ * (i, j), (i, j+1), (i+1, j), (i+1, j+1) accumulate their products over k < j together (four
+ * independent chains instead of one, so the latency of each subtraction overlaps the others), then
+ * finish with the k = j term. Each entry still receives s = a_ij, s −= l_ik·l_jk for k ascending,
+ * l_ij = s/l_jj (l_jj = √s on the diagonal): bit-identical to the unblocked and tiled forms.
+ * Returns the first non-positive pivot (−1 when SPD); pivots are checked in index order.
+ */
+function factorRows64(a: Float64Array, n: number): number {
+  let i = 0;
+  for (; i + 1 < n; i += 2) {
+    const r0 = i * n;
+    const r1 = r0 + n;
+    let j = 0;
+    for (; j + 1 < i; j += 2) {
+      const rj = j * n;
+      const rk = rj + n;
+      let s00 = a[r0 + j];
+      let s01 = a[r0 + j + 1];
+      let s10 = a[r1 + j];
+      let s11 = a[r1 + j + 1];
+      for (let k = 0; k < j; k++) {
+        const x0 = a[r0 + k];
+        const x1 = a[r1 + k];
+        const y0 = a[rj + k];
+        const y1 = a[rk + k];
+        s00 -= x0 * y0;
+        s01 -= x0 * y1;
+        s10 -= x1 * y0;
+        s11 -= x1 * y1;
+      }
+      const ljj = a[rj + j];
+      const l0j = s00 / ljj;
+      const l1j = s10 / ljj;
+      a[r0 + j] = l0j;
+      a[r1 + j] = l1j;
+      const c = a[rk + j];
+      s01 -= l0j * c;
+      s11 -= l1j * c;
+      const lkk = a[rk + j + 1];
+      a[r0 + j + 1] = s01 / lkk;
+      a[r1 + j + 1] = s11 / lkk;
+    }
+    if (j < i) {
+      const rj = j * n;
+      let s0 = a[r0 + j];
+      let s1 = a[r1 + j];
+      for (let k = 0; k < j; k++) {
+        const y = a[rj + k];
+        s0 -= a[r0 + k] * y;
+        s1 -= a[r1 + k] * y;
+      }
+      const ljj = a[rj + j];
+      a[r0 + j] = s0 / ljj;
+      a[r1 + j] = s1 / ljj;
+    }
+    // (i, i) and (i+1, i), then (i+1, i+1)
+    let d = a[r0 + i];
+    let s1 = a[r1 + i];
+    for (let k = 0; k < i; k++) {
+      const x = a[r0 + k];
+      d -= x * x;
+      s1 -= a[r1 + k] * x;
+    }
+    if (!(d > 0)) return i;
+    const lii = Math.sqrt(d);
+    a[r0 + i] = lii;
+    const l1i = s1 / lii;
+    a[r1 + i] = l1i;
+    let d1 = a[r1 + i + 1];
+    for (let k = 0; k < i; k++) {
+      const x = a[r1 + k];
+      d1 -= x * x;
+    }
+    d1 -= l1i * l1i;
+    if (!(d1 > 0)) return i + 1;
+    a[r1 + i + 1] = Math.sqrt(d1);
+  }
+  if (i < n) {
+    // last row alone
+    const r0 = i * n;
+    for (let j = 0; j < i; j++) {
+      const rj = j * n;
+      let s = a[r0 + j];
+      for (let k = 0; k < j; k++) s -= a[r0 + k] * a[rj + k];
+      a[r0 + j] = s / a[rj + j];
+    }
+    let d = a[r0 + i];
+    for (let k = 0; k < i; k++) d -= a[r0 + k] * a[r0 + k];
+    if (!(d > 0)) return i;
+    a[r0 + i] = Math.sqrt(d);
+  }
+  return -1;
+}
+
+/** {@link factorRows64} with every + − × ÷ √ rounded to binary32 (same order as {@link factor32}) */
+function factorRows32(a: Float32Array | Float64Array, n: number): number {
+  let i = 0;
+  for (; i + 1 < n; i += 2) {
+    const r0 = i * n;
+    const r1 = r0 + n;
+    let j = 0;
+    for (; j + 1 < i; j += 2) {
+      const rj = j * n;
+      const rk = rj + n;
+      let s00 = fr(a[r0 + j]);
+      let s01 = fr(a[r0 + j + 1]);
+      let s10 = fr(a[r1 + j]);
+      let s11 = fr(a[r1 + j + 1]);
+      for (let k = 0; k < j; k++) {
+        const x0 = a[r0 + k];
+        const x1 = a[r1 + k];
+        const y0 = a[rj + k];
+        const y1 = a[rk + k];
+        s00 = fr(s00 - fr(x0 * y0));
+        s01 = fr(s01 - fr(x0 * y1));
+        s10 = fr(s10 - fr(x1 * y0));
+        s11 = fr(s11 - fr(x1 * y1));
+      }
+      const ljj = a[rj + j];
+      const l0j = fr(s00 / ljj);
+      const l1j = fr(s10 / ljj);
+      a[r0 + j] = l0j;
+      a[r1 + j] = l1j;
+      const c = a[rk + j];
+      s01 = fr(s01 - fr(l0j * c));
+      s11 = fr(s11 - fr(l1j * c));
+      const lkk = a[rk + j + 1];
+      a[r0 + j + 1] = fr(s01 / lkk);
+      a[r1 + j + 1] = fr(s11 / lkk);
+    }
+    if (j < i) {
+      const rj = j * n;
+      let s0 = fr(a[r0 + j]);
+      let s1 = fr(a[r1 + j]);
+      for (let k = 0; k < j; k++) {
+        const y = a[rj + k];
+        s0 = fr(s0 - fr(a[r0 + k] * y));
+        s1 = fr(s1 - fr(a[r1 + k] * y));
+      }
+      const ljj = a[rj + j];
+      a[r0 + j] = fr(s0 / ljj);
+      a[r1 + j] = fr(s1 / ljj);
+    }
+    let d = fr(a[r0 + i]);
+    let s1 = fr(a[r1 + i]);
+    for (let k = 0; k < i; k++) {
+      const x = a[r0 + k];
+      d = fr(d - fr(x * x));
+      s1 = fr(s1 - fr(a[r1 + k] * x));
+    }
+    if (!(d > 0)) return i;
+    const lii = fr(Math.sqrt(d));
+    a[r0 + i] = lii;
+    const l1i = fr(s1 / lii);
+    a[r1 + i] = l1i;
+    let d1 = fr(a[r1 + i + 1]);
+    for (let k = 0; k < i; k++) {
+      const x = a[r1 + k];
+      d1 = fr(d1 - fr(x * x));
+    }
+    d1 = fr(d1 - fr(l1i * l1i));
+    if (!(d1 > 0)) return i + 1;
+    a[r1 + i + 1] = fr(Math.sqrt(d1));
+  }
+  if (i < n) {
+    const r0 = i * n;
+    for (let j = 0; j < i; j++) {
+      const rj = j * n;
+      let s = fr(a[r0 + j]);
+      for (let k = 0; k < j; k++) s = fr(s - fr(a[r0 + k] * a[rj + k]));
+      a[r0 + j] = fr(s / a[rj + j]);
+    }
+    let d = fr(a[r0 + i]);
+    for (let k = 0; k < i; k++) d = fr(d - fr(a[r0 + k] * a[r0 + k]));
+    if (!(d > 0)) return i;
+    a[r0 + i] = fr(Math.sqrt(d));
+  }
+  return -1;
+}
+
 function factor64(a: Float64Array, n: number, T: number): number {
   for (let k0 = 0; k0 < n; k0 += T) {
     const k1 = Math.min(k0 + T, n);
@@ -144,9 +332,10 @@ export function choleskyFactor(
   tile: number = CHOLESKY_TILE,
 ): CholeskyResult {
   const T = Math.max(1, Math.floor(tile));
+  const small = n <= CHOLESKY_SMALL_N;
   let pivot: number;
-  if (precision === 'fp32') pivot = factor32(a, n, T);
-  else if (a instanceof Float64Array) pivot = factor64(a, n, T);
+  if (precision === 'fp32') pivot = small ? factorRows32(a, n) : factor32(a, n, T);
+  else if (a instanceof Float64Array) pivot = small ? factorRows64(a, n) : factor64(a, n, T);
   else throw new TypeError('choleskyFactor: fp64 needs Float64Array storage');
   return { status: pivot < 0 ? 'ok' : 'not_spd', pivot };
 }
@@ -162,8 +351,26 @@ export function choleskySolve(
   b: Float64Array | Float32Array,
   precision: LinearSolvePrecision,
 ): void {
+  // forward substitution two rows at a time: rows i and i+1 accumulate over k < i together (two
+  // independent chains), then row i+1 takes its k = i term; per-row order is unchanged
   if (precision === 'fp32') {
-    for (let i = 0; i < n; i++) {
+    let i = 0;
+    for (; i + 1 < n; i += 2) {
+      const ri = i * n;
+      const r1 = ri + n;
+      let s0 = fr(b[i]);
+      let s1 = fr(b[i + 1]);
+      for (let k = 0; k < i; k++) {
+        const y = b[k];
+        s0 = fr(s0 - fr(L[ri + k] * y));
+        s1 = fr(s1 - fr(L[r1 + k] * y));
+      }
+      const y0 = fr(s0 / L[ri + i]);
+      b[i] = y0;
+      s1 = fr(s1 - fr(L[r1 + i] * y0));
+      b[i + 1] = fr(s1 / L[r1 + i + 1]);
+    }
+    if (i < n) {
       const ri = i * n;
       let s = fr(b[i]);
       for (let k = 0; k < i; k++) s = fr(s - fr(L[ri + k] * b[k]));
@@ -176,7 +383,23 @@ export function choleskySolve(
     }
     return;
   }
-  for (let i = 0; i < n; i++) {
+  let i = 0;
+  for (; i + 1 < n; i += 2) {
+    const ri = i * n;
+    const r1 = ri + n;
+    let s0 = b[i];
+    let s1 = b[i + 1];
+    for (let k = 0; k < i; k++) {
+      const y = b[k];
+      s0 -= L[ri + k] * y;
+      s1 -= L[r1 + k] * y;
+    }
+    const y0 = s0 / L[ri + i];
+    b[i] = y0;
+    s1 -= L[r1 + i] * y0;
+    b[i + 1] = s1 / L[r1 + i + 1];
+  }
+  if (i < n) {
     const ri = i * n;
     let s = b[i];
     for (let k = 0; k < i; k++) s -= L[ri + k] * b[k];
