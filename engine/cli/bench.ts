@@ -1,13 +1,15 @@
 /**
- * `npm run bench`: scenes × presets × line searches × backend × num_worlds on the CPU backend
- * (SPEC §10), with peers measured in the same process: MuJoCo's official WebAssembly build and
- * Rapier, on the same scenes, dt and (for the piles) the same starting state.
+ * `npm run bench`: scenes × presets × line searches × backend × num_worlds (SPEC §10), with peers
+ * measured in the same process: MuJoCo's official WebAssembly build and Rapier, on the same
+ * scenes, dt and (for the piles) the same starting state.
  *
- * Per scene: load, warm up once with the scene's own options until the measured phase (a settled
- * or landing pile, a fallen humanoid, …) and snapshot the state; then every configuration starts
- * from that snapshot, steps a few untimed steps (JIT tier-up) and times `repeats` runs of `steps`
- * steps, reporting the median steps/s, the real-time factor, mean Newton and line-search
- * iterations, contacts per world and the mean time per stage (StepReport.timing + collision).
+ * Per scene: load, settle once with the scene's own options until the measured phase (a settled
+ * or landing pile, a fallen humanoid, …; cached in bench-results/settled) and snapshot the state;
+ * then every configuration is built and warmed up from that snapshot (JIT tier-up), and timed in
+ * `repeats` interleaved rounds — each round restarts every configuration from the snapshot, takes
+ * the scene's untimed lead-in steps and times `steps` steps — reporting the median steps/s, the
+ * real-time factor, mean Newton and line-search iterations, contacts per world and the mean time
+ * per stage (StepReport.timing + collision).
  * Peers start from the same snapshot where the state carries over (piles, arm7) or run their own
  * warm-up of the same simulated duration (humanoid, loaded from the same MJCF), then are timed the
  * same way; ratios are ours / peer from the same run. Writes bench-results/bench.json and bench.md.
@@ -235,14 +237,6 @@ function applySinusoid(
   for (const d of driven) targets[d] = q0[d] + s;
 }
 
-interface Timed {
-  sps: number;
-  it: number;
-  ls: number;
-  contacts: number;
-  stage: StageMs;
-}
-
 /** what the timing loop needs of Simulation (CPU, synchronous) and BackendSimulation (async) */
 interface Stepper {
   readonly model: Simulation['model'];
@@ -251,42 +245,53 @@ interface Stepper {
   step(): StepReport | Promise<StepReport>;
 }
 
-async function timeOurs(
+/** per-step sums of one configuration over its timed rounds */
+interface StepStats {
+  n: number;
+  it: number;
+  ls: number;
+  contacts: number;
+  stage: StageMs;
+}
+
+function newStepStats(): StepStats {
+  return {
+    n: 0,
+    it: 0,
+    ls: 0,
+    contacts: 0,
+    stage: { collision: 0, free_motion: 0, constraints: 0, solve: 0, integrate: 0, total: 0 },
+  };
+}
+
+/** times `steps` steps, adds their reports to `acc`, returns steps/s */
+async function timeRound(
   sim: Stepper,
   steps: number,
-  repeats: number,
   before: (sim: Stepper) => void,
-): Promise<Timed> {
-  const rates: number[] = [];
-  const stage: StageMs = { collision: 0, free_motion: 0, constraints: 0, solve: 0, integrate: 0, total: 0 };
-  let it = 0,
-    ls = 0,
-    contacts = 0,
-    n = 0;
+  acc: StepStats,
+): Promise<number> {
   const nw = sim.model.num_worlds;
-  for (let r = 0; r < repeats; r++) {
-    const t0 = performance.now();
-    for (let i = 0; i < steps; i++) {
-      before(sim);
-      const r = sim.step();
-      // the CPU path stays synchronous: no await (microtask) per step
-      const rep: StepReport = r instanceof Promise ? await r : r;
-      it += rep.iterations_mean;
-      ls += rep.line_search_iterations / nw;
-      contacts += rep.contact_count / nw;
-      const tm = rep.timing;
-      stage.collision += tm.collision ?? 0;
-      stage.free_motion += tm.free_motion;
-      stage.constraints += tm.constraints;
-      stage.solve += tm.solve;
-      stage.integrate += tm.integrate;
-      stage.total += tm.total + (tm.collision ?? 0);
-      n++;
-    }
-    rates.push(steps / ((performance.now() - t0) / 1000));
+  const stage = acc.stage;
+  const t0 = performance.now();
+  for (let i = 0; i < steps; i++) {
+    before(sim);
+    const r = sim.step();
+    // the CPU path stays synchronous: no await (microtask) per step
+    const rep: StepReport = r instanceof Promise ? await r : r;
+    acc.it += rep.iterations_mean;
+    acc.ls += rep.line_search_iterations / nw;
+    acc.contacts += rep.contact_count / nw;
+    const tm = rep.timing;
+    stage.collision += tm.collision ?? 0;
+    stage.free_motion += tm.free_motion;
+    stage.constraints += tm.constraints;
+    stage.solve += tm.solve;
+    stage.integrate += tm.integrate;
+    stage.total += tm.total + (tm.collision ?? 0);
+    acc.n++;
   }
-  for (const k of Object.keys(stage) as (keyof StageMs)[]) stage[k] /= Math.max(1, n);
-  return { sps: median(rates), it: it / n, ls: ls / n, contacts: contacts / n, stage };
+  return steps / ((performance.now() - t0) / 1000);
 }
 
 /** where settled snapshots are kept between bench runs (ignored by git) */
@@ -406,18 +411,40 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         `[bench] ${id} (${nw} world${nw > 1 ? 's' : ''}): ${cached ? `settled state of ${settle} steps from ${cacheDir}` : `settled ${settle} steps in ${((performance.now() - ts) / 1000).toFixed(1)} s`}`,
       );
       const lss = o.line_searches ?? spec.line_searches;
-      for (const preset of o.presets) {
-        for (const ls of lss) {
-          const solver = { ...scene.solver, contact_preset_variant: preset, line_search_variant: ls };
-          for (const kind of o.backends ?? ['cpu']) {
-            let sim: Stepper;
-            let linear: () => string;
-            let dispose = (): void => {};
-            if (kind === 'cpu') {
-              const cpu = mkSim(solver);
-              sim = cpu;
-              linear = () => cpu.solver.last_linear_solver;
-            } else {
+      // every configuration is built and warmed up first, then timed in interleaved rounds (each
+      // round restarts every configuration from the snapshot), so JIT tier-up and machine load
+      // fall on all configurations alike instead of on the first one measured
+      interface Config {
+        preset: string;
+        ls: string;
+        kind: BenchBackend;
+        sim: Stepper;
+        linear: () => string;
+        dispose: () => void;
+        acc: StepStats;
+        rates: number[];
+      }
+      const configs: Config[] = [];
+      try {
+        for (const preset of o.presets) {
+          for (const ls of lss) {
+            const solver = { ...scene.solver, contact_preset_variant: preset, line_search_variant: ls };
+            for (const kind of o.backends ?? ['cpu']) {
+              const acc = newStepStats();
+              if (kind === 'cpu') {
+                const cpu = mkSim(solver);
+                configs.push({
+                  preset,
+                  ls,
+                  kind,
+                  sim: cpu,
+                  linear: () => cpu.solver.last_linear_solver,
+                  dispose: () => {},
+                  acc,
+                  rates: [],
+                });
+                continue;
+              }
               const { backend, fallback } = await createBackend('webgpu', m, {
                 solver,
                 max_rigid_contact: scene.max_rigid_contact,
@@ -427,51 +454,69 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
                 notes.push(`${id} ${preset} ${ls}: webgpu not measured: ${fallback}`);
                 continue;
               }
-              sim = new BackendSimulation(m, backend, { dt, max_rigid_contact: scene.max_rigid_contact });
               const device = backend.kind === 'webgpu' ? backend.description.split(';')[0] : backend.kind;
               if (!notes.includes(`webgpu device: ${device}`)) notes.push(`webgpu device: ${device}`);
-              linear = () => 'dense per world (WebGPU)';
-              dispose = () => backend.dispose();
-            }
-            try {
-              // untimed warm-up from the snapshot (JIT tier-up): ≥ 3 steps and ≥ 0.3 s, ≤ 400 steps
-              copyState(snap, sim.state);
-              const tw = performance.now();
-              for (let i = 0; i < 400 && (i < 3 || performance.now() - tw < 300); i++) {
-                drive(sim);
-                await sim.step();
-                if (i % 50 === 49) copyState(snap, sim.state);
-              }
-              copyState(snap, sim.state);
-              for (let i = 0; i < (spec.lead_in ?? 0); i++) {
-                drive(sim);
-                await sim.step();
-              }
-              const t = await timeOurs(sim, steps, repeats, drive);
-              const row: BenchRow = {
-                scene: id,
+              configs.push({
                 preset,
-                line_search: ls,
-                backend: kind,
-                num_worlds: nw,
-                dt,
-                steps_per_s: t.sps,
-                real_time_factor: t.sps * dt,
-                newton_iterations_mean: t.it,
-                line_search_iterations_mean: t.ls,
-                contacts_per_world: t.contacts,
-                linear_solver: linear(),
-                stage_ms: t.stage,
-              };
-              rows.push(row);
-              log(
-                `[bench] ${id} ${preset} ${ls} ${kind}: ${t.sps.toFixed(1)} steps/s, ${t.it.toFixed(2)} Newton it., ${t.contacts.toFixed(0)} contacts, ${row.linear_solver}`,
-              );
-            } finally {
-              dispose();
+                ls,
+                kind,
+                sim: new BackendSimulation(m, backend, { dt, max_rigid_contact: scene.max_rigid_contact }),
+                linear: () => 'dense per world (WebGPU)',
+                dispose: () => backend.dispose(),
+                acc,
+                rates: [],
+              });
             }
           }
         }
+        // untimed warm-up from the snapshot (JIT tier-up): ≥ 3 steps and ≥ 0.3 s, ≤ 400 steps each
+        for (const c of configs) {
+          copyState(snap, c.sim.state);
+          const tw = performance.now();
+          for (let i = 0; i < 400 && (i < 3 || performance.now() - tw < 300); i++) {
+            drive(c.sim);
+            await c.sim.step();
+            if (i % 50 === 49) copyState(snap, c.sim.state);
+          }
+        }
+        for (let r = 0; r < repeats; r++) {
+          for (const c of configs) {
+            copyState(snap, c.sim.state);
+            for (let i = 0; i < (spec.lead_in ?? 0); i++) {
+              drive(c.sim);
+              await c.sim.step();
+            }
+            c.rates.push(await timeRound(c.sim, steps, drive, c.acc));
+          }
+        }
+        for (const c of configs) {
+          const t = c.acc;
+          const n = Math.max(1, t.n);
+          const stage_ms = { ...t.stage };
+          for (const k of Object.keys(stage_ms) as (keyof StageMs)[]) stage_ms[k] /= n;
+          const sps = median(c.rates);
+          const row: BenchRow = {
+            scene: id,
+            preset: c.preset,
+            line_search: c.ls,
+            backend: c.kind,
+            num_worlds: nw,
+            dt,
+            steps_per_s: sps,
+            real_time_factor: sps * dt,
+            newton_iterations_mean: t.it / n,
+            line_search_iterations_mean: t.ls / n,
+            contacts_per_world: t.contacts / n,
+            linear_solver: c.linear(),
+            stage_ms,
+          };
+          rows.push(row);
+          log(
+            `[bench] ${id} ${c.preset} ${c.ls} ${c.kind}: ${sps.toFixed(1)} steps/s, ${row.newton_iterations_mean.toFixed(2)} Newton it., ${row.contacts_per_world.toFixed(0)} contacts, ${row.linear_solver}`,
+          );
+        }
+      } finally {
+        for (const c of configs) c.dispose();
       }
       if (nw !== 1) continue; // peers run one world
       const duration = settle * dt;
