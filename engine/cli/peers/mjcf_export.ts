@@ -8,10 +8,13 @@
  * bodies; geoms (plane, sphere, capsule, box, cylinder, ellipsoid) carry the shape friction μ.
  * Joint limits, armature and damping carry over; PD drives become `position` actuators with
  * kp = target_ke, kv = target_kd and the effort limit as force range. Contact stiffness is left to
- * MuJoCo's defaults (the models differ there by design). Ball joints and meshes are not exported.
+ * MuJoCo's defaults (the models differ there by design). Mesh shapes become MJCF meshes (MuJoCo
+ * collides a mesh as its convex hull; ours collides triangle meshes per triangle), visual-only
+ * shapes (no COLLIDE_SHAPES flag) are left out; collision groups and filter pairs do not carry
+ * over (MuJoCo's default: every pair except parent–child). Ball joints are not exported.
  */
 import { forwardKinematics, makeKinematicsData } from '../../kinematics';
-import { JointType, ShapeType, type SapModel } from '../../model';
+import { JointType, ShapeFlags, ShapeType, type SapModel } from '../../model';
 import type { SapState } from '../../state';
 
 export interface MjcfExport {
@@ -61,10 +64,34 @@ export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfEx
     if (m.body_world[b] !== 0) continue;
     children[m.joint_parent[b] + 1].push(b);
   }
+  // meshes used by exported geoms (MuJoCo collides a mesh as its convex hull)
+  const meshAssets = new Map<string, { name: string; mesh: number; scale: string }>();
+  const meshAsset = (k: number, scale: string): string => {
+    const key = `${k} ${scale}`;
+    let a = meshAssets.get(key);
+    if (!a) {
+      a = { name: `mesh${meshAssets.size}`, mesh: k, scale };
+      meshAssets.set(key, a);
+    }
+    return a.name;
+  };
+  const meshXml = (a: { name: string; mesh: number; scale: string }): string => {
+    const v0 = m.mesh_vertex_start[a.mesh];
+    const v1 = m.mesh_vertex_start[a.mesh + 1];
+    const t0 = m.mesh_triangle_start[a.mesh];
+    const t1 = m.mesh_triangle_start[a.mesh + 1];
+    const vs: string[] = [];
+    for (let k = 3 * v0; k < 3 * v1; k++) vs.push(f(m.mesh_vertices[k]));
+    const fs: number[] = [];
+    for (let k = 3 * t0; k < 3 * t1; k++) fs.push(m.mesh_triangles[k]);
+    return `    <mesh name="${a.name}" scale="${a.scale}" inertia="convex" vertex="${vs.join(' ')}" face="${fs.join(' ')}"/>\n`;
+  };
   const geoms = (b: number, indent: string): string => {
     let s = '';
     for (let g = 0; g < m.shape_count; g++) {
       if (m.shape_body[g] !== b || (b < 0 && m.shape_world[g] > 0)) continue;
+      // visual-only shapes: no collision in our model, nothing to export (mass is explicit)
+      if ((m.shape_flags[g] & ShapeFlags.COLLIDE_SHAPES) === 0) continue;
       const X = m.shape_X_bs;
       const pos = v3(X, g * 7);
       const quat = wxyz([X[g * 7 + 3], X[g * 7 + 4], X[g * 7 + 5], X[g * 7 + 6]]);
@@ -72,7 +99,14 @@ export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfEx
       const mu = m.shape_mu[g];
       let type: string;
       let size: string;
+      let extra = '';
       switch (m.shape_type[g]) {
+        case ShapeType.MESH:
+        case ShapeType.CONVEX_MESH:
+          type = 'mesh';
+          size = '';
+          extra = ` mesh="${meshAsset(m.shape_mesh[g], v3(sz, g * 3))}"`;
+          break;
         case ShapeType.PLANE:
           type = 'plane';
           size = `${f(sz[g * 3]) === '0' ? 0 : f(sz[g * 3])} ${f(sz[g * 3 + 1])} 1`;
@@ -100,7 +134,8 @@ export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfEx
         default:
           throw new Error(`exportMjcf: shape type ${m.shape_type[g]} is not exported`);
       }
-      s += `${indent}<geom type="${type}" size="${size}" pos="${pos}" quat="${quat}" friction="${f(mu)} 0.005 0.0001"/>\n`;
+      const sizeAttr = size ? ` size="${size}"` : '';
+      s += `${indent}<geom type="${type}"${sizeAttr}${extra} pos="${pos}" quat="${quat}" friction="${f(mu)} 0.005 0.0001"/>\n`;
     }
     return s;
   };
@@ -154,6 +189,7 @@ export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfEx
   const g = m.gravity;
   const xml =
     `<mujoco model="${name}">\n  <option timestep="${f(dt)}" gravity="${v3(g, 0)}"/>\n` +
+    (meshAssets.size ? `  <asset>\n${[...meshAssets.values()].map(meshXml).join('')}  </asset>\n` : '') +
     `  <worldbody>\n${world}  </worldbody>\n` +
     (acts ? `  <actuator>\n${acts}  </actuator>\n` : '') +
     '</mujoco>\n';

@@ -1,0 +1,110 @@
+/**
+ * The MJCF export used by the MuJoCo peer of `npm run bench`: the same bodies in both engines.
+ * Free flight (no contact) must agree to integration round-off, a mesh collider must hold a body
+ * up in MuJoCo as the same box does, and visual-only shapes must not collide.
+ */
+import { describe, expect, it } from 'vitest';
+import { ModelBuilder } from '../../model';
+import { Simulation } from '../../pipeline';
+import { exportMjcf, setMujocoState } from './mjcf_export';
+import { loadMujoco, mujocoFromXml, type MujocoModule } from './mujoco';
+
+/** a cube of half size h as a triangle mesh (12 triangles, counter-clockwise from outside) */
+function cubeMesh(h: number): { vertices: number[]; triangles: number[] } {
+  const vertices: number[] = [];
+  for (let i = 0; i < 8; i++) vertices.push(i & 1 ? h : -h, i & 2 ? h : -h, i & 4 ? h : -h);
+  // faces as quads (outward normals), split into triangles
+  const quads = [
+    [0, 2, 3, 1], // −z
+    [4, 5, 7, 6], // +z
+    [0, 1, 5, 4], // −y
+    [2, 6, 7, 3], // +y
+    [0, 4, 6, 2], // −x
+    [1, 3, 7, 5], // +x
+  ];
+  const triangles: number[] = [];
+  for (const [a, b, c, d] of quads) triangles.push(a, b, c, a, c, d);
+  return { vertices, triangles };
+}
+
+async function mujoco(): Promise<MujocoModule> {
+  const mj = await loadMujoco();
+  if (typeof mj === 'string') throw new Error(mj);
+  return mj;
+}
+
+describe('exportMjcf', () => {
+  it('free flight: the exported body follows the same ballistic trajectory in MuJoCo', async () => {
+    const b = new ModelBuilder();
+    const body = b.addBody({ label: 'box', X_wb: [0, 0, 2, 0, 0, 0, 1] });
+    b.addShape({ body, type: 'box', size: [0.1, 0.2, 0.05], cfg: { density: 300 } });
+    b.addJoint({ type: 'free', parent: -1, child: body });
+    const m = b.finalize();
+    const dt = 0.002;
+    const sim = new Simulation(m, { dt, solver: { contact_preset_variant: 'drake' } });
+    // public free-joint velocity [v_COM; ω] (world): thrown up and sideways, spinning
+    sim.state.joint_qd.set([0.3, -0.2, 1.5, 0.4, -0.3, 0.7]);
+    sim.solver.updateBodyState(sim.state);
+    const mj = await mujoco();
+    const exp = exportMjcf(m, dt);
+    const { m: mm, d } = mujocoFromXml(mj, exp.xml);
+    try {
+      setMujocoState(m, sim.state, exp, mm, d);
+      mj.mj_forward(mm, d);
+      for (let i = 0; i < 200; i++) {
+        sim.step();
+        mj.mj_step(mm, d);
+      }
+      // COM under constant gravity, t = 0.4 s: the drake preset integrates positions with sap_euler
+      // (q₁ = q₀ + dt·v₁), as MuJoCo's semi-implicit Euler does, so both lag the exact parabola by
+      // g·dt·t/2 in z; x and y are exact
+      const t = 0.4;
+      const v = [0.3, -0.2, 1.5];
+      const expected = [v[0] * t, v[1] * t, 2 + v[2] * t - 0.5 * 9.81 * t * t - (9.81 * dt * t) / 2];
+      for (let k = 0; k < 3; k++) {
+        expect(sim.state.body_q[k]).toBeCloseTo(expected[k], 9);
+        expect(d.qpos[k]).toBeCloseTo(expected[k], 9);
+      }
+      expect(d.ncon).toBe(0);
+    } finally {
+      d.delete();
+      mm.delete();
+    }
+  });
+
+  it('exports mesh colliders (MuJoCo: convex hull) and skips visual-only shapes', async () => {
+    const h = 0.05;
+    const b = new ModelBuilder();
+    const mesh = b.addMesh(cubeMesh(h));
+    const body = b.addBody({ label: 'meshbox', X_wb: [0, 0, h + 0.001, 0, 0, 0, 1] });
+    b.addShape({ body, type: 'mesh', mesh, size: [1, 1, 1], cfg: { density: 1000 } });
+    // a big visual-only sphere: if it collided in MuJoCo, the body would rest on it at z = 0.3
+    b.addShape({
+      body,
+      type: 'sphere',
+      size: [0.3, 0, 0],
+      cfg: { density: 0, has_shape_collision: false },
+    });
+    b.addJoint({ type: 'free', parent: -1, child: body });
+    b.addGround();
+    const m = b.finalize();
+    const exp = exportMjcf(m, 0.002);
+    expect(exp.xml).toContain('<mesh name="mesh0"');
+    expect(exp.xml).not.toContain('type="sphere"');
+    const mj = await mujoco();
+    const { m: mm, d } = mujocoFromXml(mj, exp.xml);
+    try {
+      const sim = new Simulation(m, { dt: 0.002 });
+      setMujocoState(m, sim.state, exp, mm, d);
+      mj.mj_forward(mm, d);
+      for (let i = 0; i < 500; i++) mj.mj_step(mm, d);
+      // resting on its hull's bottom face (MuJoCo's soft contact sinks a little)
+      expect(d.qpos[2]).toBeGreaterThan(h - 0.003);
+      expect(d.qpos[2]).toBeLessThan(h + 0.001);
+      expect(d.ncon).toBeGreaterThanOrEqual(3);
+    } finally {
+      d.delete();
+      mm.delete();
+    }
+  });
+});
