@@ -28,6 +28,7 @@ const R_SPHERE_SPHERE: i32 = 3;
 const R_SPHERE_CAPSULE: i32 = 4;
 const R_SPHERE_BOX: i32 = 5;
 const R_CAPSULE_CAPSULE: i32 = 6;
+const R_CAPSULE_BOX: i32 = 7;
 const R_BOX_BOX: i32 = 8;
 
 // ---- the two shapes of the pair (slot 0 = shape 0) ----
@@ -1008,64 +1009,99 @@ fn bb_dot_col(s: u32, i: u32, m: u32) -> df {
   return BB_DOT[m * 3u + i];
 }
 
-fn bb_closest_contact(margin: df, gap: df) {
-  for (var s = 0u; s < 2u; s++) {
-    let o = 1u - s;
-    let dv = V3(
-      df_sub(BB_CEN[s * 3u], BB_CEN[o * 3u]),
-      df_sub(BB_CEN[s * 3u + 1u], BB_CEN[o * 3u + 1u]),
-      df_sub(BB_CEN[s * 3u + 2u], BB_CEN[o * 3u + 2u]),
-    );
-    for (var m = 0u; m < dyn(3u); m++) {
-      BB_REL[s * 3u + m] = bb_ax_dot(o, m, dv);
+// the closest-point search, the one call site of segment_box_closest (shader compilers inline every
+// call): box–box's 24 box edges against the other box (bb_closest_contact), or (cap) capsule–box's
+// segment against the box (capsule_box); the best in CL_*
+var<private> CL_F: df;
+var<private> CL_T: df;
+var<private> CL_Q: array<df, 3>;
+var<private> CL_S: i32;
+var<private> CL_I: u32;
+var<private> CL_SJ: f32;
+var<private> CL_SK: f32;
+
+fn closest_search(cap: bool) {
+  if (!cap) {
+    for (var s = 0u; s < 2u; s++) {
+      let o = 1u - s;
+      let dv = V3(
+        df_sub(BB_CEN[s * 3u], BB_CEN[o * 3u]),
+        df_sub(BB_CEN[s * 3u + 1u], BB_CEN[o * 3u + 1u]),
+        df_sub(BB_CEN[s * 3u + 2u], BB_CEN[o * 3u + 2u]),
+      );
+      for (var m = 0u; m < dyn(3u); m++) {
+        BB_REL[s * 3u + m] = bb_ax_dot(o, m, dv);
+      }
     }
   }
   var best = dc(3.0e38);
   var bs = -1;
-  var bi = 0u;
-  var bsj = 1.0;
-  var bsk = 1.0;
-  var bt = dc(0.0);
-  var bq: array<df, 3>;
-  for (var s = 0u; s < dyn(2u); s++) {
-    let o = 1u - s;
-    for (var i = 0u; i < dyn(3u); i++) {
+  var n_it = 24u;
+  if (cap) {
+    n_it = 1u;
+  }
+  for (var it = 0u; it < dyn(n_it); it++) {
+    // box–box: it = (s·3 + i)·4 + e, edge e of box s along its axis i
+    let s = it / 12u;
+    let i = (it / 4u) % 3u;
+    let e = it % 4u;
+    var p: array<df, 3>;
+    var dir: array<df, 3>;
+    var eo: array<df, 3>;
+    var h: df;
+    var sj = -1.0;
+    var sk = -1.0;
+    if (cap) {
+      p = array<df, 3>(CB_L[0], CB_L[1], CB_L[2]);
+      dir = array<df, 3>(CB_L[3], CB_L[4], CB_L[5]);
+      eo = array<df, 3>(CB_L[6], CB_L[7], CB_L[8]);
+      h = CB_L[9];
+    } else {
+      let o = 1u - s;
       let j = (i + 1u) % 3u;
       let k = (i + 2u) % 3u;
       let hj = BB_HE[s * 3u + j];
       let hk = BB_HE[s * 3u + k];
-      var eo = array<df, 3>(BB_HE[o * 3u], BB_HE[o * 3u + 1u], BB_HE[o * 3u + 2u]);
-      var dir = array<df, 3>(bb_dot_col(s, i, 0u), bb_dot_col(s, i, 1u), bb_dot_col(s, i, 2u));
-      for (var e = 0u; e < dyn(4u); e++) {
-        var sj = -1.0;
-        if ((e & 1u) == 1u) {
-          sj = 1.0;
-        }
-        var sk = -1.0;
-        if ((e & 2u) == 2u) {
-          sk = 1.0;
-        }
-        var p: array<df, 3>;
-        for (var m = 0u; m < dyn(3u); m++) {
-          p[m] = df_add(
-            df_add(BB_REL[s * 3u + m], df_mul(df_mul_f(hj, sj), bb_dot_col(s, j, m))),
-            df_mul(df_mul_f(hk, sk), bb_dot_col(s, k, m)),
-          );
-        }
-        let f = segment_box_closest(p, dir, BB_HE[s * 3u + i], eo);
-        // CLOSEST_TIE_REL = 1e-9: near-ties keep the first edge
-        if (bs < 0 || df_lt(f, df_sub(best, df_mul(df(9.999999717180685e-10, 2.8281930491731106e-17), best)))) {
-          best = f;
-          bs = i32(s);
-          bi = i;
-          bsj = sj;
-          bsk = sk;
-          bt = BB_SEG[0];
-          bq = array<df, 3>(BB_SEG[1], BB_SEG[2], BB_SEG[3]);
-        }
+      eo = array<df, 3>(BB_HE[o * 3u], BB_HE[o * 3u + 1u], BB_HE[o * 3u + 2u]);
+      dir = array<df, 3>(bb_dot_col(s, i, 0u), bb_dot_col(s, i, 1u), bb_dot_col(s, i, 2u));
+      h = BB_HE[s * 3u + i];
+      if ((e & 1u) == 1u) {
+        sj = 1.0;
+      }
+      if ((e & 2u) == 2u) {
+        sk = 1.0;
+      }
+      for (var m = 0u; m < dyn(3u); m++) {
+        p[m] = df_add(
+          df_add(BB_REL[s * 3u + m], df_mul(df_mul_f(hj, sj), bb_dot_col(s, j, m))),
+          df_mul(df_mul_f(hk, sk), bb_dot_col(s, k, m)),
+        );
       }
     }
+    let f = segment_box_closest(p, dir, h, eo);
+    // CLOSEST_TIE_REL = 1e-9: near-ties keep the first edge
+    if (bs < 0 || df_lt(f, df_sub(best, df_mul(df(9.999999717180685e-10, 2.8281930491731106e-17), best)))) {
+      best = f;
+      bs = i32(s);
+      CL_I = i;
+      CL_SJ = sj;
+      CL_SK = sk;
+      CL_T = BB_SEG[0];
+      CL_Q = array<df, 3>(BB_SEG[1], BB_SEG[2], BB_SEG[3]);
+    }
   }
+  CL_F = best;
+  CL_S = bs;
+}
+
+// box–box's exact closest points, after closest_search(false)
+fn bb_closest_contact(margin: df, gap: df) {
+  let bs = CL_S;
+  let bi = CL_I;
+  let bsj = CL_SJ;
+  let bsk = CL_SK;
+  let bt = CL_T;
+  let bq = CL_Q;
   if (bs < 0) {
     return;
   }
@@ -1112,7 +1148,8 @@ fn bb_closest_contact(margin: df, gap: df) {
   add_contact(V3(df_div(dv.x, d), df_div(dv.y, d), df_div(dv.z, d)), pa, pb, d, BB_CLOSEST_FEATURE + bs * 12 + edge);
 }
 
-fn box_box(margin: df, gap: df) {
+// returns true when the pair ends with the exact closest points (run by collide_pairs)
+fn box_box(margin: df, gap: df) -> bool {
   bb_load();
   let tv = V3(df_sub(BB_CEN[3], BB_CEN[0]), df_sub(BB_CEN[4], BB_CEN[1]), df_sub(BB_CEN[5], BB_CEN[2]));
   var scale = dc(0.0);
@@ -1210,7 +1247,7 @@ fn box_box(margin: df, gap: df) {
   if (sep) {
     // separated: D ≥ sMax, so nothing can be inside the band when sMax is not
     if (!in_band(sMax, margin, gap)) {
-      return;
+      return false;
     }
   }
   // overlapping: prefer faces (A's first)
@@ -1269,14 +1306,14 @@ fn box_box(margin: df, gap: df) {
     break;
   }
   if (done) {
-    return;
+    return false;
   }
   if (!sep && edge_mode == 0u) {
     if (emitted > 0u) {
-      return;
+      return false;
     }
     bb_support_contact(margin, gap);
-    return;
+    return false;
   }
   if (sep && df_ge(sE, df_sub(sMax, tol))) {
     edge_mode = 1u;
@@ -1287,10 +1324,348 @@ fn box_box(margin: df, gap: df) {
       et = tol;
     }
     if (bb_edge_contact(iE, jE, edge_mode == 1u, et, margin, gap)) {
-      return;
+      return false;
     }
   }
-  bb_closest_contact(margin, gap);
+  return true;
+}
+
+// ---- capsule–box (primitives/capsule_box.ts), shape 0 = capsule, shape 1 = box; box frame ----
+//
+// collide_pairs runs cb_load, then closest_search(true) (the segment's exact closest points), then
+// capsule_box; face points and emitted points are queued so each helper has one call site.
+
+// [box-frame segment p₀ (3), direction u (3), box half extents (3), h, r]
+var<private> CB_L: array<df, 11>;
+// queued face points (face k, outward sign): segment parameter, feature
+var<private> CB_FT: array<df, 2>;
+var<private> CB_FF: array<i32, 2>;
+var<private> CB_FN: u32;
+// queued points in the box frame: capsule witness, normal (capsule → box), box witness, d, feature
+var<private> CB_EA: array<V3, 2>;
+var<private> CB_EN: array<V3, 2>;
+var<private> CB_EQ: array<V3, 2>;
+var<private> CB_ED: array<df, 2>;
+var<private> CB_EF: array<i32, 2>;
+var<private> CB_NE: u32;
+
+// CAPSULE_BOX_PARALLEL_SIN = AXIS_REL_TOL = 0.05
+fn cb_005() -> df {
+  return df(0.05000000074505806, -7.450580707946131e-10);
+}
+
+fn cb_load() {
+  let w = v3_sub(g_pos(0u), g_pos(1u));
+  let u = g_axis(0u, 2u);
+  for (var k = 0u; k < dyn(3u); k++) {
+    let ax = g_axis(1u, k);
+    CB_L[k] = v3_dot(ax, w);
+    CB_L[3u + k] = v3_dot(ax, u);
+    CB_L[6u + k] = G_SIZE[3u + k];
+  }
+  CB_L[9] = G_SIZE[1];
+  CB_L[10] = G_SIZE[0];
+  CB_FN = 0u;
+  CB_NE = 0u;
+}
+
+fn cb_emit(a: V3, n: V3, q: V3, d: df, feature: i32) {
+  CB_EA[CB_NE] = a;
+  CB_EN[CB_NE] = n;
+  CB_EQ[CB_NE] = q;
+  CB_ED[CB_NE] = d;
+  CB_EF[CB_NE] = feature;
+  CB_NE++;
+}
+
+// box-frame vector → world (rotation of slot 1, plus its centre when `point`)
+fn cb_world(x: V3, point: bool) -> V3 {
+  var r = V3(
+    df_add(df_add(df_mul(G_ROT[9], x.x), df_mul(G_ROT[10], x.y)), df_mul(G_ROT[11], x.z)),
+    df_add(df_add(df_mul(G_ROT[12], x.x), df_mul(G_ROT[13], x.y)), df_mul(G_ROT[14], x.z)),
+    df_add(df_add(df_mul(G_ROT[15], x.x), df_mul(G_ROT[16], x.y)), df_mul(G_ROT[17], x.z)),
+  );
+  if (point) {
+    r = v3_add(g_pos(1u), r);
+  }
+  return r;
+}
+
+// the face contact with the box face on axis k, outward normal sgn·e_k (faceContact): queues the two
+// overlap-end points of a nearly parallel segment (true); else with parallel_only nothing (false),
+// without it one point at the deeper overlap end, or segment end (true)
+fn cb_face_contact(k: u32, sgn: f32, parallel_only: bool) -> bool {
+  let h = CB_L[9];
+  var lo = df_neg(h);
+  var hi = h;
+  var empty = false;
+  for (var s = 1u; s < dyn(3u); s++) {
+    let m = (k + s) % 3u;
+    let p = CB_L[m];
+    let dm = CB_L[3u + m];
+    let e = CB_L[6u + m];
+    if (dm.x == 0.0 && dm.y == 0.0) {
+      if (df_gt(df_abs(p), e)) {
+        empty = true;
+      }
+      continue;
+    }
+    let ta = df_div(df_sub(df_neg(e), p), dm);
+    let tb = df_div(df_sub(e, p), dm);
+    lo = df_max(lo, df_min(ta, tb));
+    hi = df_min(hi, df_max(ta, tb));
+  }
+  let dk = CB_L[3u + k];
+  // 1e-9·(1 + h)
+  let tol = df_mul(df(9.999999717180685e-10, 2.8281930491731106e-17), df_add(dc(1.0), h));
+  if (!empty && df_le(df_abs(dk), cb_005()) && df_gt(df_sub(hi, lo), tol)) {
+    CB_FT[0] = lo;
+    CB_FF[0] = 0;
+    CB_FT[1] = hi;
+    CB_FF[1] = 1;
+    CB_FN = 2u;
+    return true;
+  }
+  if (parallel_only) {
+    return false;
+  }
+  // the height sgn·p_k(t) − e_k is linear in t: the deeper end of the overlap (or of the segment)
+  let low = df_mul_f(dk, sgn).x > 0.0;
+  var t = h;
+  if (!empty && df_ge(hi, lo)) {
+    t = hi;
+    if (low) {
+      t = lo;
+    }
+  } else if (low) {
+    t = df_neg(h);
+  }
+  CB_FT[0] = t;
+  CB_FF[0] = 1;
+  if (t.x <= 0.0) {
+    CB_FF[0] = 0;
+  }
+  CB_FN = 1u;
+  return true;
+}
+
+// one face point at segment parameter t (facePoint)
+fn cb_face_point(k: u32, sgn: f32, t: df, margin: df, gap: df, feature: i32) {
+  let h = CB_L[9];
+  let r = CB_L[10];
+  var n = array<df, 3>(dc(0.0), dc(0.0), dc(0.0));
+  n[k] = dc(-sgn);
+  let u = V3(CB_L[3], CB_L[4], CB_L[5]);
+  let nu = df_mul_f(CB_L[3u + k], -sgn);
+  var w = V3(n[0], n[1], n[2]);
+  let on_cap = (h.x == 0.0) || (df_le(t, df_neg(h)) && nu.x <= 0.0) || (df_ge(t, h) && nu.x >= 0.0);
+  if (!on_cap) {
+    let pp = v3_sub(w, v3_scale(u, nu));
+    let pl = v3_norm(pp);
+    // 1e-12
+    if (df_gt(pl, df(9.999999960041972e-13, 3.995802577688237e-21))) {
+      w = V3(df_div(pp.x, pl), df_div(pp.y, pl), df_div(pp.z, pl));
+    }
+  }
+  var a: array<df, 3>;
+  a[0] = df_add(df_add(CB_L[0], df_mul(t, u.x)), df_mul(r, w.x));
+  a[1] = df_add(df_add(CB_L[1], df_mul(t, u.y)), df_mul(r, w.y));
+  a[2] = df_add(df_add(CB_L[2], df_mul(t, u.z)), df_mul(r, w.z));
+  let ek = CB_L[6u + k];
+  let d = df_sub(df_mul_f(a[k], sgn), ek);
+  if (!in_band(d, margin, gap)) {
+    return;
+  }
+  var q: array<df, 3>;
+  for (var m = 0u; m < dyn(3u); m++) {
+    q[m] = dclamp(a[m], df_neg(CB_L[6u + m]), CB_L[6u + m]);
+  }
+  q[k] = df_mul_f(ek, sgn);
+  cb_emit(V3(a[0], a[1], a[2]), V3(n[0], n[1], n[2]), V3(q[0], q[1], q[2]), d, feature);
+}
+
+// after cb_load and closest_search(true)
+fn capsule_box(margin: df, gap: df) {
+  let h = CB_L[9];
+  let r = CB_L[10];
+  let p0 = V3(CB_L[0], CB_L[1], CB_L[2]);
+  let u = V3(CB_L[3], CB_L[4], CB_L[5]);
+  let ex = CB_L[6];
+  let ey = CB_L[7];
+  let ez = CB_L[8];
+  let f = CL_F;
+  var fk = -1;
+  var fsgn = 1.0;
+  let separated = f.x > 0.0;
+  // separated: the closest-point contact, unless the face contact takes over
+  var sa = p0;
+  var sn = u;
+  var sq = p0;
+  var sd = dc(0.0);
+  var sf = 0;
+  if (separated) {
+    let D = df_sqrt(f);
+    if (!in_band(df_sub(D, r), margin, gap)) {
+      return;
+    }
+    let t = CL_T;
+    let p = v3_add(p0, v3_scale(u, t));
+    let q = V3(CL_Q[0], CL_Q[1], CL_Q[2]);
+    // a face region (exactly one clamped axis) may need the two-point parallel contact
+    let ox = !(p.x.x == q.x.x && p.x.y == q.x.y);
+    let oy = !(p.y.x == q.y.x && p.y.y == q.y.y);
+    let oz = !(p.z.x == q.z.x && p.z.y == q.z.y);
+    if (select(0, 1, ox) + select(0, 1, oy) + select(0, 1, oz) == 1) {
+      var pk = p.z;
+      fk = 2;
+      if (ox) {
+        pk = p.x;
+        fk = 0;
+      } else if (oy) {
+        pk = p.y;
+        fk = 1;
+      }
+      fsgn = -1.0;
+      if (pk.x > 0.0) {
+        fsgn = 1.0;
+      }
+    }
+    sn = V3(df_div(df_sub(q.x, p.x), D), df_div(df_sub(q.y, p.y), D), df_div(df_sub(q.z, p.z), D));
+    sa = v3_add(p, v3_scale(sn, r));
+    sq = q;
+    sd = df_sub(D, r);
+    if (t.x > 0.0) {
+      sf = 1;
+    }
+  } else {
+    // the segment meets the box: minimum-penetration axis
+    let scale = df_max(df_max(df_max(ex, ey), ez), df_add(h, r));
+    var sF = dc(0.0);
+    var kF = 0u;
+    var nF = 1.0;
+    for (var k = 0u; k < dyn(3u); k++) {
+      let p = CB_L[k];
+      let hd = df_mul(h, df_abs(CB_L[3u + k]));
+      let e = CB_L[6u + k];
+      let lo = df_sub(df_neg(e), df_add(p, hd));
+      let hi = df_sub(df_sub(p, hd), e);
+      let sep = df_max(lo, hi);
+      if (k == 0u || df_gt(sep, sF)) {
+        sF = sep;
+        kF = k;
+        nF = -1.0;
+        if (df_ge(lo, hi)) {
+          nF = 1.0;
+        }
+      }
+    }
+    var sE = dc(0.0);
+    var found = false;
+    var kE = 0u;
+    var en = V3(dc(0.0), dc(0.0), dc(0.0));
+    for (var k = 0u; k < dyn(3u); k++) {
+      // u × e_k
+      var l = V3(dc(0.0), u.z, df_neg(u.y));
+      if (k == 1u) {
+        l = V3(df_neg(u.z), dc(0.0), u.x);
+      } else if (k == 2u) {
+        l = V3(u.y, df_neg(u.x), dc(0.0));
+      }
+      let l2 = v3_dot(l, l);
+      // EDGE_SIN2 = 1e-12
+      if (df_lt(l2, df(9.999999960041972e-13, 3.995802577688237e-21))) {
+        continue;
+      }
+      let inv = df_div(dc(1.0), df_sqrt(l2));
+      l = v3_scale(l, inv);
+      let boxR = df_add(df_add(df_mul(ex, df_abs(l.x)), df_mul(ey, df_abs(l.y))), df_mul(ez, df_abs(l.z)));
+      let pl = v3_dot(p0, l);
+      let lo = df_sub(df_neg(boxR), pl);
+      let hi = df_sub(pl, boxR);
+      let sep = df_max(lo, hi);
+      if (!found || df_gt(sep, sE)) {
+        found = true;
+        sE = sep;
+        kE = k;
+        var sg = -1.0;
+        if (df_ge(lo, hi)) {
+          sg = 1.0;
+        }
+        en = V3(df_mul_f(l.x, sg), df_mul_f(l.y, sg), df_mul_f(l.z, sg));
+      }
+    }
+    // AXIS_REL_TOL = 0.05, AXIS_ABS_TOL = 1e-6
+    let pref = df_add(
+      df_add(sF, df_mul(cb_005(), df_abs(sF))),
+      df_mul(df(9.999999974752427e-7, 2.5247572468697606e-15), scale),
+    );
+    if (!found || !df_gt(sE, pref)) {
+      fk = i32(kF);
+      fsgn = -nF;
+    } else {
+      // the box edge along e_kE supporting −n, against the segment
+      var c = array<df, 3>(dc(0.0), dc(0.0), dc(0.0));
+      var enr = array<df, 3>(en.x, en.y, en.z);
+      for (var m = 0u; m < dyn(3u); m++) {
+        if (m != kE) {
+          c[m] = CB_L[6u + m];
+          if (enr[m].x > 0.0) {
+            c[m] = df_neg(c[m]);
+          }
+        }
+      }
+      let ek = CB_L[6u + kE];
+      let rr = v3_sub(p0, V3(c[0], c[1], c[2]));
+      var rra = array<df, 3>(rr.x, rr.y, rr.z);
+      let bb = CB_L[3u + kE];
+      let cc = v3_dot(u, rr);
+      let fe = rra[kE];
+      let denom = df_sub(dc(1.0), df_mul(bb, bb));
+      var s = dc(0.0);
+      if (denom.x > 0.0) {
+        s = df_div(df_sub(df_mul(bb, fe), cc), denom);
+      }
+      s = dclamp(s, df_neg(h), h);
+      let t = dclamp(df_add(df_mul(bb, s), fe), df_neg(ek), ek);
+      s = dclamp(df_sub(df_mul(bb, t), cc), df_neg(h), h);
+      let p = v3_add(p0, v3_scale(u, s));
+      var q = c;
+      q[kE] = t;
+      let qv = V3(q[0], q[1], q[2]);
+      let d = df_sub(v3_dot(en, v3_sub(qv, p)), r);
+      if (in_band(d, margin, gap)) {
+        var feat = 0;
+        if (s.x > 0.0) {
+          feat = 1;
+        }
+        cb_emit(v3_add(p, v3_scale(en, r)), en, qv, d, feat);
+      }
+    }
+  }
+  var face = false;
+  if (fk >= 0) {
+    face = cb_face_contact(u32(fk), fsgn, separated);
+  }
+  if (separated && !face) {
+    cb_emit(sa, sn, sq, sd, sf);
+  }
+  for (var j = 0u; j < CB_FN; j++) {
+    cb_face_point(u32(fk), fsgn, CB_FT[j], margin, gap, CB_FF[j]);
+  }
+  // to the world frame: normal, capsule witness, box witness (one cb_world call site)
+  for (var j = 0u; j < CB_NE; j++) {
+    var x: array<V3, 3>;
+    for (var v = 0u; v < dyn(3u); v++) {
+      var y = CB_EN[j];
+      if (v == 1u) {
+        y = CB_EA[j];
+      } else if (v == 2u) {
+        y = CB_EQ[j];
+      }
+      x[v] = cb_world(y, v > 0u);
+    }
+    add_contact(x[0], x[1], x[2], CB_ED[j], CB_EF[j]);
+  }
 }
 
 // ---- entry points ----
@@ -1315,6 +1690,7 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
   MF_C = 0u;
   SJ_N = 0u;
   PJ_N = 0u;
+  var seg = 0u;
   if (aabb_overlap()) {
     let margin = get_cpair_d(p, 2u);
     let gap = get_cpair_d(p, 3u);
@@ -1332,8 +1708,22 @@ fn collide_pairs(@builtin(global_invocation_id) gid: vec3<u32>) {
       sphere_box(margin, gap);
     } else if (routine == R_CAPSULE_CAPSULE) {
       capsule_capsule(margin, gap);
+    } else if (routine == R_CAPSULE_BOX) {
+      cb_load();
+      seg = 1u;
     } else if (routine == R_BOX_BOX) {
-      box_box(margin, gap);
+      if (box_box(margin, gap)) {
+        seg = 2u;
+      }
+    }
+    // the exact segment–box closest points (one call site), then what the routine does with them
+    if (seg > 0u) {
+      closest_search(seg == 1u);
+      if (seg == 1u) {
+        capsule_box(margin, gap);
+      } else {
+        bb_closest_contact(margin, gap);
+      }
     }
     for (var j = 0u; j < PJ_N; j++) {
       plane_point_contact(PJ_C[j], PJ_R[j], margin, gap, PJ_F[j]);

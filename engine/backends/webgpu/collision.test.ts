@@ -34,6 +34,7 @@ describe('GPU collision plan', () => {
     }
     expect(n).toBe(plan.count);
     expect(GPU_ROUTINES).toContain('box–box');
+    expect(GPU_ROUTINES).toContain('capsule–box');
   });
 
   it('falls back to the CPU with the reason when a pair type is not on the GPU', () => {
@@ -43,10 +44,12 @@ describe('GPU collision plan', () => {
     b.addShape({ body: body0, type: 'capsule', size: [0.05, 0.1, 0] });
     b.addJoint({ type: 'free', parent: -1, child: body0 });
     const body1 = b.addBody({ X_wb: [0, 0, 2, 0, 0, 0, 1] });
-    b.addShape({ body: body1, type: 'box', size: [0.1, 0.1, 0.1] });
+    b.addShape({ body: body1, type: 'cylinder', size: [0.1, 0.1, 0] });
     b.addJoint({ type: 'free', parent: -1, child: body1 });
     const plan = gpuCollisionPlan(b.finalize());
     expect(plan.supported).toBe(false);
-    expect(plan.reason).toBe('collision on the CPU: capsule–box (shapes 0 and 1) is not on the GPU yet');
+    expect(plan.reason).toBe(
+      'collision on the CPU: capsule–cylinder (shapes 0 and 1), plane–cylinder (shapes 2 and 1) are not on the GPU yet',
+    );
   });
 });

@@ -26,7 +26,7 @@ import { GPU_INFINITY } from '../../model/layout';
 import type { GpuViews } from '../../model/layout_views';
 import { toDf64 } from './gpu';
 
-/** points per candidate pair (box–box: a 4-point face manifold plus the exact closest point) */
+/** points per candidate pair (box–box: a 4-point face manifold plus the exact closest point; capsule–box ≤ 2) */
 export const CP_MAX = 5;
 /** AABB round-off guard of engine/collision/geometry.ts [m] */
 const AABB_GUARD = 1e-9;
@@ -40,6 +40,7 @@ const ROUTINE: Record<string, number> = {
   [`${ShapeType.SPHERE},${ShapeType.CAPSULE}`]: 4,
   [`${ShapeType.SPHERE},${ShapeType.BOX}`]: 5,
   [`${ShapeType.CAPSULE},${ShapeType.CAPSULE}`]: 6,
+  [`${ShapeType.CAPSULE},${ShapeType.BOX}`]: 7,
   [`${ShapeType.BOX},${ShapeType.BOX}`]: 8,
 };
 

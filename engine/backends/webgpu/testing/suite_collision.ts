@@ -5,11 +5,12 @@
  * (shape pair and feature id of every slot), bodies identical; witnesses, normals and φ₀ within the
  * df64 stage tolerance (normwise relative, see parity.ts).
  *
- * One model covers every GPU pair type: collision groups keep capsules (+2) and boxes (+3) apart
- * (capsule–box is not on the GPU yet); spheres (−2, −3), the ground and a tilted finite plane (−1)
- * meet everything. Worlds differ by their random initial poses (collision_fixtures.ts): scattered
- * and interpenetrating, resting face on face (aligned boxes, the clipping's degenerate cases),
- * separated inside the gap band, randomly rotated columns (edge, vertex and closest-point cases).
+ * One model covers every GPU pair type: capsules and boxes share collision group 2, spheres (−2,
+ * −3), the ground and a tilted finite plane (−1) meet everything. Worlds differ by their random
+ * initial poses (collision_fixtures.ts): scattered and interpenetrating, resting face on face
+ * (aligned boxes, the clipping's degenerate cases; capsules lying on boxes), separated inside the
+ * gap band, randomly rotated columns (edge, vertex and closest-point cases). Capsule–box must have
+ * contacts in every one of these four pose modes.
  */
 import { expect, it } from 'vitest';
 import { SapCollisionPipeline } from '../../../collision/pipeline';
@@ -27,7 +28,7 @@ import { WebGpuBackend } from '../webgpu_backend';
 export function collisionParityTests(gpu: () => GpuHandle): void {
   const cases: [string, number, number][] = [
     // name, worlds, capacity
-    ['random primitives, 16 worlds', 16, 64],
+    ['random primitives, 16 worlds', 16, 128],
     ['random primitives, capacity 6 (truncation)', 8, 6],
   ];
   cases.forEach(([name, worlds, capacity], ci) => {
@@ -38,6 +39,7 @@ export function collisionParityTests(gpu: () => GpuHandle): void {
       await cpu.init(m, {});
       let worst = { point: 0, normal: 0, phi0: 0 };
       const types = new Set<string>();
+      const byMode = [0, 1, 2, 3].map(() => new Set<string>());
       let contacts = 0,
         truncated = 0;
       for (let trial = 0; trial < 3; trial++) {
@@ -56,6 +58,7 @@ export function collisionParityTests(gpu: () => GpuHandle): void {
           phi0: Math.max(worst.phi0, r.phi0),
         };
         r.pairTypes.forEach((t) => types.add(t));
+        r.pairTypesByMode.forEach((ts, mode) => ts.forEach((t) => byMode[mode].add(t)));
         contacts += r.contacts;
         truncated += r.truncated;
       }
@@ -68,7 +71,13 @@ export function collisionParityTests(gpu: () => GpuHandle): void {
       });
       for (const v of Object.values(worst)) expect(v).toBeLessThanOrEqual(TOL_DF64);
       if (capacity < 10) expect(truncated).toBeGreaterThan(0);
-      else for (const t of GPU_ROUTINES) expect([...types], `pair type ${t} exercised`).toContain(t);
+      else {
+        for (const t of GPU_ROUTINES) expect([...types], `pair type ${t} exercised`).toContain(t);
+        // penetrating, resting, separated in the band, rotated
+        byMode.forEach((b, mode) =>
+          expect([...b], `capsule–box in pose mode ${mode}`).toContain('capsule–box'),
+        );
+      }
     });
   });
 }
