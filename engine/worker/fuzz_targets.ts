@@ -12,6 +12,7 @@ import { AssetError } from '../io/assets/resolver';
 import { SceneError } from '../io/scene/errors';
 import { FuzzFinding, locationKind, type Outcome } from '../io/fuzz/finding';
 import type { FuzzInput } from '../io/fuzz/surfaces';
+import { createBackend } from '../backends';
 import { OptionsError } from '../sap/options';
 import { LoadError, toErrorInfo } from './load_any';
 import { PROTOCOL_VERSION, type WorkerEvent } from './protocol';
@@ -115,7 +116,15 @@ async function freshHost(): Promise<SimHost> {
     const { readFile } = await import('node:fs/promises');
     boxScene = await readFile(new URL('../../scenes/box_at_rest.yaml', import.meta.url), 'utf8');
   }
-  const h = new SimHost((e) => events.push(e), { historyCapacity: 64 });
+  const h = new SimHost((e) => events.push(e), {
+    historyCapacity: 64,
+    // `set_backend: webgpu` exercises the switch and its fallback without compiling GPU kernels
+    createBackend: (kind, model, opts) =>
+      createBackend(kind, model, opts, {
+        acquire: async () => ({ ok: false, reason: 'no adapter (fuzz host)' }),
+      }),
+    probeAdapter: async () => undefined,
+  });
   h.handle({
     v: PROTOCOL_VERSION,
     type: 'load_scene',

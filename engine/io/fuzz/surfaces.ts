@@ -1058,6 +1058,9 @@ const protocolCorpus = lazy((): Record<string, unknown>[] => {
     },
     { v: 2, type: 'debug', fault: 'nan', world: 0 },
     { v: 2, type: 'debug', fault: 'energy' },
+    // v3: the backend switch (the fuzz host has no WebGPU adapter: it falls back to the CPU)
+    { v: 3, type: 'set_backend', backend: 'webgpu' },
+    { v: 3, type: 'set_backend', backend: 'cpu' },
   ];
 });
 
