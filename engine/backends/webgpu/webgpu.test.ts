@@ -4,7 +4,8 @@
  *   1. df64 (SPEC §3.7): error-free transforms are exact; add, sub, mul, div, sqrt (and sin/cos)
  *      within 2^-44 relative of fp64 over random inputs.
  *   2. stage-by-stage parity with the CPU twins (testing/suite_stages.ts).
- *   3. whole-step parity over 100 steps and the 1024-world test (testing/suite_step.ts).
+ *   3. whole-step parity over 100 steps (repository scenes, built and imported equality models) and
+ *      the 1024-world test (testing/suite_step.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from './testing/rng';
@@ -24,13 +25,35 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadSceneText } from '../../io/scene/load';
-import { setSceneLoader } from './testing/parity';
+import { importUsd } from '../../io/usd/physics';
+import { ASSETS, USD_MODELS, fsResolver } from '../../io/usd/testing';
+import { ModelBuilder } from '../../model';
+import { setSceneLoader, type TestScene } from './testing/parity';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
 setSceneLoader((name, num_worlds) => {
   const file = path.join(ROOT, 'scenes', `${name}.yaml`);
   return loadSceneText(readFileSync(file, 'utf8'), file, num_worlds ? { num_worlds } : {});
 });
+
+/**
+ * The closed four-bar of ../shared/assets (USD; the loop-closing joint becomes a SAP ball
+ * equality), sheared by an initial joint rate as in engine/io/usd/import.test.ts.
+ */
+async function usdFourBar(): Promise<TestScene> {
+  const b = new ModelBuilder();
+  const r = await importUsd(b, path.join(ASSETS, USD_MODELS.S3), fsResolver(), { load_visual_shapes: false });
+  if (r.gravity) b.gravity = [...r.gravity];
+  b.jointQd(b.findJoint('joint_1'))[0] = 2;
+  return {
+    name: 'usd_fourbar',
+    dt: 0.002,
+    model: b.finalize(),
+    solver: {},
+    max_rigid_contact: 64,
+    joint_ids: {},
+  };
+}
 
 const gpu = await testGpu();
 const REL = 2 ** -44;
@@ -125,7 +148,7 @@ describe.skipIf(!gpu.ok)('GPU collision parity', () => {
   collisionStepTest(handle, 100);
 });
 describe.skipIf(!gpu.ok)('GPU whole-step parity', () => {
-  wholeStepTests(handle, 100);
+  wholeStepTests(handle, 100, [{ name: 'usd_fourbar', load: usdFourBar }]);
   manyWorldsTest(handle, 1024, 4);
   containmentTest(handle);
   printStepTable();

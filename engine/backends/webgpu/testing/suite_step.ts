@@ -72,19 +72,25 @@ function worldSlice(m: SapModel, s: SapState, w: number): { q: Float64Array; qd:
 }
 
 /** the scenes of the whole-step tests: repository scenes and the built equality model (one world
- * and three replicated worlds) */
-const STEP_SCENES: { name: string; load: () => TestScene }[] = [
+ * and three replicated worlds); the test file adds imported models (engine/io is above this layer) */
+const STEP_SCENES: StepScene[] = [
   ...['box_stack', 'cartpole', 'arm7'].map((name) => ({ name, load: () => loadRepoScene(name) })),
   { name: 'equalities', load: () => equalityScene(1) },
   { name: 'equalities×3', load: () => equalityScene(3) },
 ];
 
-export function wholeStepTests(gpu: () => GpuHandle, steps = 100): void {
-  STEP_SCENES.forEach(({ name, load }, si) => {
+/** a whole-step test scene: a name and how to build it */
+export interface StepScene {
+  name: string;
+  load: () => TestScene | Promise<TestScene>;
+}
+
+export function wholeStepTests(gpu: () => GpuHandle, steps = 100, extra: StepScene[] = []): void {
+  [...STEP_SCENES, ...extra].forEach(({ name, load }, si) => {
     PRESETS.forEach((preset, pi) => {
       const ls = lineSearchFor(si, pi);
       it(`${name} / ${preset} / ${ls}: ${steps} steps match the CPU reference`, async () => {
-        const sc = load();
+        const sc = await load();
         const m = sc.model;
         const solver = { ...sc.solver, contact_preset_variant: preset, line_search_variant: ls };
         const o = resolveSolverOptions(solver);
