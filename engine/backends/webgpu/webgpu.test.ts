@@ -25,6 +25,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadSceneText } from '../../io/scene/load';
+import { importMjcf } from '../../io/mjcf/mjcf';
 import { importUsd } from '../../io/usd/physics';
 import { ASSETS, USD_MODELS, fsResolver } from '../../io/usd/testing';
 import { ModelBuilder } from '../../model';
@@ -47,6 +48,41 @@ async function usdFourBar(): Promise<TestScene> {
   b.jointQd(b.findJoint('joint_1'))[0] = 2;
   return {
     name: 'usd_fourbar',
+    dt: 0.002,
+    model: b.finalize(),
+    solver: {},
+    max_rigid_contact: 64,
+    joint_ids: {},
+  };
+}
+
+/**
+ * MJCF equalities through the importer: a free box hung from a pendulum's tip by `connect` (ball)
+ * and a second free box `weld`ed to another pendulum, both swinging, over the ground.
+ */
+async function mjcfEqualities(): Promise<TestScene> {
+  const text = `<mujoco>
+  <option gravity="0 0 -9.81"/>
+  <worldbody>
+    <geom name="floor" type="plane" size="0 0 1"/>
+    <body name="p1" pos="0 0 2"><joint name="h1" type="hinge" axis="0 1 0"/>
+      <geom type="capsule" fromto="0 0 0 0 0 -0.5" size="0.03" mass="1"/></body>
+    <body name="b1" pos="0 0 1.45"><freejoint/><geom type="box" size="0.05 0.05 0.05" mass="0.5"/></body>
+    <body name="p2" pos="1 0 2"><joint name="h2" type="hinge" axis="1 0 0"/>
+      <geom type="capsule" fromto="0 0 0 0 0 -0.5" size="0.03" mass="1"/></body>
+    <body name="b2" pos="1 0 1.4"><freejoint/><geom type="box" size="0.05 0.1 0.05" mass="0.5"/></body>
+  </worldbody>
+  <equality>
+    <connect body1="p1" body2="b1" anchor="0 0 -0.5"/>
+    <weld body1="p2" body2="b2"/>
+  </equality>
+</mujoco>`;
+  const b = new ModelBuilder();
+  await importMjcf(b, { text, path: 'equalities.xml' });
+  b.jointQd(b.findJoint('h1'))[0] = 1.5;
+  b.jointQd(b.findJoint('h2'))[0] = -1;
+  return {
+    name: 'mjcf_equalities',
     dt: 0.002,
     model: b.finalize(),
     solver: {},
@@ -148,7 +184,10 @@ describe.skipIf(!gpu.ok)('GPU collision parity', () => {
   collisionStepTest(handle, 100);
 });
 describe.skipIf(!gpu.ok)('GPU whole-step parity', () => {
-  wholeStepTests(handle, 100, [{ name: 'usd_fourbar', load: usdFourBar }]);
+  wholeStepTests(handle, 100, [
+    { name: 'usd_fourbar', load: usdFourBar },
+    { name: 'mjcf_equalities', load: mjcfEqualities },
+  ]);
   manyWorldsTest(handle, 1024, 4);
   containmentTest(handle);
   printStepTable();
