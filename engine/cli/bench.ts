@@ -300,6 +300,7 @@ async function timeRound(
 /** where settled snapshots are kept between bench runs (ignored by git) */
 export const SETTLE_CACHE = 'bench-results/settled';
 
+/** the cache file of a settled state: scene file content, solver options, settle length, worlds */
 function settleKey(
   dir: string,
   file: string,
@@ -317,19 +318,15 @@ function settleKey(
   );
 }
 
-/** restores the cached settled joint state into `st`; false when there is none */
-function readSettleCache(
-  dir: string,
-  file: string,
-  solver: Record<string, unknown>,
-  settle: number,
-  nw: number,
-  st: SapState,
-): boolean {
-  const f = settleKey(dir, file, solver, settle, nw);
-  if (!existsSync(f)) return false;
+/** restores the cached settled joint state of `file` into `st`; false when there is none */
+function readSettleCache(file: string, st: SapState): boolean {
+  if (!existsSync(file)) return false;
   try {
-    const c = JSON.parse(readFileSync(f, 'utf8')) as { time: number; joint_q: number[]; joint_qd: number[] };
+    const c = JSON.parse(readFileSync(file, 'utf8')) as {
+      time: number;
+      joint_q: number[];
+      joint_qd: number[];
+    };
     if (c.joint_q.length !== st.joint_q.length || c.joint_qd.length !== st.joint_qd.length) return false;
     st.joint_q.set(c.joint_q);
     st.joint_qd.set(c.joint_qd);
@@ -340,18 +337,10 @@ function readSettleCache(
   }
 }
 
-function writeSettleCache(
-  dir: string,
-  file: string,
-  solver: Record<string, unknown>,
-  settle: number,
-  nw: number,
-  st: SapState,
-): void {
-  const f = settleKey(dir, file, solver, settle, nw);
-  mkdirSync(path.dirname(f), { recursive: true });
+function writeSettleCache(file: string, st: SapState): void {
+  mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(
-    f,
+    file,
     JSON.stringify({ time: st.time, joint_q: Array.from(st.joint_q), joint_qd: Array.from(st.joint_qd) }),
   );
 }
@@ -402,8 +391,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       // settle once with the scene's own options (or reuse a cached settle), then snapshot
       const ts = performance.now();
       const cacheDir = o.settle_cache === undefined ? SETTLE_CACHE : o.settle_cache;
-      const cached =
-        cacheDir !== null && readSettleCache(cacheDir, spec.file, scene.solver, settle, nw, ref.state);
+      const cacheFile = cacheDir === null ? null : settleKey(cacheDir, spec.file, scene.solver, settle, nw);
+      const cached = cacheFile !== null && readSettleCache(cacheFile, ref.state);
       if (cached) {
         ref.solver.updateBodyState(ref.state);
       } else {
@@ -411,7 +400,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
           drive(ref);
           ref.step();
         }
-        if (cacheDir !== null) writeSettleCache(cacheDir, spec.file, scene.solver, settle, nw, ref.state);
+        if (cacheFile !== null) writeSettleCache(cacheFile, ref.state);
       }
       const snap: SapState = cloneState(ref.state);
       log(

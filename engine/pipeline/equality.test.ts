@@ -3,38 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { transformPoint } from '../math';
 import { ModelBuilder } from '../model';
 import { Simulation } from './simulation';
-
-function rod(b: ModelBuilder, label: string, x: number) {
-  const body = b.addBody({ label, X_wb: [x, 0, 2, 0, 0, 0, 1] });
-  b.addShape({
-    body,
-    type: 'capsule',
-    size: [0.02, 0.25, 0],
-    X_bs: [0, 0, -0.25, 0, 0, 0, 1],
-    cfg: { density: 1000 },
-  });
-  return body;
-}
+import { hinge, rod } from './test_scenes';
 
 describe('equality constraints', () => {
   it('coupler: q₀ = 2·q₁ + 0.1 holds between two separate trees', () => {
     const b = new ModelBuilder();
     const a = rod(b, 'a', 0);
     const c = rod(b, 'c', 1);
-    const ja = b.addJoint({
-      type: 'revolute',
-      parent: -1,
-      child: a,
-      axis: [0, 1, 0],
-      X_p: [0, 0, 2, 0, 0, 0, 1],
-    });
-    const jc = b.addJoint({
-      type: 'revolute',
-      parent: -1,
-      child: c,
-      axis: [0, 1, 0],
-      X_p: [1, 0, 2, 0, 0, 0, 1],
-    });
+    const ja = hinge(b, a, -1, [0, 1, 0], [0, 0, 2]);
+    const jc = hinge(b, c, -1, [0, 1, 0], [1, 0, 2]);
     b.jointQ(ja)[0] = 0.5;
     b.addEquality({ type: 'coupler', joint0: ja, joint1: jc, ratio: 2, offset: 0.1 });
     const m = b.finalize();
@@ -48,7 +25,7 @@ describe('equality constraints', () => {
   it('ball: a free body hangs from a pendulum tip, anchors stay within 1 mm', () => {
     const b = new ModelBuilder();
     const a = rod(b, 'a', 0);
-    b.addJoint({ type: 'revolute', parent: -1, child: a, axis: [0, 1, 0], X_p: [0, 0, 2, 0, 0, 0, 1] });
+    hinge(b, a, -1, [0, 1, 0], [0, 0, 2]);
     const f = b.addBody({ label: 'f', X_wb: [0, 0, 1.5, 0, 0, 0, 1] });
     b.addShape({
       body: f,

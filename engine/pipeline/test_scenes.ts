@@ -86,3 +86,30 @@ export function spinningBox(): SapModel {
   b.addJoint({ type: 'free', parent: -1, child: body });
   return b.finalize();
 }
+
+/**
+ * A rod for pendulums and chains: a body at (x, 0, z) with a capsule (radius 0.02 m, 0.5 m long,
+ * 1000 kg/m³) hanging below its origin. Returns the body index; add its joint separately.
+ */
+export function rod(b: ModelBuilder, label: string, x: number, z = 2): number {
+  const body = b.addBody({ label, X_wb: [x, 0, z, 0, 0, 0, 1] });
+  b.addShape({
+    body,
+    type: 'capsule',
+    size: [0.02, 0.25, 0],
+    X_bs: [0, 0, -0.25, 0, 0, 0, 1],
+    cfg: { density: 1000 },
+  });
+  return body;
+}
+
+/** a revolute joint of `child` about `axis`, placed at `at` [m] in `parent`'s frame (−1: the world) */
+export function hinge(
+  b: ModelBuilder,
+  child: number,
+  parent: number,
+  axis: [number, number, number],
+  at: [number, number, number],
+): number {
+  return b.addJoint({ type: 'revolute', parent, child, axis, X_p: [...at, 0, 0, 0, 1] });
+}

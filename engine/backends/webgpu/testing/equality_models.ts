@@ -14,19 +14,8 @@
  * condition grows by w/R = 4π²/β² on near-rigid rows) reaches 1e-10 of the positions in 100 steps.
  */
 import { ModelBuilder } from '../../../model';
+import { hinge, rod } from '../../../pipeline/test_scenes';
 import type { TestScene } from './parity';
-
-function rod(b: ModelBuilder, label: string, x: number, z = 2) {
-  const body = b.addBody({ label, X_wb: [x, 0, z, 0, 0, 0, 1] });
-  b.addShape({
-    body,
-    type: 'capsule',
-    size: [0.02, 0.25, 0],
-    X_bs: [0, 0, -0.25, 0, 0, 0, 1],
-    cfg: { density: 1000 },
-  });
-  return body;
-}
 
 function box(b: ModelBuilder, label: string, x: number, z: number) {
   const body = b.addBody({ label, X_wb: [x, 0, z, 0, 0, 0, 1] });
@@ -47,21 +36,9 @@ export function equalityScene(num_worlds = 1): TestScene {
   const b = new ModelBuilder();
   b.num_worlds = num_worlds;
   const a = rod(b, 'a', 0);
-  const ja = b.addJoint({
-    type: 'revolute',
-    parent: -1,
-    child: a,
-    axis: [0, 1, 0],
-    X_p: [0, 0, 2, 0, 0, 0, 1],
-  });
+  const ja = hinge(b, a, -1, [0, 1, 0], [0, 0, 2]);
   const c = rod(b, 'c', 1);
-  const jc = b.addJoint({
-    type: 'revolute',
-    parent: -1,
-    child: c,
-    axis: [0, 1, 0],
-    X_p: [1, 0, 2, 0, 0, 0, 1],
-  });
+  const jc = hinge(b, c, -1, [0, 1, 0], [1, 0, 2]);
   b.jointQ(ja)[0] = 0.2;
   b.jointQ(jc)[0] = 0.05;
   b.jointQd(jc)[0] = 0.5;
@@ -70,41 +47,17 @@ export function equalityScene(num_worlds = 1): TestScene {
   const f = box(b, 'f', -0.5 * Math.sin(0.2), 2 - 0.5 * Math.cos(0.2));
   b.addEquality({ type: 'ball', body0: a, body1: f, anchor0: [0, 0, -0.5], anchor1: [0, 0, 0] });
   const d = rod(b, 'd', 2);
-  const jd = b.addJoint({
-    type: 'revolute',
-    parent: -1,
-    child: d,
-    axis: [1, 0, 0],
-    X_p: [2, 0, 2, 0, 0, 0, 1],
-  });
+  const jd = hinge(b, d, -1, [1, 0, 0], [2, 0, 2]);
   b.jointQd(jd)[0] = 2;
   const g = box(b, 'g', 2, 1.5);
   b.addEquality({ type: 'weld', body0: d, body1: g, anchor0: [0, 0, -0.5], anchor1: [0, 0, 0] });
   // a three-link chain whose tip is pinned to the world (a four-bar linkage with the ground)
   const l1 = rod(b, 'l1', 3);
-  const j1 = b.addJoint({
-    type: 'revolute',
-    parent: -1,
-    child: l1,
-    axis: [0, 1, 0],
-    X_p: [3, 0, 2, 0, 0, 0, 1],
-  });
+  const j1 = hinge(b, l1, -1, [0, 1, 0], [3, 0, 2]);
   const l2 = rod(b, 'l2', 3, 1.5);
-  const j2 = b.addJoint({
-    type: 'revolute',
-    parent: l1,
-    child: l2,
-    axis: [0, 1, 0],
-    X_p: [0, 0, -0.5, 0, 0, 0, 1],
-  });
+  const j2 = hinge(b, l2, l1, [0, 1, 0], [0, 0, -0.5]);
   const l3 = rod(b, 'l3', 3, 1);
-  const j3 = b.addJoint({
-    type: 'revolute',
-    parent: l2,
-    child: l3,
-    axis: [0, 1, 0],
-    X_p: [0, 0, -0.5, 0, 0, 0, 1],
-  });
+  const j3 = hinge(b, l3, l2, [0, 1, 0], [0, 0, -0.5]);
   b.jointQ(j1)[0] = 0.5;
   b.jointQ(j2)[0] = -1;
   b.jointQ(j3)[0] = 0.5;
@@ -118,21 +71,9 @@ export function equalityScene(num_worlds = 1): TestScene {
   });
   // a two-link chain with its joints coupled (both DOFs in one tree)
   const l4 = rod(b, 'l4', 4);
-  const j4 = b.addJoint({
-    type: 'revolute',
-    parent: -1,
-    child: l4,
-    axis: [0, 1, 0],
-    X_p: [4, 0, 2, 0, 0, 0, 1],
-  });
+  const j4 = hinge(b, l4, -1, [0, 1, 0], [4, 0, 2]);
   const l5 = rod(b, 'l5', 4, 1.5);
-  const j5 = b.addJoint({
-    type: 'revolute',
-    parent: l4,
-    child: l5,
-    axis: [0, 1, 0],
-    X_p: [0, 0, -0.5, 0, 0, 0, 1],
-  });
+  const j5 = hinge(b, l5, l4, [0, 1, 0], [0, 0, -0.5]);
   b.jointQ(j4)[0] = 0.05;
   b.jointQ(j5)[0] = -0.05;
   b.jointQd(j4)[0] = 1;
