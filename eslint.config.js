@@ -118,7 +118,7 @@ const layering = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', 'bench-results/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', 'bench-results/**', '**/*.as.ts'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

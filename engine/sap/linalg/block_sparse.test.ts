@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { seededRandom, uniform } from '../testing';
-import { BlockSparseCholesky } from './block_sparse';
+import { BlockSparseCholesky, type LinalgKernels } from './block_sparse';
 import { choleskyFactor, choleskySolve, type LinearSolvePrecision } from './cholesky';
 
 interface CliqueMatrix {
@@ -122,12 +122,19 @@ const CASES: [number, number, number, number?][] = [
 ];
 
 describe('BlockSparseCholesky', () => {
-  for (const prec of ['fp64', 'fp32'] as LinearSolvePrecision[]) {
+  // the WebAssembly kernels and their JS twins are each held to the dense JS Cholesky bit for bit
+  for (const [prec, kernels] of [
+    ['fp64', 'wasm'],
+    ['fp32', 'wasm'],
+    ['fp64', 'js'],
+    ['fp32', 'js'],
+  ] as [LinearSolvePrecision, LinalgKernels][]) {
     for (const [seed, nb, density, fixed = 0] of CASES) {
-      it(`${prec}: factor and solve equal the dense Cholesky of PHPᵀ bit for bit (seed ${seed}, ${nb} cliques${fixed ? ` of size ${fixed}` : ''}, density ${density})`, () => {
+      it(`${prec} (${kernels}): factor and solve equal the dense Cholesky of PHPᵀ bit for bit (seed ${seed}, ${nb} cliques${fixed ? ` of size ${fixed}` : ''}, density ${density})`, () => {
         const m = randomCliqueMatrix(seed, nb, density, fixed);
-        const bs = new BlockSparseCholesky(prec);
+        const bs = new BlockSparseCholesky(prec, kernels);
         bs.analyze(nb, m.sizes, m.edges, m.edges.length / 2);
+        expect(bs.kernels).toBe(kernels);
         expect(bs.n).toBe(m.n);
         fillSparse(bs, m);
         expect(bs.factor()).toEqual({ status: 'ok', pivot: -1 });
@@ -200,12 +207,13 @@ describe('BlockSparseCholesky', () => {
     }
   }
 
-  it('reuses its storage and handles a changing pattern', () => {
+  it('reuses its storage and handles a changing pattern (the WebAssembly memory grows)', () => {
     const bs = new BlockSparseCholesky('fp64');
     for (const [seed, nb, density] of [
       [11, 30, 0.1],
       [12, 10, 0.5],
       [13, 30, 0.05],
+      [14, 400, 0.05],
     ] as const) {
       const m = randomCliqueMatrix(seed, nb, density);
       bs.analyze(nb, m.sizes, m.edges, m.edges.length / 2);
@@ -239,17 +247,20 @@ describe('BlockSparseCholesky', () => {
     expect(bs.flops).toBeLessThan((60 * 60 * 60) / 6);
   });
 
-  it('reports a non-positive pivot in the permuted numbering', () => {
-    const bs = new BlockSparseCholesky('fp64');
-    bs.analyze(2, [2, 1], [0, 1], 1);
-    bs.clear();
-    // block 0: [[1, ·], [0, 1]], block 1: [[−1]] (indefinite), no coupling values
-    bs.values[bs.diagOffset(0)] = 1;
-    bs.values[bs.diagOffset(0) + 3] = 1;
-    bs.values[bs.diagOffset(1)] = -1;
-    const r = bs.factor();
-    expect(r.status).toBe('not_spd');
-    expect(r.pivot).toBe(bs.position[1] === 0 ? 0 : 2);
-    expect(() => bs.solve(new Float64Array(3), new Float64Array(3), [0, 2])).toThrow();
-  });
+  it.each(['wasm', 'js'] as LinalgKernels[])(
+    'reports a non-positive pivot in the permuted numbering (%s)',
+    (kernels) => {
+      const bs = new BlockSparseCholesky('fp64', kernels);
+      bs.analyze(2, [2, 1], [0, 1], 1);
+      bs.clear();
+      // block 0: [[1, ·], [0, 1]], block 1: [[−1]] (indefinite), no coupling values
+      bs.values[bs.diagOffset(0)] = 1;
+      bs.values[bs.diagOffset(0) + 3] = 1;
+      bs.values[bs.diagOffset(1)] = -1;
+      const r = bs.factor();
+      expect(r.status).toBe('not_spd');
+      expect(r.pivot).toBe(bs.position[1] === 0 ? 0 : 2);
+      expect(() => bs.solve(new Float64Array(3), new Float64Array(3), [0, 2])).toThrow();
+    },
+  );
 });

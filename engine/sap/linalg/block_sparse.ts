@@ -32,6 +32,9 @@
  */
 
 import type { CholeskyResult, LinearSolvePrecision } from './cholesky';
+import { LinalgWasm, type LinalgKernels } from './wasm/kernels';
+
+export type { LinalgKernels } from './wasm/kernels';
 
 const fr = Math.fround;
 
@@ -93,9 +96,21 @@ export class BlockSparseCholesky {
   private deg: Float64Array = new Float64Array(0);
   private dead: Uint8Array = new Uint8Array(0);
   private factored = false;
+  // WebAssembly kernels: the instance, whether the current analysis is laid out in its memory, and
+  // the byte offsets of the values and of the permuted right-hand side there
+  private readonly wasm: LinalgWasm | null;
+  private wasmBound = false;
+  private valPtr = 0;
+  private yPtr = 0;
 
-  constructor(precision: LinearSolvePrecision = 'fp64') {
+  constructor(precision: LinearSolvePrecision = 'fp64', kernels: LinalgKernels = 'wasm') {
     this.precision = precision;
+    this.wasm = kernels === 'wasm' ? LinalgWasm.create() : null;
+  }
+
+  /** the kernels the last analysis runs on */
+  get kernels(): LinalgKernels {
+    return this.wasmBound ? 'wasm' : 'js';
   }
 
   /**
@@ -242,8 +257,6 @@ export class BlockSparseCholesky {
     this.pOff[nb] = off;
     this.storage = off;
     this.flops = flops;
-    this.values = growF64(this.values, off);
-    this.xs = growF64(this.xs, n);
 
     // row lists (K ascending because panels are visited in order)
     for (let p = 0; p < nb; p++) this.rPtr[p + 1] += this.rPtr[p];
@@ -263,6 +276,68 @@ export class BlockSparseCholesky {
         this.rE[slot] = k;
       }
     }
+    this.wasmBound = this.wasm !== null && this.bindWasm(this.wasm, sCount, nr);
+    if (!this.wasmBound) {
+      this.values = growF64(this.values, off);
+      this.xs = growF64(this.xs, n);
+    }
+  }
+
+  /**
+   * Lays the structure, the values and the right-hand side out in the kernels' memory (structure
+   * copied, values and right-hand side as views). False when the memory cannot grow.
+   */
+  private bindWasm(w: LinalgWasm, sCount: number, nr: number): boolean {
+    const nb = this.nb;
+    const ints: [Int32Array, number][] = [
+      [this.size, nb],
+      [this.sPtr, nb + 1],
+      [this.sIdx, sCount],
+      [this.sRow, sCount],
+      [this.pOff, nb + 1],
+      [this.pRows, nb],
+      [this.rPtr, nb + 1],
+      [this.rBlk, nr],
+      [this.rOff, nr],
+      [this.rE, nr],
+      [this.rowOf, nb],
+      [this.dofStart, nb + 1],
+    ];
+    const ptr: number[] = [];
+    let bytes = 0;
+    for (const [, len] of ints) {
+      ptr.push(bytes);
+      bytes += 4 * len;
+    }
+    bytes = (bytes + 7) & ~7;
+    const valPtr = bytes;
+    bytes += 8 * this.storage;
+    const yPtr = bytes;
+    bytes += 8 * this.n;
+    if (!w.reserve(bytes)) return false;
+    const buf = w.buffer;
+    const heap = new Int32Array(buf);
+    for (let k = 0; k < ints.length; k++) heap.set(ints[k][0].subarray(0, ints[k][1]), ptr[k] >> 2);
+    w.exports.setStructure(
+      nb,
+      ptr[0],
+      ptr[1],
+      ptr[2],
+      ptr[3],
+      ptr[4],
+      ptr[5],
+      ptr[6],
+      ptr[7],
+      ptr[8],
+      ptr[9],
+      ptr[10],
+      ptr[11],
+    );
+    this.values = new Float64Array(buf, valPtr, this.storage);
+    this.xs = new Float64Array(buf, yPtr, this.n);
+    this.valPtr = valPtr;
+    this.yPtr = yPtr;
+    return true;
   }
 
   /** values offset of the diagonal block of input block b (row-major, size×size; lower triangle used) */
@@ -310,7 +385,15 @@ export class BlockSparseCholesky {
    */
   factor(): CholeskyResult {
     let pivot: number;
-    if (this.precision === 'fp32') {
+    const w = this.wasmBound ? this.wasm!.exports : null;
+    if (w !== null) {
+      if (this.precision === 'fp32') {
+        w.round32(this.valPtr);
+        pivot = w.factor32(this.valPtr);
+      } else {
+        pivot = w.factor64(this.valPtr);
+      }
+    } else if (this.precision === 'fp32') {
       const val = this.values;
       for (let J = 0; J < this.nb; J++) {
         // only the lower triangles of diagonal blocks and the blocks below them are read
@@ -510,7 +593,11 @@ export class BlockSparseCholesky {
       if (f32) for (let k = 0; k < n; k++) y[d0 + k] = fr(b[s0 + k]);
       else for (let k = 0; k < n; k++) y[d0 + k] = b[s0 + k];
     }
-    if (f32) this.substitute32(y);
+    const w = this.wasmBound ? this.wasm!.exports : null;
+    if (w !== null) {
+      if (f32) w.substitute32(this.valPtr, this.yPtr);
+      else w.substitute64(this.valPtr, this.yPtr);
+    } else if (f32) this.substitute32(y);
     else this.substitute64(y);
     for (let p = 0; p < nb; p++) {
       const s0 = inputStart[this.order[p]];

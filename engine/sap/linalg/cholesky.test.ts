@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { randomSpd, seededRandom, uniform } from '../testing';
 import { CHOLESKY_SMALL_N, CHOLESKY_TILE, DenseCholesky, choleskyFactor, choleskySolve } from './cholesky';
+import type { LinalgKernels } from './wasm/kernels';
 
 const fr = Math.fround;
 
@@ -153,27 +154,42 @@ describe('blocked Cholesky', () => {
     expect(choleskyFactor(indefinite, 2, 'fp32').pivot).toBe(1);
   });
 
-  it('DenseCholesky reuses its storage and matches the free functions', () => {
-    const rng = seededRandom(4);
-    const solver32 = new DenseCholesky('fp32');
-    const solver64 = new DenseCholesky('fp64');
-    for (const n of [20, 3, 45]) {
-      const A = randomSpd(n, rng, 1);
-      const b = new Float64Array(n);
-      for (let i = 0; i < n; i++) b[i] = uniform(rng, -1, 1);
-      expect(solver32.factor(A, n).status).toBe('ok');
-      const x32 = new Float64Array(n);
-      solver32.solve(b, x32);
-      const xr = referenceSolve32(referenceFactor32(A, n), n, b);
-      for (let i = 0; i < n; i++) expect(x32[i]).toBe(xr[i]);
-      expect(solver64.factor(A, n).status).toBe('ok');
-      const x64 = Float64Array.from(b);
-      solver64.solve(x64, x64); // aliasing allowed
-      const L = Float64Array.from(A);
-      choleskyFactor(L, n, 'fp64');
-      const xd = Float64Array.from(b);
-      choleskySolve(L, n, xd, 'fp64');
-      expect(Array.from(x64)).toEqual(Array.from(xd));
-    }
-  });
+  it.each(['wasm', 'js'] as LinalgKernels[])(
+    'DenseCholesky (%s) reuses its storage and matches the free functions bit for bit',
+    (kernels) => {
+      const rng = seededRandom(4);
+      const solver32 = new DenseCholesky('fp32', CHOLESKY_TILE, kernels);
+      const solver64 = new DenseCholesky('fp64', CHOLESKY_TILE, kernels);
+      expect(solver32.kernels).toBe(kernels);
+      // 130 > CHOLESKY_SMALL_N: the JS free functions take the tiled path there
+      for (const n of [20, 3, 45, 130, 7]) {
+        const A = randomSpd(n, rng, 1);
+        const b = new Float64Array(n);
+        for (let i = 0; i < n; i++) b[i] = uniform(rng, -1, 1);
+        expect(solver32.factor(A, n).status).toBe('ok');
+        const x32 = new Float64Array(n);
+        solver32.solve(b, x32);
+        const xr = referenceSolve32(referenceFactor32(A, n), n, b);
+        for (let i = 0; i < n; i++) expect(x32[i]).toBe(xr[i]);
+        expect(solver64.factor(A, n).status).toBe('ok');
+        const x64 = Float64Array.from(b);
+        solver64.solve(x64, x64); // aliasing allowed
+        const L = Float64Array.from(A);
+        choleskyFactor(L, n, 'fp64');
+        const xd = Float64Array.from(b);
+        choleskySolve(L, n, xd, 'fp64');
+        expect(Array.from(x64)).toEqual(Array.from(xd));
+        const L32 = new Float32Array(n * n);
+        for (let i = 0; i < n * n; i++) L32[i] = A[i];
+        choleskyFactor(L32, n, 'fp32');
+        const xf = Float32Array.from(b);
+        choleskySolve(L32, n, xf, 'fp32');
+        for (let i = 0; i < n; i++) expect(x32[i]).toBe(xf[i]);
+      }
+      // a non-positive pivot is reported at the same index as by the free functions
+      const bad = Float64Array.from([4, 2, 0, 2, 1, 0, 0, 0, 1]);
+      expect(solver64.factor(bad, 3)).toEqual({ status: 'not_spd', pivot: 1 });
+      expect(solver32.factor(Float64Array.from([1, 0, 0, -1]), 2).pivot).toBe(1);
+    },
+  );
 });

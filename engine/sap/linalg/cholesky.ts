@@ -16,6 +16,8 @@
  * NaN) pivot is reported in the return value, never thrown.
  */
 
+import { LinalgWasm, type LinalgKernels } from './wasm/kernels';
+
 /** realization of a linear solve */
 export type LinearSolvePrecision = 'fp32' | 'fp64';
 
@@ -423,15 +425,47 @@ export class DenseCholesky {
   private r32 = new Float32Array(0);
   private n = 0;
   private factored = false;
+  // WebAssembly kernels: the right-hand side at byte 0 (room for `cap` entries), the matrix after
+  // it; the views above then live in the kernels' memory (re-made when it grows)
+  private readonly wasm: LinalgWasm | null;
+  private viewBuffer: ArrayBuffer | null = null;
+  private cap = 0;
+  private wasmFactored = false;
 
   /**
    * @param precision  arithmetic realization of the factorization and the solves
-   * @param tile       tile edge of the blocked factorization
+   * @param tile       tile edge of the blocked JS factorization (the order of operations, and so
+   *                   the result, is the same for every tile and for the WebAssembly kernels)
+   * @param kernels    where the factorization and the solves run
    */
   constructor(
     public precision: LinearSolvePrecision = 'fp64',
     public tile: number = CHOLESKY_TILE,
-  ) {}
+    kernels: LinalgKernels = 'wasm',
+  ) {
+    this.wasm = kernels === 'wasm' ? LinalgWasm.create() : null;
+  }
+
+  /** where the factorization and the solves run */
+  get kernels(): LinalgKernels {
+    return this.wasm !== null ? 'wasm' : 'js';
+  }
+
+  /** points the storage views into the kernels' memory for order n (false: it cannot grow) */
+  private bindWasm(w: LinalgWasm, n: number): boolean {
+    let cap = this.cap;
+    if (n > cap) cap = Math.max(n, Math.ceil(1.5 * cap), 8);
+    if (!w.reserve(8 * (cap + cap * cap))) return false;
+    const buf = w.buffer;
+    if (buf === this.viewBuffer && cap === this.cap) return true;
+    this.viewBuffer = buf;
+    this.cap = cap;
+    this.r64 = new Float64Array(buf, 0, cap);
+    this.r32 = new Float32Array(buf, 0, cap);
+    this.s64 = new Float64Array(buf, 8 * cap, cap * cap);
+    this.s32 = new Float32Array(buf, 8 * cap, cap * cap);
+    return true;
+  }
 
   /**
    * Copies the lower triangle of the n×n row-major `H` (fp64 values, rounded to fp32 on copy when
@@ -444,7 +478,10 @@ export class DenseCholesky {
     const nn = n * n;
     let res: CholeskyResult;
     const f32 = this.precision === 'fp32';
-    if (f32) {
+    const w = this.wasm !== null && this.bindWasm(this.wasm, n) ? this.wasm.exports : null;
+    if (w !== null) {
+      // views bound above
+    } else if (f32) {
       if (this.s32.length < nn) this.s32 = new Float32Array(nn);
     } else if (this.s64.length < nn) this.s64 = new Float64Array(nn);
     const a = f32 ? this.s32 : this.s64;
@@ -459,8 +496,12 @@ export class DenseCholesky {
         }
       }
     }
-    if (f32) res = choleskyFactor(this.s32, n, 'fp32', this.tile);
+    if (w !== null) {
+      const pivot = f32 ? w.denseFactor32(8 * this.cap, n) : w.denseFactor64(8 * this.cap, n);
+      res = { status: pivot < 0 ? 'ok' : 'not_spd', pivot };
+    } else if (f32) res = choleskyFactor(this.s32, n, 'fp32', this.tile);
     else res = choleskyFactor(this.s64, n, 'fp64', this.tile);
+    this.wasmFactored = w !== null;
     this.factored = res.status === 'ok';
     return res;
   }
@@ -474,13 +515,19 @@ export class DenseCholesky {
     if (!this.factored) throw new Error('DenseCholesky.solve: no valid factorization');
     const n = this.n;
     const f32 = this.precision === 'fp32';
-    if (f32) {
+    const w = this.wasmFactored ? this.wasm!.exports : null;
+    if (w !== null) {
+      // views bound by factor()
+    } else if (f32) {
       if (this.r32.length < n) this.r32 = new Float32Array(n);
     } else if (this.r64.length < n) this.r64 = new Float64Array(n);
     const r = f32 ? this.r32 : this.r64;
     if (perm === undefined) for (let i = 0; i < n; i++) r[i] = b[i];
     else for (let i = 0; i < n; i++) r[i] = b[perm[i]];
-    if (f32) choleskySolve(this.s32, n, this.r32, 'fp32');
+    if (w !== null) {
+      if (f32) w.denseSolve32(8 * this.cap, n, 0);
+      else w.denseSolve64(8 * this.cap, n, 0);
+    } else if (f32) choleskySolve(this.s32, n, this.r32, 'fp32');
     else choleskySolve(this.s64, n, this.r64, 'fp64');
     if (perm === undefined) for (let i = 0; i < n; i++) x[i] = r[i];
     else for (let i = 0; i < n; i++) x[perm[i]] = r[i];

@@ -1,0 +1,577 @@
+// AssemblyScript source of the WebAssembly twins of the block-sparse Cholesky kernels in
+// ../block_sparse.ts (compiled by scripts/gen_wasm.mjs into kernels_wasm.ts; not TypeScript).
+//
+// Same loops, same per-entry operation order as the JS kernels, so results are bit for bit equal:
+// f64 is IEEE binary64 like JS numbers, and f32 arithmetic is IEEE binary32, which is what
+// Math.fround after every + − × ÷ √ reproduces in JS. Values are stored as f64 in both precisions
+// (the fp32 kernels round on load, which is exact because every stored entry is already binary32).
+//
+// Every pointer is a byte offset into the imported memory; Int32 arrays hold i32, value arrays f64.
+
+function gi(p: usize, i: i32): i32 {
+  return load<i32>(p + ((<usize>i) << 2));
+}
+function si(p: usize, i: i32, x: i32): void {
+  store<i32>(p + ((<usize>i) << 2), x);
+}
+function gd(p: usize, i: i32): f64 {
+  return load<f64>(p + ((<usize>i) << 3));
+}
+function sd(p: usize, i: i32, x: f64): void {
+  store<f64>(p + ((<usize>i) << 3), x);
+}
+function gf(p: usize, i: i32): f32 {
+  return <f32>load<f64>(p + ((<usize>i) << 3));
+}
+function sf(p: usize, i: i32, x: f32): void {
+  store<f64>(p + ((<usize>i) << 3), <f64>x);
+}
+
+/** symbolic structure of a factorization (byte offsets of the Int32 arrays; see block_sparse.ts) */
+let nb: i32 = 0;
+let size: usize = 0;
+let sPtr: usize = 0;
+let sIdx: usize = 0;
+let sRow: usize = 0;
+let pOff: usize = 0;
+let pRows: usize = 0;
+let rPtr: usize = 0;
+let rBlk: usize = 0;
+let rOff: usize = 0;
+let rE: usize = 0;
+let rowOf: usize = 0;
+let dofStart: usize = 0;
+
+/** sets the structure used by the kernels below (after every analysis) */
+export function setStructure(
+  nb_: i32,
+  size_: usize,
+  sPtr_: usize,
+  sIdx_: usize,
+  sRow_: usize,
+  pOff_: usize,
+  pRows_: usize,
+  rPtr_: usize,
+  rBlk_: usize,
+  rOff_: usize,
+  rE_: usize,
+  rowOf_: usize,
+  dofStart_: usize,
+): void {
+  nb = nb_;
+  size = size_;
+  sPtr = sPtr_;
+  sIdx = sIdx_;
+  sRow = sRow_;
+  pOff = pOff_;
+  pRows = pRows_;
+  rPtr = rPtr_;
+  rBlk = rBlk_;
+  rOff = rOff_;
+  rE = rE_;
+  rowOf = rowOf_;
+  dofStart = dofStart_;
+}
+
+/** rounds the entries the fp32 factorization reads to binary32 */
+export function round32(val: usize): void {
+  for (let J = 0; J < nb; J++) {
+    const nJ = gi(size, J);
+    const base = gi(pOff, J);
+    for (let i = 0; i < nJ; i++)
+      for (let j = 0; j <= i; j++) sd(val, base + i * nJ + j, <f64>(<f32>gd(val, base + i * nJ + j)));
+    const end = gi(pOff, J + 1);
+    for (let k = base + nJ * nJ; k < end; k++) sd(val, k, <f64>(<f32>gd(val, k)));
+  }
+}
+
+/** left-looking supernodal factorization in binary64; returns the first bad pivot or −1 */
+export function factor64(val: usize): i32 {
+  for (let J = 0; J < nb; J++) {
+    const nJ = gi(size, J);
+    const base = gi(pOff, J);
+    si(rowOf, J, 0);
+    const sEndJ = gi(sPtr, J + 1);
+    for (let e = gi(sPtr, J); e < sEndJ; e++) si(rowOf, gi(sIdx, e), gi(sRow, e));
+    const rEnd = gi(rPtr, J + 1);
+    for (let r = gi(rPtr, J); r < rEnd; r++) {
+      const K = gi(rBlk, r);
+      const nK = gi(size, K);
+      const oJ = gi(rOff, r);
+      const eJ = gi(rE, r);
+      const eEnd = gi(sPtr, K + 1);
+      const pK = gi(pOff, K);
+      for (let e = eJ; e < eEnd; e++) {
+        const I = gi(sIdx, e);
+        const nI = gi(size, I);
+        const oI = pK + gi(sRow, e) * nK;
+        const tgt = base + gi(rowOf, I) * nJ;
+        const diag = e == eJ;
+        if (nK == 6) {
+          for (let i = 0; i < nI; i++) {
+            const ri = oI + i * 6;
+            const a0 = gd(val, ri);
+            const a1 = gd(val, ri + 1);
+            const a2 = gd(val, ri + 2);
+            const a3 = gd(val, ri + 3);
+            const a4 = gd(val, ri + 4);
+            const a5 = gd(val, ri + 5);
+            const ti = tgt + i * nJ;
+            const jEnd = diag ? i + 1 : nJ;
+            let rj = oJ;
+            for (let j = 0; j < jEnd; j++) {
+              let s = gd(val, ti + j);
+              s = s - a0 * gd(val, rj);
+              s = s - a1 * gd(val, rj + 1);
+              s = s - a2 * gd(val, rj + 2);
+              s = s - a3 * gd(val, rj + 3);
+              s = s - a4 * gd(val, rj + 4);
+              s = s - a5 * gd(val, rj + 5);
+              sd(val, ti + j, s);
+              rj += 6;
+            }
+          }
+          continue;
+        }
+        for (let i = 0; i < nI; i++) {
+          const ri = oI + i * nK;
+          const ti = tgt + i * nJ;
+          const jEnd = diag ? i + 1 : nJ;
+          for (let j = 0; j < jEnd; j++) {
+            const rj = oJ + j * nK;
+            let s = gd(val, ti + j);
+            for (let k = 0; k < nK; k++) s = s - gd(val, ri + k) * gd(val, rj + k);
+            sd(val, ti + j, s);
+          }
+        }
+      }
+    }
+    const R = gi(pRows, J);
+    for (let j = 0; j < nJ; j++) {
+      const rj = base + j * nJ;
+      let d = gd(val, rj + j);
+      for (let k = 0; k < j; k++) d = d - gd(val, rj + k) * gd(val, rj + k);
+      if (!(d > 0)) return gi(dofStart, J) + j;
+      const ljj = Math.sqrt(d);
+      sd(val, rj + j, ljj);
+      for (let i = j + 1; i < R; i++) {
+        const ri = base + i * nJ;
+        let s = gd(val, ri + j);
+        for (let k = 0; k < j; k++) s = s - gd(val, ri + k) * gd(val, rj + k);
+        sd(val, ri + j, s / ljj);
+      }
+    }
+  }
+  return -1;
+}
+
+/** the same factorization in binary32 arithmetic (entries already rounded by round32) */
+export function factor32(val: usize): i32 {
+  for (let J = 0; J < nb; J++) {
+    const nJ = gi(size, J);
+    const base = gi(pOff, J);
+    si(rowOf, J, 0);
+    const sEndJ = gi(sPtr, J + 1);
+    for (let e = gi(sPtr, J); e < sEndJ; e++) si(rowOf, gi(sIdx, e), gi(sRow, e));
+    const rEnd = gi(rPtr, J + 1);
+    for (let r = gi(rPtr, J); r < rEnd; r++) {
+      const K = gi(rBlk, r);
+      const nK = gi(size, K);
+      const oJ = gi(rOff, r);
+      const eJ = gi(rE, r);
+      const eEnd = gi(sPtr, K + 1);
+      const pK = gi(pOff, K);
+      for (let e = eJ; e < eEnd; e++) {
+        const I = gi(sIdx, e);
+        const nI = gi(size, I);
+        const oI = pK + gi(sRow, e) * nK;
+        const tgt = base + gi(rowOf, I) * nJ;
+        const diag = e == eJ;
+        if (nK == 6) {
+          for (let i = 0; i < nI; i++) {
+            const ri = oI + i * 6;
+            const a0 = gf(val, ri);
+            const a1 = gf(val, ri + 1);
+            const a2 = gf(val, ri + 2);
+            const a3 = gf(val, ri + 3);
+            const a4 = gf(val, ri + 4);
+            const a5 = gf(val, ri + 5);
+            const ti = tgt + i * nJ;
+            const jEnd = diag ? i + 1 : nJ;
+            let rj = oJ;
+            for (let j = 0; j < jEnd; j++) {
+              let s = gf(val, ti + j);
+              s = s - a0 * gf(val, rj);
+              s = s - a1 * gf(val, rj + 1);
+              s = s - a2 * gf(val, rj + 2);
+              s = s - a3 * gf(val, rj + 3);
+              s = s - a4 * gf(val, rj + 4);
+              s = s - a5 * gf(val, rj + 5);
+              sf(val, ti + j, s);
+              rj += 6;
+            }
+          }
+          continue;
+        }
+        for (let i = 0; i < nI; i++) {
+          const ri = oI + i * nK;
+          const ti = tgt + i * nJ;
+          const jEnd = diag ? i + 1 : nJ;
+          for (let j = 0; j < jEnd; j++) {
+            const rj = oJ + j * nK;
+            let s = gf(val, ti + j);
+            for (let k = 0; k < nK; k++) s = s - gf(val, ri + k) * gf(val, rj + k);
+            sf(val, ti + j, s);
+          }
+        }
+      }
+    }
+    const R = gi(pRows, J);
+    for (let j = 0; j < nJ; j++) {
+      const rj = base + j * nJ;
+      let d = gf(val, rj + j);
+      for (let k = 0; k < j; k++) d = d - gf(val, rj + k) * gf(val, rj + k);
+      if (!(d > 0)) return gi(dofStart, J) + j;
+      const ljj = Mathf.sqrt(d);
+      sf(val, rj + j, ljj);
+      for (let i = j + 1; i < R; i++) {
+        const ri = base + i * nJ;
+        let s = gf(val, ri + j);
+        for (let k = 0; k < j; k++) s = s - gf(val, ri + k) * gf(val, rj + k);
+        sf(val, ri + j, s / ljj);
+      }
+    }
+  }
+  return -1;
+}
+
+/** solves L Lᵀ y = y in place (permuted numbering) in binary64 */
+export function substitute64(val: usize, y: usize): void {
+  for (let I = 0; I < nb; I++) {
+    const nI = gi(size, I);
+    const dI = gi(dofStart, I);
+    const pI = gi(pOff, I);
+    const r0 = gi(rPtr, I);
+    const r1 = gi(rPtr, I + 1);
+    for (let i = 0; i < nI; i++) {
+      let s = gd(y, dI + i);
+      for (let r = r0; r < r1; r++) {
+        const K = gi(rBlk, r);
+        const nK = gi(size, K);
+        const o = gi(rOff, r) + i * nK;
+        const dK = gi(dofStart, K);
+        for (let k = 0; k < nK; k++) s = s - gd(val, o + k) * gd(y, dK + k);
+      }
+      const o = pI + i * nI;
+      for (let k = 0; k < i; k++) s = s - gd(val, o + k) * gd(y, dI + k);
+      sd(y, dI + i, s / gd(val, o + i));
+    }
+  }
+  for (let I = nb - 1; I >= 0; I--) {
+    const nI = gi(size, I);
+    const dI = gi(dofStart, I);
+    const pI = gi(pOff, I);
+    const e0 = gi(sPtr, I);
+    const e1 = gi(sPtr, I + 1);
+    for (let i = nI - 1; i >= 0; i--) {
+      let s = gd(y, dI + i);
+      for (let k = i + 1; k < nI; k++) s = s - gd(val, pI + k * nI + i) * gd(y, dI + k);
+      for (let e = e0; e < e1; e++) {
+        const K = gi(sIdx, e);
+        const nK = gi(size, K);
+        const o = pI + gi(sRow, e) * nI + i;
+        const dK = gi(dofStart, K);
+        for (let k = 0; k < nK; k++) s = s - gd(val, o + k * nI) * gd(y, dK + k);
+      }
+      sd(y, dI + i, s / gd(val, pI + i * nI + i));
+    }
+  }
+}
+
+/** the same solve in binary32 arithmetic (y already rounded to binary32) */
+export function substitute32(val: usize, y: usize): void {
+  for (let I = 0; I < nb; I++) {
+    const nI = gi(size, I);
+    const dI = gi(dofStart, I);
+    const pI = gi(pOff, I);
+    const r0 = gi(rPtr, I);
+    const r1 = gi(rPtr, I + 1);
+    for (let i = 0; i < nI; i++) {
+      let s = gf(y, dI + i);
+      for (let r = r0; r < r1; r++) {
+        const K = gi(rBlk, r);
+        const nK = gi(size, K);
+        const o = gi(rOff, r) + i * nK;
+        const dK = gi(dofStart, K);
+        for (let k = 0; k < nK; k++) s = s - gf(val, o + k) * gf(y, dK + k);
+      }
+      const o = pI + i * nI;
+      for (let k = 0; k < i; k++) s = s - gf(val, o + k) * gf(y, dI + k);
+      sf(y, dI + i, s / gf(val, o + i));
+    }
+  }
+  for (let I = nb - 1; I >= 0; I--) {
+    const nI = gi(size, I);
+    const dI = gi(dofStart, I);
+    const pI = gi(pOff, I);
+    const e0 = gi(sPtr, I);
+    const e1 = gi(sPtr, I + 1);
+    for (let i = nI - 1; i >= 0; i--) {
+      let s = gf(y, dI + i);
+      for (let k = i + 1; k < nI; k++) s = s - gf(val, pI + k * nI + i) * gf(y, dI + k);
+      for (let e = e0; e < e1; e++) {
+        const K = gi(sIdx, e);
+        const nK = gi(size, K);
+        const o = pI + gi(sRow, e) * nI + i;
+        const dK = gi(dofStart, K);
+        for (let k = 0; k < nK; k++) s = s - gf(val, o + k * nI) * gf(y, dK + k);
+      }
+      sf(y, dI + i, s / gf(val, pI + i * nI + i));
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// dense Cholesky (twins of factorRows64/factorRows32/choleskySolve in ../cholesky.ts): n×n
+// row-major, lower triangle; fp64 kernels on f64 storage, fp32 kernels on f32 storage
+
+function g4(p: usize, i: i32): f32 {
+  return load<f32>(p + ((<usize>i) << 2));
+}
+function s4(p: usize, i: i32, x: f32): void {
+  store<f32>(p + ((<usize>i) << 2), x);
+}
+
+/** two rows × two columns at a time, per-entry order k ascending; returns the first bad pivot or −1 */
+export function denseFactor64(a: usize, n: i32): i32 {
+  let i = 0;
+  for (; i + 1 < n; i += 2) {
+    const r0 = i * n;
+    const r1 = r0 + n;
+    let j = 0;
+    for (; j + 1 < i; j += 2) {
+      const rj = j * n;
+      const rk = rj + n;
+      let s00 = gd(a, r0 + j);
+      let s01 = gd(a, r0 + j + 1);
+      let s10 = gd(a, r1 + j);
+      let s11 = gd(a, r1 + j + 1);
+      for (let k = 0; k < j; k++) {
+        const x0 = gd(a, r0 + k);
+        const x1 = gd(a, r1 + k);
+        const y0 = gd(a, rj + k);
+        const y1 = gd(a, rk + k);
+        s00 = s00 - x0 * y0;
+        s01 = s01 - x0 * y1;
+        s10 = s10 - x1 * y0;
+        s11 = s11 - x1 * y1;
+      }
+      const ljj = gd(a, rj + j);
+      const l0j = s00 / ljj;
+      const l1j = s10 / ljj;
+      sd(a, r0 + j, l0j);
+      sd(a, r1 + j, l1j);
+      const c = gd(a, rk + j);
+      s01 = s01 - l0j * c;
+      s11 = s11 - l1j * c;
+      const lkk = gd(a, rk + j + 1);
+      sd(a, r0 + j + 1, s01 / lkk);
+      sd(a, r1 + j + 1, s11 / lkk);
+    }
+    if (j < i) {
+      const rj = j * n;
+      let s0 = gd(a, r0 + j);
+      let s1 = gd(a, r1 + j);
+      for (let k = 0; k < j; k++) {
+        const y = gd(a, rj + k);
+        s0 = s0 - gd(a, r0 + k) * y;
+        s1 = s1 - gd(a, r1 + k) * y;
+      }
+      const ljj = gd(a, rj + j);
+      sd(a, r0 + j, s0 / ljj);
+      sd(a, r1 + j, s1 / ljj);
+    }
+    let d = gd(a, r0 + i);
+    let s1 = gd(a, r1 + i);
+    for (let k = 0; k < i; k++) {
+      const x = gd(a, r0 + k);
+      d = d - x * x;
+      s1 = s1 - gd(a, r1 + k) * x;
+    }
+    if (!(d > 0)) return i;
+    const lii = Math.sqrt(d);
+    sd(a, r0 + i, lii);
+    const l1i = s1 / lii;
+    sd(a, r1 + i, l1i);
+    let d1 = gd(a, r1 + i + 1);
+    for (let k = 0; k < i; k++) {
+      const x = gd(a, r1 + k);
+      d1 = d1 - x * x;
+    }
+    d1 = d1 - l1i * l1i;
+    if (!(d1 > 0)) return i + 1;
+    sd(a, r1 + i + 1, Math.sqrt(d1));
+  }
+  if (i < n) {
+    const r0 = i * n;
+    for (let j = 0; j < i; j++) {
+      const rj = j * n;
+      let s = gd(a, r0 + j);
+      for (let k = 0; k < j; k++) s = s - gd(a, r0 + k) * gd(a, rj + k);
+      sd(a, r0 + j, s / gd(a, rj + j));
+    }
+    let d = gd(a, r0 + i);
+    for (let k = 0; k < i; k++) d = d - gd(a, r0 + k) * gd(a, r0 + k);
+    if (!(d > 0)) return i;
+    sd(a, r0 + i, Math.sqrt(d));
+  }
+  return -1;
+}
+
+/** {@link denseFactor64} in binary32 on f32 storage */
+export function denseFactor32(a: usize, n: i32): i32 {
+  let i = 0;
+  for (; i + 1 < n; i += 2) {
+    const r0 = i * n;
+    const r1 = r0 + n;
+    let j = 0;
+    for (; j + 1 < i; j += 2) {
+      const rj = j * n;
+      const rk = rj + n;
+      let s00 = g4(a, r0 + j);
+      let s01 = g4(a, r0 + j + 1);
+      let s10 = g4(a, r1 + j);
+      let s11 = g4(a, r1 + j + 1);
+      for (let k = 0; k < j; k++) {
+        const x0 = g4(a, r0 + k);
+        const x1 = g4(a, r1 + k);
+        const y0 = g4(a, rj + k);
+        const y1 = g4(a, rk + k);
+        s00 = s00 - x0 * y0;
+        s01 = s01 - x0 * y1;
+        s10 = s10 - x1 * y0;
+        s11 = s11 - x1 * y1;
+      }
+      const ljj = g4(a, rj + j);
+      const l0j = s00 / ljj;
+      const l1j = s10 / ljj;
+      s4(a, r0 + j, l0j);
+      s4(a, r1 + j, l1j);
+      const c = g4(a, rk + j);
+      s01 = s01 - l0j * c;
+      s11 = s11 - l1j * c;
+      const lkk = g4(a, rk + j + 1);
+      s4(a, r0 + j + 1, s01 / lkk);
+      s4(a, r1 + j + 1, s11 / lkk);
+    }
+    if (j < i) {
+      const rj = j * n;
+      let s0 = g4(a, r0 + j);
+      let s1 = g4(a, r1 + j);
+      for (let k = 0; k < j; k++) {
+        const y = g4(a, rj + k);
+        s0 = s0 - g4(a, r0 + k) * y;
+        s1 = s1 - g4(a, r1 + k) * y;
+      }
+      const ljj = g4(a, rj + j);
+      s4(a, r0 + j, s0 / ljj);
+      s4(a, r1 + j, s1 / ljj);
+    }
+    let d = g4(a, r0 + i);
+    let s1 = g4(a, r1 + i);
+    for (let k = 0; k < i; k++) {
+      const x = g4(a, r0 + k);
+      d = d - x * x;
+      s1 = s1 - g4(a, r1 + k) * x;
+    }
+    if (!(d > 0)) return i;
+    const lii = Mathf.sqrt(d);
+    s4(a, r0 + i, lii);
+    const l1i = s1 / lii;
+    s4(a, r1 + i, l1i);
+    let d1 = g4(a, r1 + i + 1);
+    for (let k = 0; k < i; k++) {
+      const x = g4(a, r1 + k);
+      d1 = d1 - x * x;
+    }
+    d1 = d1 - l1i * l1i;
+    if (!(d1 > 0)) return i + 1;
+    s4(a, r1 + i + 1, Mathf.sqrt(d1));
+  }
+  if (i < n) {
+    const r0 = i * n;
+    for (let j = 0; j < i; j++) {
+      const rj = j * n;
+      let s = g4(a, r0 + j);
+      for (let k = 0; k < j; k++) s = s - g4(a, r0 + k) * g4(a, rj + k);
+      s4(a, r0 + j, s / g4(a, rj + j));
+    }
+    let d = g4(a, r0 + i);
+    for (let k = 0; k < i; k++) d = d - g4(a, r0 + k) * g4(a, r0 + k);
+    if (!(d > 0)) return i;
+    s4(a, r0 + i, Mathf.sqrt(d));
+  }
+  return -1;
+}
+
+/** L Lᵀ x = b in place (b ← x); forward two rows at a time, per-row order k ascending */
+export function denseSolve64(L: usize, n: i32, b: usize): void {
+  let i = 0;
+  for (; i + 1 < n; i += 2) {
+    const ri = i * n;
+    const r1 = ri + n;
+    let s0 = gd(b, i);
+    let s1 = gd(b, i + 1);
+    for (let k = 0; k < i; k++) {
+      const y = gd(b, k);
+      s0 = s0 - gd(L, ri + k) * y;
+      s1 = s1 - gd(L, r1 + k) * y;
+    }
+    const y0 = s0 / gd(L, ri + i);
+    sd(b, i, y0);
+    s1 = s1 - gd(L, r1 + i) * y0;
+    sd(b, i + 1, s1 / gd(L, r1 + i + 1));
+  }
+  if (i < n) {
+    const ri = i * n;
+    let s = gd(b, i);
+    for (let k = 0; k < i; k++) s = s - gd(L, ri + k) * gd(b, k);
+    sd(b, i, s / gd(L, ri + i));
+  }
+  for (let r = n - 1; r >= 0; r--) {
+    let s = gd(b, r);
+    for (let k = r + 1; k < n; k++) s = s - gd(L, k * n + r) * gd(b, k);
+    sd(b, r, s / gd(L, r * n + r));
+  }
+}
+
+/** {@link denseSolve64} in binary32 on f32 storage */
+export function denseSolve32(L: usize, n: i32, b: usize): void {
+  let i = 0;
+  for (; i + 1 < n; i += 2) {
+    const ri = i * n;
+    const r1 = ri + n;
+    let s0 = g4(b, i);
+    let s1 = g4(b, i + 1);
+    for (let k = 0; k < i; k++) {
+      const y = g4(b, k);
+      s0 = s0 - g4(L, ri + k) * y;
+      s1 = s1 - g4(L, r1 + k) * y;
+    }
+    const y0 = s0 / g4(L, ri + i);
+    s4(b, i, y0);
+    s1 = s1 - g4(L, r1 + i) * y0;
+    s4(b, i + 1, s1 / g4(L, r1 + i + 1));
+  }
+  if (i < n) {
+    const ri = i * n;
+    let s = g4(b, i);
+    for (let k = 0; k < i; k++) s = s - g4(L, ri + k) * g4(b, k);
+    s4(b, i, s / g4(L, ri + i));
+  }
+  for (let r = n - 1; r >= 0; r--) {
+    let s = g4(b, r);
+    for (let k = r + 1; k < n; k++) s = s - g4(L, k * n + r) * g4(b, k);
+    s4(b, r, s / g4(L, r * n + r));
+  }
+}
