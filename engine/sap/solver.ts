@@ -48,7 +48,8 @@ import {
 import { limitCalc, limitRowSigns, makeLimitParams } from './constraints/limit';
 import { makePdParams, pdCalc, pdEval } from './constraints/pd';
 import { BlockSparseCholesky } from './linalg/block_sparse';
-import { DenseCholesky, choleskyFactor } from './linalg/cholesky';
+import { CHOLESKY_TILE, DenseCholesky, choleskyFactor } from './linalg/cholesky';
+import type { LinalgKernels } from './linalg/wasm/kernels';
 import {
   lineSearch,
   type LineObjective,
@@ -310,6 +311,19 @@ export class SapSolver {
    * 'dense'. Both give bit-identical results (see the file comment); this only changes speed.
    */
   linear_solver: LinearSolverMode = 'auto';
+
+  /**
+   * Where the factorizations, the solves and the sparse assembly run: `wasm` (default, where
+   * available) or their JS twins; results are bit-identical (the choice exists for tests and
+   * comparisons).
+   */
+  get kernels(): LinalgKernels {
+    return this.chol.kernels;
+  }
+  set kernels(k: LinalgKernels) {
+    this.bs = new BlockSparseCholesky('fp64', k);
+    this.chol = new DenseCholesky('fp64', CHOLESKY_TILE, k);
+  }
   /** the factorization used by the last solve */
   last_linear_solver: 'dense' | 'block_sparse' = 'dense';
 
@@ -341,6 +355,11 @@ export class SapSolver {
   private blkClique: Int32Array = new Int32Array(0);
   private blkJ: Int32Array = new Int32Array(0); // offset in jData
   private jData: Float64Array = new Float64Array(0);
+  private nJ = 0; // used length of jData
+  // WebAssembly assembly of JᵀGJ (sparse path): whether this solve uses it, and G's copy there
+  private wasmAssembly = false;
+  private wasmG: Float64Array = new Float64Array(0);
+  private wasmGPtr = 0;
   /**
    * per block (nBlk + 1): range into colIdx of the block's structurally nonzero columns (columns m
    * with J[k][m] ≠ 0 for some row k), ascending. Every product over a Jacobian block runs over
@@ -351,7 +370,7 @@ export class SapSolver {
   private cliquesA: Float64Array[] = [];
 
   // ordering, symbolic structure and the factorizations
-  private readonly bs = new BlockSparseCholesky('fp64');
+  private bs = new BlockSparseCholesky('fp64');
   private sparse = false;
   private edges: Int32Array = new Int32Array(0);
   private dofPerm: Int32Array = new Int32Array(0); // dense path: H' row → reduced dof
@@ -391,7 +410,7 @@ export class SapSolver {
   private ellA0 = 0;
   private dpr = 0; // Δpᵀ(v − v*)
   private d2A = 0; // ΔvᵀAΔv
-  private readonly chol = new DenseCholesky('fp64');
+  private chol = new DenseCholesky('fp64');
   private readonly costBuf = new Float64Array(1);
   private readonly sample: LineSample = { phi: 0, dphi: 0, d2phi: 0 };
   private readonly lsResult: LineSearchResult = { status: 'ok', alpha: 1, iterations: 0 };
@@ -611,6 +630,7 @@ export class SapSolver {
     this.blkClique = pk.blkClique;
     this.blkJ = pk.blkJ;
     this.jData = pk.jData;
+    this.nJ = pk.nJ;
     this.rowOff = growI32(this.rowOff, nCon + 1);
     this.gOff = growI32(this.gOff, nCon + 1);
     this.params = growF64(this.params, nCon * PARAM_STRIDE);
@@ -897,7 +917,14 @@ export class SapSolver {
       }
     }
     const bs = this.bs;
-    bs.analyze(nPart, this.partSize, this.edges, nE);
+    const nBlk = this.blkStart[this.nCon];
+    let nPairs = 0;
+    for (let i = 0; i < this.nCon; i++) {
+      const nb = this.blkStart[i + 1] - this.blkStart[i];
+      nPairs += nb * (nb - 1);
+    }
+    bs.analyze(nPart, this.partSize, this.edges, nE, this.assemblyBytes(nBlk, nPairs));
+    this.wasmAssembly = false;
     const denseFlops = (np * np * np) / 6;
     let sparse: boolean;
     if (this.linear_solver === 'dense') sparse = false;
@@ -922,14 +949,8 @@ export class SapSolver {
       return;
     }
     // sparse: per block its diagonal offset; per ordered pair its coupling block
-    const nBlk = this.blkStart[this.nCon];
     this.blkDiag = growI32(this.blkDiag, nBlk);
     this.pairStart = growI32(this.pairStart, this.nCon + 1);
-    let nPairs = 0;
-    for (let i = 0; i < this.nCon; i++) {
-      const nb = this.blkStart[i + 1] - this.blkStart[i];
-      nPairs += nb * (nb - 1);
-    }
     this.pairOff = growI32(this.pairOff, nPairs);
     if (this.pairT.length < nPairs) this.pairT = new Uint8Array(Math.max(nPairs, 2 * this.pairT.length));
     let e = 0;
@@ -954,6 +975,76 @@ export class SapSolver {
       }
     }
     this.pairStart[this.nCon] = e;
+    this.bindAssembly(nBlk, nPairs);
+  }
+
+  /** the arrays the WebAssembly assembly reads, in the order {@link bindAssembly} lays them out */
+  private assemblyArrays(nBlk: number, nPairs: number): [Int32Array | Uint8Array, number][] {
+    const nCl = this.nCliques;
+    return [
+      [this.rows, this.nCon],
+      [this.gOff, this.nCon],
+      [this.blkStart, this.nCon + 1],
+      [this.blkClique, nBlk],
+      [this.blkJ, nBlk],
+      [this.blkDiag, nBlk],
+      [this.pairStart, this.nCon + 1],
+      [this.pairOff, nPairs],
+      [this.pairT, nPairs],
+      [this.redOff, nCl],
+      [this.cliqueOff, nCl + 1],
+      [this.colStart, nBlk + 1],
+      [this.colIdx, this.colStart[nBlk]],
+    ];
+  }
+
+  /** bytes of the WebAssembly assembly's inputs: the index arrays, J, the G·J scratch and G */
+  private assemblyBytes(nBlk: number, nPairs: number): number {
+    let ints = 0;
+    for (const [, len] of this.assemblyArrays(nBlk, nPairs)) ints += len;
+    return ((4 * ints + 7) & ~7) + 8 * (this.nJ + this.T.length + this.nG);
+  }
+
+  /** copies the assembly's inputs into the kernels' memory (sparse path on WebAssembly) */
+  private bindAssembly(nBlk: number, nPairs: number): void {
+    const w = this.bs.wasmKernels;
+    if (w === null) return;
+    const buf = w.buffer;
+    const ptr: number[] = [];
+    let at = this.bs.extraPtr;
+    const heap = new Int32Array(buf);
+    for (const [a, len] of this.assemblyArrays(nBlk, nPairs)) {
+      ptr.push(at);
+      const h = at >> 2;
+      for (let k = 0; k < len; k++) heap[h + k] = a[k];
+      at += 4 * len;
+    }
+    at = (at + 7) & ~7;
+    const jdPtr = at;
+    new Float64Array(buf, jdPtr, this.nJ).set(this.jData.subarray(0, this.nJ));
+    at += 8 * this.nJ;
+    const tPtr = at;
+    at += 8 * this.T.length;
+    this.wasmGPtr = at;
+    this.wasmG = new Float64Array(buf, at, this.nG);
+    w.exports.setAssembly(
+      ptr[0],
+      ptr[1],
+      ptr[2],
+      ptr[3],
+      ptr[4],
+      ptr[5],
+      ptr[6],
+      ptr[7],
+      ptr[8],
+      ptr[9],
+      ptr[10],
+      ptr[11],
+      ptr[12],
+      jdPtr,
+      tPtr,
+    );
+    this.wasmAssembly = true;
   }
 
   private checkSpec(s: SapConstraintSpec, i: number): string | null {
@@ -1503,6 +1594,14 @@ export class SapSolver {
       const n = this.cliqueOff[c + 1] - this.cliqueOff[c];
       const d = bs.diagOffset(q);
       for (let a = 0; a < n; a++) for (let m = 0; m <= a; m++) val[d + a * n + m] = A[a * n + m];
+    }
+    if (this.wasmAssembly) {
+      // the same loops in WebAssembly (bit-identical); G is copied in per iteration
+      this.wasmG.set(this.G.subarray(0, this.nG));
+      bs.wasmKernels!.exports.assemble(bs.valuesPtr, this.wasmGPtr, this.nCon);
+      if (this.options.contact_solve_precision === 'fp32')
+        for (let k = 0; k < bs.storage; k++) val[k] = fr(val[k]);
+      return;
     }
     const jd = this.jData;
     const T = this.T;

@@ -6,6 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { SapSolver, type LinearSolverMode } from './solver';
+import type { LinalgKernels } from './linalg/wasm/kernels';
 import type { SapProblem } from './problem';
 import { boxOnPlane, cliquePile, holonomicMix, limitsAndDrives, pointOnPlane, twoCliques } from './testing';
 
@@ -19,8 +20,16 @@ const PROBLEMS: [string, () => SapProblem][] = [
   ['cliquePile(40)', () => cliquePile(9, 40)],
 ];
 
-function solveWith(mode: LinearSolverMode, p: SapProblem, preset: string, ls: string) {
+function solveWith(
+  mode: LinearSolverMode,
+  p: SapProblem,
+  preset: string,
+  ls: string,
+  kernels: LinalgKernels = 'wasm',
+) {
   const s = new SapSolver({ contact_preset_variant: preset, line_search_variant: ls } as never);
+  s.kernels = kernels;
+  expect(s.kernels).toBe(kernels);
   s.linear_solver = mode;
   const r = s.solve(p);
   return { r, used: s.last_linear_solver };
@@ -57,6 +66,22 @@ describe('SapSolver: block-sparse = dense', () => {
             expect(Array.from(s.r.gamma[i])).toEqual(Array.from(d.r.gamma[i]));
         });
       }
+    }
+  }
+
+  // the WebAssembly kernels (factorizations, solves, sparse assembly) against their JS twins
+  for (const preset of ['approx32', 'drake']) {
+    for (const [name, make] of PROBLEMS) {
+      it(`${name}, ${preset}: WebAssembly kernels = JS kernels bit for bit (both paths)`, () => {
+        const p = make();
+        for (const mode of ['dense', 'block_sparse'] as const) {
+          const w = solveWith(mode, p, preset, 'exact_root', 'wasm');
+          const j = solveWith(mode, p, preset, 'exact_root', 'js');
+          expect(w.r.iterations).toBe(j.r.iterations);
+          expect(Array.from(w.r.v)).toEqual(Array.from(j.r.v));
+          expect(w.r.cost).toEqual(j.r.cost);
+        }
+      });
     }
   }
 

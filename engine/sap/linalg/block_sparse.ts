@@ -108,6 +108,23 @@ export class BlockSparseCholesky {
     this.wasm = kernels === 'wasm' ? LinalgWasm.create() : null;
   }
 
+  /**
+   * The WebAssembly kernels and their memory while the last analysis runs on them (else null), for
+   * callers that run their own kernels on {@link values} (byte offset {@link valuesPtr}) and on the
+   * region they asked for at {@link extraPtr}. Valid until the next analysis.
+   */
+  get wasmKernels(): LinalgWasm | null {
+    return this.wasmBound ? this.wasm : null;
+  }
+
+  /** byte offset of {@link values} in the kernels' memory */
+  get valuesPtr(): number {
+    return this.valPtr;
+  }
+
+  /** byte offset of the caller's region in the kernels' memory (8-aligned) */
+  extraPtr = 0;
+
   /** the kernels the last analysis runs on */
   get kernels(): LinalgKernels {
     return this.wasmBound ? 'wasm' : 'js';
@@ -120,8 +137,16 @@ export class BlockSparseCholesky {
    * @param sizes   block sizes (input numbering), each ≥ 1
    * @param edges   pairs (a, b) of coupled input blocks, a ≠ b; duplicates allowed
    * @param nEdges  number of pairs in `edges`
+   * @param extraBytes  bytes the caller wants in the kernels' memory beside the factorization (at
+   *                    {@link extraPtr} when the analysis runs on WebAssembly)
    */
-  analyze(nb: number, sizes: ArrayLike<number>, edges: ArrayLike<number>, nEdges: number): void {
+  analyze(
+    nb: number,
+    sizes: ArrayLike<number>,
+    edges: ArrayLike<number>,
+    nEdges: number,
+    extraBytes = 0,
+  ): void {
     this.nb = nb;
     this.factored = false;
     this.order = growI32(this.order, nb);
@@ -276,7 +301,7 @@ export class BlockSparseCholesky {
         this.rE[slot] = k;
       }
     }
-    this.wasmBound = this.wasm !== null && this.bindWasm(this.wasm, sCount, nr);
+    this.wasmBound = this.wasm !== null && this.bindWasm(this.wasm, sCount, nr, extraBytes);
     if (!this.wasmBound) {
       this.values = growF64(this.values, off);
       this.xs = growF64(this.xs, n);
@@ -287,7 +312,7 @@ export class BlockSparseCholesky {
    * Lays the structure, the values and the right-hand side out in the kernels' memory (structure
    * copied, values and right-hand side as views). False when the memory cannot grow.
    */
-  private bindWasm(w: LinalgWasm, sCount: number, nr: number): boolean {
+  private bindWasm(w: LinalgWasm, sCount: number, nr: number, extraBytes: number): boolean {
     const nb = this.nb;
     const ints: [Int32Array, number][] = [
       [this.size, nb],
@@ -314,7 +339,10 @@ export class BlockSparseCholesky {
     bytes += 8 * this.storage;
     const yPtr = bytes;
     bytes += 8 * this.n;
+    const extraPtr = bytes;
+    bytes += extraBytes;
     if (!w.reserve(bytes)) return false;
+    this.extraPtr = extraPtr;
     const buf = w.buffer;
     const heap = new Int32Array(buf);
     for (let k = 0; k < ints.length; k++) heap.set(ints[k][0].subarray(0, ints[k][1]), ptr[k] >> 2);

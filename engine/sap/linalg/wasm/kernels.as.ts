@@ -108,7 +108,65 @@ export function factor64(val: usize): i32 {
         const tgt = base + gi(rowOf, I) * nJ;
         const diag = e == eJ;
         if (nK == 6) {
-          for (let i = 0; i < nI; i++) {
+          // free bodies: rows i and i+1 of L_IK held in registers, each row of L_JK loaded once for
+          // both (per-entry order unchanged: k ascending)
+          let i = 0;
+          for (; i + 1 < nI; i += 2) {
+            const ri = oI + i * 6;
+            const a0 = gd(val, ri);
+            const a1 = gd(val, ri + 1);
+            const a2 = gd(val, ri + 2);
+            const a3 = gd(val, ri + 3);
+            const a4 = gd(val, ri + 4);
+            const a5 = gd(val, ri + 5);
+            const b0 = gd(val, ri + 6);
+            const b1 = gd(val, ri + 7);
+            const b2 = gd(val, ri + 8);
+            const b3 = gd(val, ri + 9);
+            const b4 = gd(val, ri + 10);
+            const b5 = gd(val, ri + 11);
+            const ti = tgt + i * nJ;
+            const tk = ti + nJ;
+            const jEnd = diag ? i + 1 : nJ;
+            let rj = oJ;
+            for (let j = 0; j < jEnd; j++) {
+              let s = gd(val, ti + j);
+              let t = gd(val, tk + j);
+              let y = gd(val, rj);
+              s = s - a0 * y;
+              t = t - b0 * y;
+              y = gd(val, rj + 1);
+              s = s - a1 * y;
+              t = t - b1 * y;
+              y = gd(val, rj + 2);
+              s = s - a2 * y;
+              t = t - b2 * y;
+              y = gd(val, rj + 3);
+              s = s - a3 * y;
+              t = t - b3 * y;
+              y = gd(val, rj + 4);
+              s = s - a4 * y;
+              t = t - b4 * y;
+              y = gd(val, rj + 5);
+              s = s - a5 * y;
+              t = t - b5 * y;
+              sd(val, ti + j, s);
+              sd(val, tk + j, t);
+              rj += 6;
+            }
+            if (diag) {
+              // row i+1 also reaches column i+1
+              let t = gd(val, tk + jEnd);
+              t = t - b0 * gd(val, rj);
+              t = t - b1 * gd(val, rj + 1);
+              t = t - b2 * gd(val, rj + 2);
+              t = t - b3 * gd(val, rj + 3);
+              t = t - b4 * gd(val, rj + 4);
+              t = t - b5 * gd(val, rj + 5);
+              sd(val, tk + jEnd, t);
+            }
+          }
+          for (; i < nI; i++) {
             const ri = oI + i * 6;
             const a0 = gd(val, ri);
             const a1 = gd(val, ri + 1);
@@ -188,7 +246,65 @@ export function factor32(val: usize): i32 {
         const tgt = base + gi(rowOf, I) * nJ;
         const diag = e == eJ;
         if (nK == 6) {
-          for (let i = 0; i < nI; i++) {
+          // free bodies: rows i and i+1 of L_IK held in registers, each row of L_JK loaded once for
+          // both (per-entry order unchanged: k ascending)
+          let i = 0;
+          for (; i + 1 < nI; i += 2) {
+            const ri = oI + i * 6;
+            const a0 = gf(val, ri);
+            const a1 = gf(val, ri + 1);
+            const a2 = gf(val, ri + 2);
+            const a3 = gf(val, ri + 3);
+            const a4 = gf(val, ri + 4);
+            const a5 = gf(val, ri + 5);
+            const b0 = gf(val, ri + 6);
+            const b1 = gf(val, ri + 7);
+            const b2 = gf(val, ri + 8);
+            const b3 = gf(val, ri + 9);
+            const b4 = gf(val, ri + 10);
+            const b5 = gf(val, ri + 11);
+            const ti = tgt + i * nJ;
+            const tk = ti + nJ;
+            const jEnd = diag ? i + 1 : nJ;
+            let rj = oJ;
+            for (let j = 0; j < jEnd; j++) {
+              let s = gf(val, ti + j);
+              let t = gf(val, tk + j);
+              let y = gf(val, rj);
+              s = s - a0 * y;
+              t = t - b0 * y;
+              y = gf(val, rj + 1);
+              s = s - a1 * y;
+              t = t - b1 * y;
+              y = gf(val, rj + 2);
+              s = s - a2 * y;
+              t = t - b2 * y;
+              y = gf(val, rj + 3);
+              s = s - a3 * y;
+              t = t - b3 * y;
+              y = gf(val, rj + 4);
+              s = s - a4 * y;
+              t = t - b4 * y;
+              y = gf(val, rj + 5);
+              s = s - a5 * y;
+              t = t - b5 * y;
+              sf(val, ti + j, s);
+              sf(val, tk + j, t);
+              rj += 6;
+            }
+            if (diag) {
+              // row i+1 also reaches column i+1
+              let t = gf(val, tk + jEnd);
+              t = t - b0 * gf(val, rj);
+              t = t - b1 * gf(val, rj + 1);
+              t = t - b2 * gf(val, rj + 2);
+              t = t - b3 * gf(val, rj + 3);
+              t = t - b4 * gf(val, rj + 4);
+              t = t - b5 * gf(val, rj + 5);
+              sf(val, tk + jEnd, t);
+            }
+          }
+          for (; i < nI; i++) {
             const ri = oI + i * 6;
             const a0 = gf(val, ri);
             const a1 = gf(val, ri + 1);
@@ -573,5 +689,243 @@ export function denseSolve32(L: usize, n: i32, b: usize): void {
     let s = g4(b, r);
     for (let k = r + 1; k < n; k++) s = s - g4(L, k * n + r) * g4(b, k);
     s4(b, r, s / g4(L, r * n + r));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// assembly of the constraint terms JᵀGJ into the block-sparse panels (twin of the constraint loop
+// of SapSolver.assembleSparse with computeGJ and addRowJtT in ../../solver.ts: same loops, same
+// skipped zero products, same order of additions per entry)
+
+let aRows: usize = 0; // per constraint: rows r
+let aGOff: usize = 0; // per constraint: offset of its r×r G block
+let aBlkStart: usize = 0; // per constraint (+1): range of its Jacobian blocks
+let aBlkClique: usize = 0; // per block: clique
+let aBlkJ: usize = 0; // per block: offset of its r×n block in jd
+let aBlkDiag: usize = 0; // per block: values offset of the clique's diagonal block
+let aPairStart: usize = 0; // per constraint: first ordered pair
+let aPairOff: usize = 0; // per ordered pair: values offset of the coupling block (−1 none)
+let aPairT: usize = 0; // per ordered pair: 1 when the block is stored transposed
+let aRedOff: usize = 0; // per clique: reduced offset (−1 not participating)
+let aCliqueOff: usize = 0; // per clique (+1): global dof offset
+let aColStart: usize = 0; // per block (+1): range of its nonzero columns
+let aColIdx: usize = 0; // nonzero column indices
+let aJ: usize = 0; // Jacobian blocks (f64)
+let aT: usize = 0; // G·J scratch (f64, r × max n)
+
+/** sets the constraint structure {@link assemble} reads (once per solve) */
+export function setAssembly(
+  rows: usize,
+  gOff: usize,
+  blkStart: usize,
+  blkClique: usize,
+  blkJ: usize,
+  blkDiag: usize,
+  pairStart: usize,
+  pairOff: usize,
+  pairT: usize,
+  redOff: usize,
+  cliqueOff: usize,
+  colStart: usize,
+  colIdx: usize,
+  jd: usize,
+  T: usize,
+): void {
+  aRows = rows;
+  aGOff = gOff;
+  aBlkStart = blkStart;
+  aBlkClique = blkClique;
+  aBlkJ = blkJ;
+  aBlkDiag = blkDiag;
+  aPairStart = pairStart;
+  aPairOff = pairOff;
+  aPairT = pairT;
+  aRedOff = redOff;
+  aCliqueOff = cliqueOff;
+  aColStart = colStart;
+  aColIdx = colIdx;
+  aJ = jd;
+  aT = T;
+}
+
+/** T = G·J_q over the nonzero columns of the block (computeGJ) */
+function computeGJ(G: usize, go: i32, r: i32, jq: i32, nq: i32, q0: i32, q1: i32): void {
+  const jd = aJ;
+  const T = aT;
+  const ci = aColIdx;
+  if (r == 3) {
+    const jq1 = jq + nq;
+    const jq2 = jq + 2 * nq;
+    for (let k = 0; k < 3; k++) {
+      const gk = go + 3 * k;
+      const g0 = gd(G, gk);
+      const g1 = gd(G, gk + 1);
+      const g2 = gd(G, gk + 2);
+      const z0 = g0 != 0;
+      const z1 = g1 != 0;
+      const z2 = g2 != 0;
+      const tk = k * nq;
+      for (let t = q0; t < q1; t++) {
+        const s = gi(ci, t);
+        let acc: f64 = 0;
+        if (z0) acc += g0 * gd(jd, jq + s);
+        if (z1) acc += g1 * gd(jd, jq1 + s);
+        if (z2) acc += g2 * gd(jd, jq2 + s);
+        sd(T, tk + s, acc);
+      }
+    }
+    return;
+  }
+  for (let k = 0; k < r; k++) {
+    const gk = go + k * r;
+    const tk = k * nq;
+    let l0 = 0;
+    while (l0 < r && gd(G, gk + l0) == 0) l0++;
+    if (l0 == r) {
+      for (let t = q0; t < q1; t++) sd(T, tk + gi(ci, t), 0);
+      continue;
+    }
+    let nzAfter = false;
+    for (let l = l0 + 1; l < r; l++) if (gd(G, gk + l) != 0) nzAfter = true;
+    if (!nzAfter) {
+      const g = gd(G, gk + l0);
+      const jl = jq + l0 * nq;
+      for (let t = q0; t < q1; t++) {
+        const s = gi(ci, t);
+        sd(T, tk + s, 0 + g * gd(jd, jl + s));
+      }
+      continue;
+    }
+    for (let t = q0; t < q1; t++) {
+      const s = gi(ci, t);
+      let acc: f64 = 0;
+      for (let l = l0; l < r; l++) {
+        const g = gd(G, gk + l);
+        if (g != 0) acc += g * gd(jd, jq + l * nq + s);
+      }
+      sd(T, tk + s, acc);
+    }
+  }
+}
+
+/** adds Σ_i J_iᵀ G_i J_i of constraints 0..nCon into the panels at `val` (G at `G`) */
+export function assemble(val: usize, G: usize, nCon: i32): void {
+  const jd = aJ;
+  const T = aT;
+  const cs = aColStart;
+  const ci = aColIdx;
+  for (let i = 0; i < nCon; i++) {
+    const r = gi(aRows, i);
+    if (r == 0) continue;
+    const go = gi(aGOff, i);
+    let nz = false;
+    for (let k = 0; k < r * r && !nz; k++) nz = gd(G, go + k) != 0;
+    if (!nz) continue;
+    const b0 = gi(aBlkStart, i);
+    const b1 = gi(aBlkStart, i + 1);
+    let e = gi(aPairStart, i);
+    for (let bq = b0; bq < b1; bq++) {
+      const cq = gi(aBlkClique, bq);
+      const offQ = gi(aRedOff, cq);
+      if (offQ < 0) {
+        e += b1 - b0 - 1;
+        continue;
+      }
+      const nq = gi(aCliqueOff, cq + 1) - gi(aCliqueOff, cq);
+      const jq = gi(aBlkJ, bq);
+      const q0 = gi(cs, bq);
+      const q1 = gi(cs, bq + 1);
+      computeGJ(G, go, r, jq, nq, q0, q1);
+      for (let bp = b0; bp < b1; bp++) {
+        const cp = gi(aBlkClique, bp);
+        const offP = gi(aRedOff, cp);
+        let target: i32;
+        let rowStride: i32;
+        let colStride: i32;
+        const np = gi(aCliqueOff, cp + 1) - gi(aCliqueOff, cp);
+        if (bp == bq) {
+          target = gi(aBlkDiag, bq);
+          rowStride = nq;
+          colStride = 1;
+        } else {
+          const pe = e++;
+          if (offP < offQ) continue;
+          target = gi(aPairOff, pe);
+          if (gi(aPairT, pe) != 0) {
+            rowStride = 1;
+            colStride = np;
+          } else {
+            rowStride = nq;
+            colStride = 1;
+          }
+        }
+        const jp = gi(aBlkJ, bp);
+        const same = bp == bq;
+        const p0 = gi(cs, bp);
+        const p1 = gi(cs, bp + 1);
+        if (r == 3) {
+          const T1 = nq;
+          const T2 = 2 * nq;
+          if (p1 - p0 == np && q1 - q0 == nq) {
+            for (let a = 0; a < np; a++) {
+              const row = target + a * rowStride;
+              const j0 = gd(jd, jp + a);
+              const j1 = gd(jd, jp + np + a);
+              const j2 = gd(jd, jp + 2 * np + a);
+              const n0 = j0 != 0;
+              const n1 = j1 != 0;
+              const n2 = j2 != 0;
+              const sEnd = same ? a + 1 : nq;
+              for (let s = 0; s < sEnd; s++) {
+                const x = row + s * colStride;
+                let h = gd(val, x);
+                if (n0) h += j0 * gd(T, s);
+                if (n1) h += j1 * gd(T, T1 + s);
+                if (n2) h += j2 * gd(T, T2 + s);
+                sd(val, x, h);
+              }
+            }
+            continue;
+          }
+          for (let ta = p0; ta < p1; ta++) {
+            const a = gi(ci, ta);
+            const row = target + a * rowStride;
+            const j0 = gd(jd, jp + a);
+            const j1 = gd(jd, jp + np + a);
+            const j2 = gd(jd, jp + 2 * np + a);
+            const n0 = j0 != 0;
+            const n1 = j1 != 0;
+            const n2 = j2 != 0;
+            for (let t = q0; t < q1; t++) {
+              const s = gi(ci, t);
+              if (same && s > a) break;
+              const x = row + s * colStride;
+              let h = gd(val, x);
+              if (n0) h += j0 * gd(T, s);
+              if (n1) h += j1 * gd(T, T1 + s);
+              if (n2) h += j2 * gd(T, T2 + s);
+              sd(val, x, h);
+            }
+          }
+          continue;
+        }
+        // general r (limits, PD drives, holonomic rows): addRowJtT's loop
+        for (let ta = p0; ta < p1; ta++) {
+          const a = gi(ci, ta);
+          const row = target + a * rowStride;
+          for (let k = 0; k < r; k++) {
+            const jpa = gd(jd, jp + k * np + a);
+            if (jpa == 0) continue;
+            const tk = k * nq;
+            for (let t = q0; t < q1; t++) {
+              const s = gi(ci, t);
+              if (same && s > a) break;
+              const x = row + s * colStride;
+              sd(val, x, gd(val, x) + jpa * gd(T, tk + s));
+            }
+          }
+        }
+      }
+    }
   }
 }

@@ -41,6 +41,24 @@ export interface LinalgWasmExports {
   denseFactor32(a: number, n: number): number;
   denseSolve64(L: number, n: number, b: number): void;
   denseSolve32(L: number, n: number, b: number): void;
+  setAssembly(
+    rows: number,
+    gOff: number,
+    blkStart: number,
+    blkClique: number,
+    blkJ: number,
+    blkDiag: number,
+    pairStart: number,
+    pairOff: number,
+    pairT: number,
+    redOff: number,
+    cliqueOff: number,
+    colStart: number,
+    colIdx: number,
+    jd: number,
+    T: number,
+  ): void;
+  assemble(val: number, G: number, nCon: number): void;
 }
 
 let compiled: WebAssembly.Module | null | undefined;
