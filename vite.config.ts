@@ -9,7 +9,9 @@ const isolationHeaders = {
 
 /**
  * Content-Security-Policy of the studio. Everything it runs is its own bundle: scripts, the module
- * worker and styles come from 'self' (no eval, no inline scripts, no WebAssembly); leva's CSS-in-JS
+ * worker and styles come from 'self' (no eval, no inline scripts). 'wasm-unsafe-eval' lets the
+ * worker compile the engine's own WebAssembly kernels, embedded in its bundle (it allows WebAssembly
+ * compilation only, not JS eval; without it the engine falls back to its JS kernels); leva's CSS-in-JS
  * (stitches) writes inline <style> rules, hence 'unsafe-inline' for styles only; images are the
  * canvas exports (data:/blob:). `connect-src https:` is for URL scenes from share links, which are
  * fetched only after the user agrees (app/ui/UrlConsent.tsx). No plugins, no <base>, no forms, and
@@ -18,7 +20,7 @@ const isolationHeaders = {
 export function contentSecurityPolicy(mode: 'build' | 'dev', header = false): string {
   const directives: Record<string, string[]> = {
     'default-src': ["'self'"],
-    'script-src': ["'self'"],
+    'script-src': ["'self'", "'wasm-unsafe-eval'"],
     'worker-src': ["'self'"],
     'style-src': ["'self'", "'unsafe-inline'"],
     'img-src': ["'self'", 'data:', 'blob:'],

@@ -21,6 +21,8 @@ test('switching to WebGPU runs the scene there (or states why not), and back to 
   await openStudio(page);
   await expect.poll(() => studio(page, (s) => s.step)).toBeGreaterThan(10);
   expect(await studio(page, (s) => s.backend())).toMatchObject({ requested: 'cpu', active: 'cpu' });
+  // the worker's CPU solver runs its linear algebra in WebAssembly (allowed by 'wasm-unsafe-eval')
+  expect((await studio(page, (s) => s.backend()))!.description).toMatch(/WebAssembly linear algebra/);
   await expect.poll(() => panelText(page, 'simulation.active backend')).toBe('cpu');
 
   // choose WebGPU in the simulation panel

@@ -13,7 +13,7 @@ import { WebGpuBackend } from './webgpu/webgpu_backend';
 
 export type { Backend, BackendInitOptions, BackendKind } from './backend';
 export { precisionLabels } from './backend';
-export { CpuBackend } from './cpu/cpu_backend';
+export { CpuBackend, cpuDescription } from './cpu/cpu_backend';
 export { WebGpuBackend } from './webgpu/webgpu_backend';
 export { BackendSimulation, type BackendSimulationOptions } from './simulation';
 export {

@@ -25,6 +25,7 @@ import { JointType, type SapModel } from '../model';
 import type { SapConstraintSpec } from '../sap/problem';
 import { PackedSapProblem } from '../sap/packed_problem';
 import { SapSolver, type LinearSolverMode } from '../sap/solver';
+import type { LinalgKernels } from '../sap/linalg/wasm/kernels';
 import { ContactRegion } from '../sap/constraints/contact';
 import { resolveSolverOptions, type SapSolverOptions } from '../sap/options';
 import type { SapControl, SapState } from '../state';
@@ -135,6 +136,11 @@ export class SolverSAP {
   }
   set linear_solver(mode: LinearSolverMode) {
     this.sap.linear_solver = mode;
+  }
+
+  /** where the solver's linear algebra runs: 'wasm' (WebAssembly kernels) or 'js' (their twins) */
+  get kernels(): LinalgKernels {
+    return this.sap.kernels;
   }
 
   /** factorization used by the last solve of the last step */

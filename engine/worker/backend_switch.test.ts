@@ -110,7 +110,9 @@ describe('backend switch without an adapter', () => {
 class SlowBackend extends CpuBackend {
   // reports itself as the WebGPU backend, so the host takes its asynchronous path
   override readonly kind = 'webgpu' as unknown as 'cpu';
-  override readonly description = 'webgpu: slow test stand-in' as unknown as CpuBackend['description'];
+  override get description(): string {
+    return 'webgpu: slow test stand-in';
+  }
   inFlight = 0;
   maxInFlight = 0;
   steps = 0;

@@ -21,6 +21,7 @@
 import { clearContacts, type SapContacts } from '../collision/contacts';
 import {
   WebGpuBackend,
+  cpuDescription,
   createBackend,
   precisionLabels,
   probeWebGpu,
@@ -80,7 +81,6 @@ export interface SimHostOptions {
 }
 
 /** the CPU path's description (the reference Simulation; see CpuBackend) */
-const CPU_DESCRIPTION = 'cpu (fp64 reference; fp32 knobs rounded with Math.fround)';
 
 /** the first line of an error's message */
 function firstLine(e: unknown): string {
@@ -429,7 +429,7 @@ export class SimHost {
       requested: this.requested,
       active,
       pending: this.backendPending,
-      description: this.gpu?.description ?? CPU_DESCRIPTION,
+      description: this.gpu?.description ?? cpuDescription(this.sim?.solver.kernels ?? 'js'),
       precision,
     };
     if (this.fallback && active !== this.requested) info.fallback = this.fallback;

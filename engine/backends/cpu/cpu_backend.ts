@@ -8,12 +8,23 @@ import type { StepReport } from '../../pipeline/report';
 import { SolverSAP } from '../../pipeline/step';
 import type { SapSolverOptions } from '../../sap/options';
 import type { SapControl, SapState } from '../../state';
+import type { LinalgKernels } from '../../sap/linalg/wasm/kernels';
 import type { Backend, BackendInitOptions } from '../backend';
+
+/** the CPU backend's realization in words (the linear algebra runs on `kernels`) */
+export function cpuDescription(kernels: LinalgKernels): string {
+  return kernels === 'wasm'
+    ? 'cpu (fp64 reference; fp32 knobs exact binary32: WebAssembly linear algebra, Math.fround elsewhere)'
+    : 'cpu (fp64 reference; fp32 knobs rounded with Math.fround)';
+}
 
 export class CpuBackend implements Backend {
   readonly kind = 'cpu' as const;
-  readonly description = 'cpu (fp64 reference; fp32 knobs rounded with Math.fround)';
   private solver: SolverSAP | null = null;
+
+  get description(): string {
+    return cpuDescription(this.solver?.kernels ?? 'js');
+  }
 
   private get s(): SolverSAP {
     if (!this.solver) throw new Error('CpuBackend: init(model) first');
