@@ -49,7 +49,7 @@ import { limitCalc, limitRowSigns, makeLimitParams } from './constraints/limit';
 import { makePdParams, pdCalc, pdEval } from './constraints/pd';
 import { BlockSparseCholesky } from './linalg/block_sparse';
 import { CHOLESKY_TILE, DenseCholesky, choleskyFactor } from './linalg/cholesky';
-import type { LinalgKernels } from './linalg/wasm/kernels';
+import { intRunsBytes, type IntRuns, type LinalgKernels } from './linalg/wasm/kernels';
 import {
   lineSearch,
   type LineObjective,
@@ -979,7 +979,7 @@ export class SapSolver {
   }
 
   /** the arrays the WebAssembly assembly reads, in the order {@link bindAssembly} lays them out */
-  private assemblyArrays(nBlk: number, nPairs: number): [Int32Array | Uint8Array, number][] {
+  private assemblyArrays(nBlk: number, nPairs: number): IntRuns {
     const nCl = this.nCliques;
     return [
       [this.rows, this.nCon],
@@ -1000,9 +1000,7 @@ export class SapSolver {
 
   /** bytes of the WebAssembly assembly's inputs: the index arrays, J, the G·J scratch and G */
   private assemblyBytes(nBlk: number, nPairs: number): number {
-    let ints = 0;
-    for (const [, len] of this.assemblyArrays(nBlk, nPairs)) ints += len;
-    return ((4 * ints + 7) & ~7) + 8 * (this.nJ + this.T.length + this.nG);
+    return intRunsBytes(this.assemblyArrays(nBlk, nPairs)) + 8 * (this.nJ + this.T.length + this.nG);
   }
 
   /** copies the assembly's inputs into the kernels' memory (sparse path on WebAssembly) */
@@ -1010,16 +1008,9 @@ export class SapSolver {
     const w = this.bs.wasmKernels;
     if (w === null) return;
     const buf = w.buffer;
-    const ptr: number[] = [];
-    let at = this.bs.extraPtr;
-    const heap = new Int32Array(buf);
-    for (const [a, len] of this.assemblyArrays(nBlk, nPairs)) {
-      ptr.push(at);
-      const h = at >> 2;
-      for (let k = 0; k < len; k++) heap[h + k] = a[k];
-      at += 4 * len;
-    }
-    at = (at + 7) & ~7;
+    const runs = this.assemblyArrays(nBlk, nPairs);
+    const ptr = w.copyIntRuns(runs, this.bs.extraPtr);
+    let at = this.bs.extraPtr + intRunsBytes(runs);
     const jdPtr = at;
     new Float64Array(buf, jdPtr, this.nJ).set(this.jData.subarray(0, this.nJ));
     at += 8 * this.nJ;
@@ -1027,23 +1018,7 @@ export class SapSolver {
     at += 8 * this.T.length;
     this.wasmGPtr = at;
     this.wasmG = new Float64Array(buf, at, this.nG);
-    w.exports.setAssembly(
-      ptr[0],
-      ptr[1],
-      ptr[2],
-      ptr[3],
-      ptr[4],
-      ptr[5],
-      ptr[6],
-      ptr[7],
-      ptr[8],
-      ptr[9],
-      ptr[10],
-      ptr[11],
-      ptr[12],
-      jdPtr,
-      tPtr,
-    );
+    w.exports.setAssembly(...ptr, jdPtr, tPtr);
     this.wasmAssembly = true;
   }
 

@@ -32,7 +32,7 @@
  */
 
 import type { CholeskyResult, LinearSolvePrecision } from './cholesky';
-import { LinalgWasm, type LinalgKernels } from './wasm/kernels';
+import { LinalgWasm, intRunsBytes, type IntRuns, type LinalgKernels } from './wasm/kernels';
 
 export type { LinalgKernels } from './wasm/kernels';
 
@@ -314,7 +314,7 @@ export class BlockSparseCholesky {
    */
   private bindWasm(w: LinalgWasm, sCount: number, nr: number, extraBytes: number): boolean {
     const nb = this.nb;
-    const ints: [Int32Array, number][] = [
+    const ints: IntRuns = [
       [this.size, nb],
       [this.sPtr, nb + 1],
       [this.sIdx, sCount],
@@ -328,13 +328,7 @@ export class BlockSparseCholesky {
       [this.rowOf, nb],
       [this.dofStart, nb + 1],
     ];
-    const ptr: number[] = [];
-    let bytes = 0;
-    for (const [, len] of ints) {
-      ptr.push(bytes);
-      bytes += 4 * len;
-    }
-    bytes = (bytes + 7) & ~7;
+    let bytes = intRunsBytes(ints);
     const valPtr = bytes;
     bytes += 8 * this.storage;
     const yPtr = bytes;
@@ -344,23 +338,8 @@ export class BlockSparseCholesky {
     if (!w.reserve(bytes)) return false;
     this.extraPtr = extraPtr;
     const buf = w.buffer;
-    const heap = new Int32Array(buf);
-    for (let k = 0; k < ints.length; k++) heap.set(ints[k][0].subarray(0, ints[k][1]), ptr[k] >> 2);
-    w.exports.setStructure(
-      nb,
-      ptr[0],
-      ptr[1],
-      ptr[2],
-      ptr[3],
-      ptr[4],
-      ptr[5],
-      ptr[6],
-      ptr[7],
-      ptr[8],
-      ptr[9],
-      ptr[10],
-      ptr[11],
-    );
+    const ptr = w.copyIntRuns(ints, 0);
+    w.exports.setStructure(nb, ...ptr);
     this.values = new Float64Array(buf, valPtr, this.storage);
     this.xs = new Float64Array(buf, yPtr, this.n);
     this.valPtr = valPtr;

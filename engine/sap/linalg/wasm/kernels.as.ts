@@ -20,11 +20,19 @@ function gd(p: usize, i: i32): f64 {
 function sd(p: usize, i: i32, x: f64): void {
   store<f64>(p + ((<usize>i) << 3), x);
 }
-function gf(p: usize, i: i32): f32 {
-  return <f32>load<f64>(p + ((<usize>i) << 3));
+// an f64-stored value in T arithmetic (f32: rounded to nearest, exactly Math.fround) and back
+function ld<T>(p: usize, i: i32): T {
+  return <T>load<f64>(p + ((<usize>i) << 3));
 }
-function sf(p: usize, i: i32, x: f32): void {
+function st<T>(p: usize, i: i32, x: T): void {
   store<f64>(p + ((<usize>i) << 3), <f64>x);
+}
+// a T-stored value (dense storage is f64 or f32)
+function dl<T>(p: usize, i: i32): T {
+  return load<T>(p + <usize>i * sizeof<T>());
+}
+function ds<T>(p: usize, i: i32, x: T): void {
+  store<T>(p + <usize>i * sizeof<T>(), x);
 }
 
 /** symbolic structure of a factorization (byte offsets of the Int32 arrays; see block_sparse.ts) */
@@ -85,611 +93,346 @@ export function round32(val: usize): void {
   }
 }
 
-/** left-looking supernodal factorization in binary64; returns the first bad pivot or −1 */
+/** left-looking supernodal factorization in T arithmetic (values stored as f64); first bad pivot or −1 */
+function factorPanels<T>(val: usize): i32 {
+  for (let J = 0; J < nb; J++) {
+    const nJ = gi(size, J);
+    const base = gi(pOff, J);
+    si(rowOf, J, 0);
+    const sEndJ = gi(sPtr, J + 1);
+    for (let e = gi(sPtr, J); e < sEndJ; e++) si(rowOf, gi(sIdx, e), gi(sRow, e));
+    const rEnd = gi(rPtr, J + 1);
+    for (let r = gi(rPtr, J); r < rEnd; r++) {
+      const K = gi(rBlk, r);
+      const nK = gi(size, K);
+      const oJ = gi(rOff, r);
+      const eJ = gi(rE, r);
+      const eEnd = gi(sPtr, K + 1);
+      const pK = gi(pOff, K);
+      for (let e = eJ; e < eEnd; e++) {
+        const I = gi(sIdx, e);
+        const nI = gi(size, I);
+        const oI = pK + gi(sRow, e) * nK;
+        const tgt = base + gi(rowOf, I) * nJ;
+        const diag = e == eJ;
+        if (nK == 6) {
+          // free bodies: rows i and i+1 of L_IK held in registers, each row of L_JK loaded once for
+          // both (per-entry order unchanged: k ascending)
+          let i = 0;
+          for (; i + 1 < nI; i += 2) {
+            const ri = oI + i * 6;
+            const a0 = ld<T>(val, ri);
+            const a1 = ld<T>(val, ri + 1);
+            const a2 = ld<T>(val, ri + 2);
+            const a3 = ld<T>(val, ri + 3);
+            const a4 = ld<T>(val, ri + 4);
+            const a5 = ld<T>(val, ri + 5);
+            const b0 = ld<T>(val, ri + 6);
+            const b1 = ld<T>(val, ri + 7);
+            const b2 = ld<T>(val, ri + 8);
+            const b3 = ld<T>(val, ri + 9);
+            const b4 = ld<T>(val, ri + 10);
+            const b5 = ld<T>(val, ri + 11);
+            const ti = tgt + i * nJ;
+            const tk = ti + nJ;
+            const jEnd = diag ? i + 1 : nJ;
+            let rj = oJ;
+            for (let j = 0; j < jEnd; j++) {
+              let s = ld<T>(val, ti + j);
+              let t = ld<T>(val, tk + j);
+              let y = ld<T>(val, rj);
+              s = s - a0 * y;
+              t = t - b0 * y;
+              y = ld<T>(val, rj + 1);
+              s = s - a1 * y;
+              t = t - b1 * y;
+              y = ld<T>(val, rj + 2);
+              s = s - a2 * y;
+              t = t - b2 * y;
+              y = ld<T>(val, rj + 3);
+              s = s - a3 * y;
+              t = t - b3 * y;
+              y = ld<T>(val, rj + 4);
+              s = s - a4 * y;
+              t = t - b4 * y;
+              y = ld<T>(val, rj + 5);
+              s = s - a5 * y;
+              t = t - b5 * y;
+              st<T>(val, ti + j, s);
+              st<T>(val, tk + j, t);
+              rj += 6;
+            }
+            if (diag) {
+              // row i+1 also reaches column i+1
+              let t = ld<T>(val, tk + jEnd);
+              t = t - b0 * ld<T>(val, rj);
+              t = t - b1 * ld<T>(val, rj + 1);
+              t = t - b2 * ld<T>(val, rj + 2);
+              t = t - b3 * ld<T>(val, rj + 3);
+              t = t - b4 * ld<T>(val, rj + 4);
+              t = t - b5 * ld<T>(val, rj + 5);
+              st<T>(val, tk + jEnd, t);
+            }
+          }
+          for (; i < nI; i++) {
+            const ri = oI + i * 6;
+            const a0 = ld<T>(val, ri);
+            const a1 = ld<T>(val, ri + 1);
+            const a2 = ld<T>(val, ri + 2);
+            const a3 = ld<T>(val, ri + 3);
+            const a4 = ld<T>(val, ri + 4);
+            const a5 = ld<T>(val, ri + 5);
+            const ti = tgt + i * nJ;
+            const jEnd = diag ? i + 1 : nJ;
+            let rj = oJ;
+            for (let j = 0; j < jEnd; j++) {
+              let s = ld<T>(val, ti + j);
+              s = s - a0 * ld<T>(val, rj);
+              s = s - a1 * ld<T>(val, rj + 1);
+              s = s - a2 * ld<T>(val, rj + 2);
+              s = s - a3 * ld<T>(val, rj + 3);
+              s = s - a4 * ld<T>(val, rj + 4);
+              s = s - a5 * ld<T>(val, rj + 5);
+              st<T>(val, ti + j, s);
+              rj += 6;
+            }
+          }
+          continue;
+        }
+        for (let i = 0; i < nI; i++) {
+          const ri = oI + i * nK;
+          const ti = tgt + i * nJ;
+          const jEnd = diag ? i + 1 : nJ;
+          for (let j = 0; j < jEnd; j++) {
+            const rj = oJ + j * nK;
+            let s = ld<T>(val, ti + j);
+            for (let k = 0; k < nK; k++) s = s - ld<T>(val, ri + k) * ld<T>(val, rj + k);
+            st<T>(val, ti + j, s);
+          }
+        }
+      }
+    }
+    const R = gi(pRows, J);
+    for (let j = 0; j < nJ; j++) {
+      const rj = base + j * nJ;
+      let d = ld<T>(val, rj + j);
+      for (let k = 0; k < j; k++) d = d - ld<T>(val, rj + k) * ld<T>(val, rj + k);
+      if (!(d > 0)) return gi(dofStart, J) + j;
+      const ljj = sqrt<T>(d);
+      st<T>(val, rj + j, ljj);
+      for (let i = j + 1; i < R; i++) {
+        const ri = base + i * nJ;
+        let s = ld<T>(val, ri + j);
+        for (let k = 0; k < j; k++) s = s - ld<T>(val, ri + k) * ld<T>(val, rj + k);
+        st<T>(val, ri + j, s / ljj);
+      }
+    }
+  }
+  return -1;
+}
+
+/** {@link factorPanels} in binary64 */
 export function factor64(val: usize): i32 {
-  for (let J = 0; J < nb; J++) {
-    const nJ = gi(size, J);
-    const base = gi(pOff, J);
-    si(rowOf, J, 0);
-    const sEndJ = gi(sPtr, J + 1);
-    for (let e = gi(sPtr, J); e < sEndJ; e++) si(rowOf, gi(sIdx, e), gi(sRow, e));
-    const rEnd = gi(rPtr, J + 1);
-    for (let r = gi(rPtr, J); r < rEnd; r++) {
-      const K = gi(rBlk, r);
-      const nK = gi(size, K);
-      const oJ = gi(rOff, r);
-      const eJ = gi(rE, r);
-      const eEnd = gi(sPtr, K + 1);
-      const pK = gi(pOff, K);
-      for (let e = eJ; e < eEnd; e++) {
-        const I = gi(sIdx, e);
-        const nI = gi(size, I);
-        const oI = pK + gi(sRow, e) * nK;
-        const tgt = base + gi(rowOf, I) * nJ;
-        const diag = e == eJ;
-        if (nK == 6) {
-          // free bodies: rows i and i+1 of L_IK held in registers, each row of L_JK loaded once for
-          // both (per-entry order unchanged: k ascending)
-          let i = 0;
-          for (; i + 1 < nI; i += 2) {
-            const ri = oI + i * 6;
-            const a0 = gd(val, ri);
-            const a1 = gd(val, ri + 1);
-            const a2 = gd(val, ri + 2);
-            const a3 = gd(val, ri + 3);
-            const a4 = gd(val, ri + 4);
-            const a5 = gd(val, ri + 5);
-            const b0 = gd(val, ri + 6);
-            const b1 = gd(val, ri + 7);
-            const b2 = gd(val, ri + 8);
-            const b3 = gd(val, ri + 9);
-            const b4 = gd(val, ri + 10);
-            const b5 = gd(val, ri + 11);
-            const ti = tgt + i * nJ;
-            const tk = ti + nJ;
-            const jEnd = diag ? i + 1 : nJ;
-            let rj = oJ;
-            for (let j = 0; j < jEnd; j++) {
-              let s = gd(val, ti + j);
-              let t = gd(val, tk + j);
-              let y = gd(val, rj);
-              s = s - a0 * y;
-              t = t - b0 * y;
-              y = gd(val, rj + 1);
-              s = s - a1 * y;
-              t = t - b1 * y;
-              y = gd(val, rj + 2);
-              s = s - a2 * y;
-              t = t - b2 * y;
-              y = gd(val, rj + 3);
-              s = s - a3 * y;
-              t = t - b3 * y;
-              y = gd(val, rj + 4);
-              s = s - a4 * y;
-              t = t - b4 * y;
-              y = gd(val, rj + 5);
-              s = s - a5 * y;
-              t = t - b5 * y;
-              sd(val, ti + j, s);
-              sd(val, tk + j, t);
-              rj += 6;
-            }
-            if (diag) {
-              // row i+1 also reaches column i+1
-              let t = gd(val, tk + jEnd);
-              t = t - b0 * gd(val, rj);
-              t = t - b1 * gd(val, rj + 1);
-              t = t - b2 * gd(val, rj + 2);
-              t = t - b3 * gd(val, rj + 3);
-              t = t - b4 * gd(val, rj + 4);
-              t = t - b5 * gd(val, rj + 5);
-              sd(val, tk + jEnd, t);
-            }
-          }
-          for (; i < nI; i++) {
-            const ri = oI + i * 6;
-            const a0 = gd(val, ri);
-            const a1 = gd(val, ri + 1);
-            const a2 = gd(val, ri + 2);
-            const a3 = gd(val, ri + 3);
-            const a4 = gd(val, ri + 4);
-            const a5 = gd(val, ri + 5);
-            const ti = tgt + i * nJ;
-            const jEnd = diag ? i + 1 : nJ;
-            let rj = oJ;
-            for (let j = 0; j < jEnd; j++) {
-              let s = gd(val, ti + j);
-              s = s - a0 * gd(val, rj);
-              s = s - a1 * gd(val, rj + 1);
-              s = s - a2 * gd(val, rj + 2);
-              s = s - a3 * gd(val, rj + 3);
-              s = s - a4 * gd(val, rj + 4);
-              s = s - a5 * gd(val, rj + 5);
-              sd(val, ti + j, s);
-              rj += 6;
-            }
-          }
-          continue;
-        }
-        for (let i = 0; i < nI; i++) {
-          const ri = oI + i * nK;
-          const ti = tgt + i * nJ;
-          const jEnd = diag ? i + 1 : nJ;
-          for (let j = 0; j < jEnd; j++) {
-            const rj = oJ + j * nK;
-            let s = gd(val, ti + j);
-            for (let k = 0; k < nK; k++) s = s - gd(val, ri + k) * gd(val, rj + k);
-            sd(val, ti + j, s);
-          }
-        }
-      }
-    }
-    const R = gi(pRows, J);
-    for (let j = 0; j < nJ; j++) {
-      const rj = base + j * nJ;
-      let d = gd(val, rj + j);
-      for (let k = 0; k < j; k++) d = d - gd(val, rj + k) * gd(val, rj + k);
-      if (!(d > 0)) return gi(dofStart, J) + j;
-      const ljj = Math.sqrt(d);
-      sd(val, rj + j, ljj);
-      for (let i = j + 1; i < R; i++) {
-        const ri = base + i * nJ;
-        let s = gd(val, ri + j);
-        for (let k = 0; k < j; k++) s = s - gd(val, ri + k) * gd(val, rj + k);
-        sd(val, ri + j, s / ljj);
-      }
-    }
-  }
-  return -1;
+  return factorPanels<f64>(val);
 }
 
-/** the same factorization in binary32 arithmetic (entries already rounded by round32) */
+/** {@link factorPanels} in binary32 (entries already rounded by round32) */
 export function factor32(val: usize): i32 {
-  for (let J = 0; J < nb; J++) {
-    const nJ = gi(size, J);
-    const base = gi(pOff, J);
-    si(rowOf, J, 0);
-    const sEndJ = gi(sPtr, J + 1);
-    for (let e = gi(sPtr, J); e < sEndJ; e++) si(rowOf, gi(sIdx, e), gi(sRow, e));
-    const rEnd = gi(rPtr, J + 1);
-    for (let r = gi(rPtr, J); r < rEnd; r++) {
-      const K = gi(rBlk, r);
-      const nK = gi(size, K);
-      const oJ = gi(rOff, r);
-      const eJ = gi(rE, r);
-      const eEnd = gi(sPtr, K + 1);
-      const pK = gi(pOff, K);
-      for (let e = eJ; e < eEnd; e++) {
-        const I = gi(sIdx, e);
-        const nI = gi(size, I);
-        const oI = pK + gi(sRow, e) * nK;
-        const tgt = base + gi(rowOf, I) * nJ;
-        const diag = e == eJ;
-        if (nK == 6) {
-          // free bodies: rows i and i+1 of L_IK held in registers, each row of L_JK loaded once for
-          // both (per-entry order unchanged: k ascending)
-          let i = 0;
-          for (; i + 1 < nI; i += 2) {
-            const ri = oI + i * 6;
-            const a0 = gf(val, ri);
-            const a1 = gf(val, ri + 1);
-            const a2 = gf(val, ri + 2);
-            const a3 = gf(val, ri + 3);
-            const a4 = gf(val, ri + 4);
-            const a5 = gf(val, ri + 5);
-            const b0 = gf(val, ri + 6);
-            const b1 = gf(val, ri + 7);
-            const b2 = gf(val, ri + 8);
-            const b3 = gf(val, ri + 9);
-            const b4 = gf(val, ri + 10);
-            const b5 = gf(val, ri + 11);
-            const ti = tgt + i * nJ;
-            const tk = ti + nJ;
-            const jEnd = diag ? i + 1 : nJ;
-            let rj = oJ;
-            for (let j = 0; j < jEnd; j++) {
-              let s = gf(val, ti + j);
-              let t = gf(val, tk + j);
-              let y = gf(val, rj);
-              s = s - a0 * y;
-              t = t - b0 * y;
-              y = gf(val, rj + 1);
-              s = s - a1 * y;
-              t = t - b1 * y;
-              y = gf(val, rj + 2);
-              s = s - a2 * y;
-              t = t - b2 * y;
-              y = gf(val, rj + 3);
-              s = s - a3 * y;
-              t = t - b3 * y;
-              y = gf(val, rj + 4);
-              s = s - a4 * y;
-              t = t - b4 * y;
-              y = gf(val, rj + 5);
-              s = s - a5 * y;
-              t = t - b5 * y;
-              sf(val, ti + j, s);
-              sf(val, tk + j, t);
-              rj += 6;
-            }
-            if (diag) {
-              // row i+1 also reaches column i+1
-              let t = gf(val, tk + jEnd);
-              t = t - b0 * gf(val, rj);
-              t = t - b1 * gf(val, rj + 1);
-              t = t - b2 * gf(val, rj + 2);
-              t = t - b3 * gf(val, rj + 3);
-              t = t - b4 * gf(val, rj + 4);
-              t = t - b5 * gf(val, rj + 5);
-              sf(val, tk + jEnd, t);
-            }
-          }
-          for (; i < nI; i++) {
-            const ri = oI + i * 6;
-            const a0 = gf(val, ri);
-            const a1 = gf(val, ri + 1);
-            const a2 = gf(val, ri + 2);
-            const a3 = gf(val, ri + 3);
-            const a4 = gf(val, ri + 4);
-            const a5 = gf(val, ri + 5);
-            const ti = tgt + i * nJ;
-            const jEnd = diag ? i + 1 : nJ;
-            let rj = oJ;
-            for (let j = 0; j < jEnd; j++) {
-              let s = gf(val, ti + j);
-              s = s - a0 * gf(val, rj);
-              s = s - a1 * gf(val, rj + 1);
-              s = s - a2 * gf(val, rj + 2);
-              s = s - a3 * gf(val, rj + 3);
-              s = s - a4 * gf(val, rj + 4);
-              s = s - a5 * gf(val, rj + 5);
-              sf(val, ti + j, s);
-              rj += 6;
-            }
-          }
-          continue;
-        }
-        for (let i = 0; i < nI; i++) {
-          const ri = oI + i * nK;
-          const ti = tgt + i * nJ;
-          const jEnd = diag ? i + 1 : nJ;
-          for (let j = 0; j < jEnd; j++) {
-            const rj = oJ + j * nK;
-            let s = gf(val, ti + j);
-            for (let k = 0; k < nK; k++) s = s - gf(val, ri + k) * gf(val, rj + k);
-            sf(val, ti + j, s);
-          }
-        }
-      }
-    }
-    const R = gi(pRows, J);
-    for (let j = 0; j < nJ; j++) {
-      const rj = base + j * nJ;
-      let d = gf(val, rj + j);
-      for (let k = 0; k < j; k++) d = d - gf(val, rj + k) * gf(val, rj + k);
-      if (!(d > 0)) return gi(dofStart, J) + j;
-      const ljj = Mathf.sqrt(d);
-      sf(val, rj + j, ljj);
-      for (let i = j + 1; i < R; i++) {
-        const ri = base + i * nJ;
-        let s = gf(val, ri + j);
-        for (let k = 0; k < j; k++) s = s - gf(val, ri + k) * gf(val, rj + k);
-        sf(val, ri + j, s / ljj);
-      }
-    }
-  }
-  return -1;
+  return factorPanels<f32>(val);
 }
 
-/** solves L Lᵀ y = y in place (permuted numbering) in binary64 */
+/** solves L Lᵀ y = y in place (permuted numbering) in T arithmetic (f64 storage) */
+function substitutePanels<T>(val: usize, y: usize): void {
+  for (let I = 0; I < nb; I++) {
+    const nI = gi(size, I);
+    const dI = gi(dofStart, I);
+    const pI = gi(pOff, I);
+    const r0 = gi(rPtr, I);
+    const r1 = gi(rPtr, I + 1);
+    for (let i = 0; i < nI; i++) {
+      let s = ld<T>(y, dI + i);
+      for (let r = r0; r < r1; r++) {
+        const K = gi(rBlk, r);
+        const nK = gi(size, K);
+        const o = gi(rOff, r) + i * nK;
+        const dK = gi(dofStart, K);
+        for (let k = 0; k < nK; k++) s = s - ld<T>(val, o + k) * ld<T>(y, dK + k);
+      }
+      const o = pI + i * nI;
+      for (let k = 0; k < i; k++) s = s - ld<T>(val, o + k) * ld<T>(y, dI + k);
+      st<T>(y, dI + i, s / ld<T>(val, o + i));
+    }
+  }
+  for (let I = nb - 1; I >= 0; I--) {
+    const nI = gi(size, I);
+    const dI = gi(dofStart, I);
+    const pI = gi(pOff, I);
+    const e0 = gi(sPtr, I);
+    const e1 = gi(sPtr, I + 1);
+    for (let i = nI - 1; i >= 0; i--) {
+      let s = ld<T>(y, dI + i);
+      for (let k = i + 1; k < nI; k++) s = s - ld<T>(val, pI + k * nI + i) * ld<T>(y, dI + k);
+      for (let e = e0; e < e1; e++) {
+        const K = gi(sIdx, e);
+        const nK = gi(size, K);
+        const o = pI + gi(sRow, e) * nI + i;
+        const dK = gi(dofStart, K);
+        for (let k = 0; k < nK; k++) s = s - ld<T>(val, o + k * nI) * ld<T>(y, dK + k);
+      }
+      st<T>(y, dI + i, s / ld<T>(val, pI + i * nI + i));
+    }
+  }
+}
+
+/** {@link substitutePanels} in binary64 */
 export function substitute64(val: usize, y: usize): void {
-  for (let I = 0; I < nb; I++) {
-    const nI = gi(size, I);
-    const dI = gi(dofStart, I);
-    const pI = gi(pOff, I);
-    const r0 = gi(rPtr, I);
-    const r1 = gi(rPtr, I + 1);
-    for (let i = 0; i < nI; i++) {
-      let s = gd(y, dI + i);
-      for (let r = r0; r < r1; r++) {
-        const K = gi(rBlk, r);
-        const nK = gi(size, K);
-        const o = gi(rOff, r) + i * nK;
-        const dK = gi(dofStart, K);
-        for (let k = 0; k < nK; k++) s = s - gd(val, o + k) * gd(y, dK + k);
-      }
-      const o = pI + i * nI;
-      for (let k = 0; k < i; k++) s = s - gd(val, o + k) * gd(y, dI + k);
-      sd(y, dI + i, s / gd(val, o + i));
-    }
-  }
-  for (let I = nb - 1; I >= 0; I--) {
-    const nI = gi(size, I);
-    const dI = gi(dofStart, I);
-    const pI = gi(pOff, I);
-    const e0 = gi(sPtr, I);
-    const e1 = gi(sPtr, I + 1);
-    for (let i = nI - 1; i >= 0; i--) {
-      let s = gd(y, dI + i);
-      for (let k = i + 1; k < nI; k++) s = s - gd(val, pI + k * nI + i) * gd(y, dI + k);
-      for (let e = e0; e < e1; e++) {
-        const K = gi(sIdx, e);
-        const nK = gi(size, K);
-        const o = pI + gi(sRow, e) * nI + i;
-        const dK = gi(dofStart, K);
-        for (let k = 0; k < nK; k++) s = s - gd(val, o + k * nI) * gd(y, dK + k);
-      }
-      sd(y, dI + i, s / gd(val, pI + i * nI + i));
-    }
-  }
+  substitutePanels<f64>(val, y);
 }
 
-/** the same solve in binary32 arithmetic (y already rounded to binary32) */
+/** {@link substitutePanels} in binary32 (y already rounded to binary32) */
 export function substitute32(val: usize, y: usize): void {
-  for (let I = 0; I < nb; I++) {
-    const nI = gi(size, I);
-    const dI = gi(dofStart, I);
-    const pI = gi(pOff, I);
-    const r0 = gi(rPtr, I);
-    const r1 = gi(rPtr, I + 1);
-    for (let i = 0; i < nI; i++) {
-      let s = gf(y, dI + i);
-      for (let r = r0; r < r1; r++) {
-        const K = gi(rBlk, r);
-        const nK = gi(size, K);
-        const o = gi(rOff, r) + i * nK;
-        const dK = gi(dofStart, K);
-        for (let k = 0; k < nK; k++) s = s - gf(val, o + k) * gf(y, dK + k);
-      }
-      const o = pI + i * nI;
-      for (let k = 0; k < i; k++) s = s - gf(val, o + k) * gf(y, dI + k);
-      sf(y, dI + i, s / gf(val, o + i));
-    }
-  }
-  for (let I = nb - 1; I >= 0; I--) {
-    const nI = gi(size, I);
-    const dI = gi(dofStart, I);
-    const pI = gi(pOff, I);
-    const e0 = gi(sPtr, I);
-    const e1 = gi(sPtr, I + 1);
-    for (let i = nI - 1; i >= 0; i--) {
-      let s = gf(y, dI + i);
-      for (let k = i + 1; k < nI; k++) s = s - gf(val, pI + k * nI + i) * gf(y, dI + k);
-      for (let e = e0; e < e1; e++) {
-        const K = gi(sIdx, e);
-        const nK = gi(size, K);
-        const o = pI + gi(sRow, e) * nI + i;
-        const dK = gi(dofStart, K);
-        for (let k = 0; k < nK; k++) s = s - gf(val, o + k * nI) * gf(y, dK + k);
-      }
-      sf(y, dI + i, s / gf(val, pI + i * nI + i));
-    }
-  }
+  substitutePanels<f32>(val, y);
 }
 
 // ---------------------------------------------------------------------------------------------
 // dense Cholesky (twins of factorRows64/factorRows32/choleskySolve in ../cholesky.ts): n×n
 // row-major, lower triangle; fp64 kernels on f64 storage, fp32 kernels on f32 storage
 
-function g4(p: usize, i: i32): f32 {
-  return load<f32>(p + ((<usize>i) << 2));
-}
-function s4(p: usize, i: i32, x: f32): void {
-  store<f32>(p + ((<usize>i) << 2), x);
+/** two rows × two columns at a time, per-entry order k ascending, in T on T storage; first bad pivot or −1 */
+function denseFactor<T>(a: usize, n: i32): i32 {
+  let i = 0;
+  for (; i + 1 < n; i += 2) {
+    const r0 = i * n;
+    const r1 = r0 + n;
+    let j = 0;
+    for (; j + 1 < i; j += 2) {
+      const rj = j * n;
+      const rk = rj + n;
+      let s00 = dl<T>(a, r0 + j);
+      let s01 = dl<T>(a, r0 + j + 1);
+      let s10 = dl<T>(a, r1 + j);
+      let s11 = dl<T>(a, r1 + j + 1);
+      for (let k = 0; k < j; k++) {
+        const x0 = dl<T>(a, r0 + k);
+        const x1 = dl<T>(a, r1 + k);
+        const y0 = dl<T>(a, rj + k);
+        const y1 = dl<T>(a, rk + k);
+        s00 = s00 - x0 * y0;
+        s01 = s01 - x0 * y1;
+        s10 = s10 - x1 * y0;
+        s11 = s11 - x1 * y1;
+      }
+      const ljj = dl<T>(a, rj + j);
+      const l0j = s00 / ljj;
+      const l1j = s10 / ljj;
+      ds<T>(a, r0 + j, l0j);
+      ds<T>(a, r1 + j, l1j);
+      const c = dl<T>(a, rk + j);
+      s01 = s01 - l0j * c;
+      s11 = s11 - l1j * c;
+      const lkk = dl<T>(a, rk + j + 1);
+      ds<T>(a, r0 + j + 1, s01 / lkk);
+      ds<T>(a, r1 + j + 1, s11 / lkk);
+    }
+    if (j < i) {
+      const rj = j * n;
+      let s0 = dl<T>(a, r0 + j);
+      let s1 = dl<T>(a, r1 + j);
+      for (let k = 0; k < j; k++) {
+        const y = dl<T>(a, rj + k);
+        s0 = s0 - dl<T>(a, r0 + k) * y;
+        s1 = s1 - dl<T>(a, r1 + k) * y;
+      }
+      const ljj = dl<T>(a, rj + j);
+      ds<T>(a, r0 + j, s0 / ljj);
+      ds<T>(a, r1 + j, s1 / ljj);
+    }
+    let d = dl<T>(a, r0 + i);
+    let s1 = dl<T>(a, r1 + i);
+    for (let k = 0; k < i; k++) {
+      const x = dl<T>(a, r0 + k);
+      d = d - x * x;
+      s1 = s1 - dl<T>(a, r1 + k) * x;
+    }
+    if (!(d > 0)) return i;
+    const lii = sqrt<T>(d);
+    ds<T>(a, r0 + i, lii);
+    const l1i = s1 / lii;
+    ds<T>(a, r1 + i, l1i);
+    let d1 = dl<T>(a, r1 + i + 1);
+    for (let k = 0; k < i; k++) {
+      const x = dl<T>(a, r1 + k);
+      d1 = d1 - x * x;
+    }
+    d1 = d1 - l1i * l1i;
+    if (!(d1 > 0)) return i + 1;
+    ds<T>(a, r1 + i + 1, sqrt<T>(d1));
+  }
+  if (i < n) {
+    const r0 = i * n;
+    for (let j = 0; j < i; j++) {
+      const rj = j * n;
+      let s = dl<T>(a, r0 + j);
+      for (let k = 0; k < j; k++) s = s - dl<T>(a, r0 + k) * dl<T>(a, rj + k);
+      ds<T>(a, r0 + j, s / dl<T>(a, rj + j));
+    }
+    let d = dl<T>(a, r0 + i);
+    for (let k = 0; k < i; k++) d = d - dl<T>(a, r0 + k) * dl<T>(a, r0 + k);
+    if (!(d > 0)) return i;
+    ds<T>(a, r0 + i, sqrt<T>(d));
+  }
+  return -1;
 }
 
-/** two rows × two columns at a time, per-entry order k ascending; returns the first bad pivot or −1 */
+/** {@link denseFactor} in binary64 on f64 storage */
 export function denseFactor64(a: usize, n: i32): i32 {
-  let i = 0;
-  for (; i + 1 < n; i += 2) {
-    const r0 = i * n;
-    const r1 = r0 + n;
-    let j = 0;
-    for (; j + 1 < i; j += 2) {
-      const rj = j * n;
-      const rk = rj + n;
-      let s00 = gd(a, r0 + j);
-      let s01 = gd(a, r0 + j + 1);
-      let s10 = gd(a, r1 + j);
-      let s11 = gd(a, r1 + j + 1);
-      for (let k = 0; k < j; k++) {
-        const x0 = gd(a, r0 + k);
-        const x1 = gd(a, r1 + k);
-        const y0 = gd(a, rj + k);
-        const y1 = gd(a, rk + k);
-        s00 = s00 - x0 * y0;
-        s01 = s01 - x0 * y1;
-        s10 = s10 - x1 * y0;
-        s11 = s11 - x1 * y1;
-      }
-      const ljj = gd(a, rj + j);
-      const l0j = s00 / ljj;
-      const l1j = s10 / ljj;
-      sd(a, r0 + j, l0j);
-      sd(a, r1 + j, l1j);
-      const c = gd(a, rk + j);
-      s01 = s01 - l0j * c;
-      s11 = s11 - l1j * c;
-      const lkk = gd(a, rk + j + 1);
-      sd(a, r0 + j + 1, s01 / lkk);
-      sd(a, r1 + j + 1, s11 / lkk);
-    }
-    if (j < i) {
-      const rj = j * n;
-      let s0 = gd(a, r0 + j);
-      let s1 = gd(a, r1 + j);
-      for (let k = 0; k < j; k++) {
-        const y = gd(a, rj + k);
-        s0 = s0 - gd(a, r0 + k) * y;
-        s1 = s1 - gd(a, r1 + k) * y;
-      }
-      const ljj = gd(a, rj + j);
-      sd(a, r0 + j, s0 / ljj);
-      sd(a, r1 + j, s1 / ljj);
-    }
-    let d = gd(a, r0 + i);
-    let s1 = gd(a, r1 + i);
-    for (let k = 0; k < i; k++) {
-      const x = gd(a, r0 + k);
-      d = d - x * x;
-      s1 = s1 - gd(a, r1 + k) * x;
-    }
-    if (!(d > 0)) return i;
-    const lii = Math.sqrt(d);
-    sd(a, r0 + i, lii);
-    const l1i = s1 / lii;
-    sd(a, r1 + i, l1i);
-    let d1 = gd(a, r1 + i + 1);
-    for (let k = 0; k < i; k++) {
-      const x = gd(a, r1 + k);
-      d1 = d1 - x * x;
-    }
-    d1 = d1 - l1i * l1i;
-    if (!(d1 > 0)) return i + 1;
-    sd(a, r1 + i + 1, Math.sqrt(d1));
-  }
-  if (i < n) {
-    const r0 = i * n;
-    for (let j = 0; j < i; j++) {
-      const rj = j * n;
-      let s = gd(a, r0 + j);
-      for (let k = 0; k < j; k++) s = s - gd(a, r0 + k) * gd(a, rj + k);
-      sd(a, r0 + j, s / gd(a, rj + j));
-    }
-    let d = gd(a, r0 + i);
-    for (let k = 0; k < i; k++) d = d - gd(a, r0 + k) * gd(a, r0 + k);
-    if (!(d > 0)) return i;
-    sd(a, r0 + i, Math.sqrt(d));
-  }
-  return -1;
+  return denseFactor<f64>(a, n);
 }
 
-/** {@link denseFactor64} in binary32 on f32 storage */
+/** {@link denseFactor} in binary32 on f32 storage */
 export function denseFactor32(a: usize, n: i32): i32 {
-  let i = 0;
-  for (; i + 1 < n; i += 2) {
-    const r0 = i * n;
-    const r1 = r0 + n;
-    let j = 0;
-    for (; j + 1 < i; j += 2) {
-      const rj = j * n;
-      const rk = rj + n;
-      let s00 = g4(a, r0 + j);
-      let s01 = g4(a, r0 + j + 1);
-      let s10 = g4(a, r1 + j);
-      let s11 = g4(a, r1 + j + 1);
-      for (let k = 0; k < j; k++) {
-        const x0 = g4(a, r0 + k);
-        const x1 = g4(a, r1 + k);
-        const y0 = g4(a, rj + k);
-        const y1 = g4(a, rk + k);
-        s00 = s00 - x0 * y0;
-        s01 = s01 - x0 * y1;
-        s10 = s10 - x1 * y0;
-        s11 = s11 - x1 * y1;
-      }
-      const ljj = g4(a, rj + j);
-      const l0j = s00 / ljj;
-      const l1j = s10 / ljj;
-      s4(a, r0 + j, l0j);
-      s4(a, r1 + j, l1j);
-      const c = g4(a, rk + j);
-      s01 = s01 - l0j * c;
-      s11 = s11 - l1j * c;
-      const lkk = g4(a, rk + j + 1);
-      s4(a, r0 + j + 1, s01 / lkk);
-      s4(a, r1 + j + 1, s11 / lkk);
-    }
-    if (j < i) {
-      const rj = j * n;
-      let s0 = g4(a, r0 + j);
-      let s1 = g4(a, r1 + j);
-      for (let k = 0; k < j; k++) {
-        const y = g4(a, rj + k);
-        s0 = s0 - g4(a, r0 + k) * y;
-        s1 = s1 - g4(a, r1 + k) * y;
-      }
-      const ljj = g4(a, rj + j);
-      s4(a, r0 + j, s0 / ljj);
-      s4(a, r1 + j, s1 / ljj);
-    }
-    let d = g4(a, r0 + i);
-    let s1 = g4(a, r1 + i);
-    for (let k = 0; k < i; k++) {
-      const x = g4(a, r0 + k);
-      d = d - x * x;
-      s1 = s1 - g4(a, r1 + k) * x;
-    }
-    if (!(d > 0)) return i;
-    const lii = Mathf.sqrt(d);
-    s4(a, r0 + i, lii);
-    const l1i = s1 / lii;
-    s4(a, r1 + i, l1i);
-    let d1 = g4(a, r1 + i + 1);
-    for (let k = 0; k < i; k++) {
-      const x = g4(a, r1 + k);
-      d1 = d1 - x * x;
-    }
-    d1 = d1 - l1i * l1i;
-    if (!(d1 > 0)) return i + 1;
-    s4(a, r1 + i + 1, Mathf.sqrt(d1));
-  }
-  if (i < n) {
-    const r0 = i * n;
-    for (let j = 0; j < i; j++) {
-      const rj = j * n;
-      let s = g4(a, r0 + j);
-      for (let k = 0; k < j; k++) s = s - g4(a, r0 + k) * g4(a, rj + k);
-      s4(a, r0 + j, s / g4(a, rj + j));
-    }
-    let d = g4(a, r0 + i);
-    for (let k = 0; k < i; k++) d = d - g4(a, r0 + k) * g4(a, r0 + k);
-    if (!(d > 0)) return i;
-    s4(a, r0 + i, Mathf.sqrt(d));
-  }
-  return -1;
+  return denseFactor<f32>(a, n);
 }
 
-/** L Lᵀ x = b in place (b ← x); forward two rows at a time, per-row order k ascending */
+/** L Lᵀ x = b in place (b ← x) in T on T storage; forward two rows at a time, per-row order k ascending */
+function denseSolve<T>(L: usize, n: i32, b: usize): void {
+  let i = 0;
+  for (; i + 1 < n; i += 2) {
+    const ri = i * n;
+    const r1 = ri + n;
+    let s0 = dl<T>(b, i);
+    let s1 = dl<T>(b, i + 1);
+    for (let k = 0; k < i; k++) {
+      const y = dl<T>(b, k);
+      s0 = s0 - dl<T>(L, ri + k) * y;
+      s1 = s1 - dl<T>(L, r1 + k) * y;
+    }
+    const y0 = s0 / dl<T>(L, ri + i);
+    ds<T>(b, i, y0);
+    s1 = s1 - dl<T>(L, r1 + i) * y0;
+    ds<T>(b, i + 1, s1 / dl<T>(L, r1 + i + 1));
+  }
+  if (i < n) {
+    const ri = i * n;
+    let s = dl<T>(b, i);
+    for (let k = 0; k < i; k++) s = s - dl<T>(L, ri + k) * dl<T>(b, k);
+    ds<T>(b, i, s / dl<T>(L, ri + i));
+  }
+  for (let r = n - 1; r >= 0; r--) {
+    let s = dl<T>(b, r);
+    for (let k = r + 1; k < n; k++) s = s - dl<T>(L, k * n + r) * dl<T>(b, k);
+    ds<T>(b, r, s / dl<T>(L, r * n + r));
+  }
+}
+
+/** {@link denseSolve} in binary64 on f64 storage */
 export function denseSolve64(L: usize, n: i32, b: usize): void {
-  let i = 0;
-  for (; i + 1 < n; i += 2) {
-    const ri = i * n;
-    const r1 = ri + n;
-    let s0 = gd(b, i);
-    let s1 = gd(b, i + 1);
-    for (let k = 0; k < i; k++) {
-      const y = gd(b, k);
-      s0 = s0 - gd(L, ri + k) * y;
-      s1 = s1 - gd(L, r1 + k) * y;
-    }
-    const y0 = s0 / gd(L, ri + i);
-    sd(b, i, y0);
-    s1 = s1 - gd(L, r1 + i) * y0;
-    sd(b, i + 1, s1 / gd(L, r1 + i + 1));
-  }
-  if (i < n) {
-    const ri = i * n;
-    let s = gd(b, i);
-    for (let k = 0; k < i; k++) s = s - gd(L, ri + k) * gd(b, k);
-    sd(b, i, s / gd(L, ri + i));
-  }
-  for (let r = n - 1; r >= 0; r--) {
-    let s = gd(b, r);
-    for (let k = r + 1; k < n; k++) s = s - gd(L, k * n + r) * gd(b, k);
-    sd(b, r, s / gd(L, r * n + r));
-  }
+  denseSolve<f64>(L, n, b);
 }
 
-/** {@link denseSolve64} in binary32 on f32 storage */
+/** {@link denseSolve} in binary32 on f32 storage */
 export function denseSolve32(L: usize, n: i32, b: usize): void {
-  let i = 0;
-  for (; i + 1 < n; i += 2) {
-    const ri = i * n;
-    const r1 = ri + n;
-    let s0 = g4(b, i);
-    let s1 = g4(b, i + 1);
-    for (let k = 0; k < i; k++) {
-      const y = g4(b, k);
-      s0 = s0 - g4(L, ri + k) * y;
-      s1 = s1 - g4(L, r1 + k) * y;
-    }
-    const y0 = s0 / g4(L, ri + i);
-    s4(b, i, y0);
-    s1 = s1 - g4(L, r1 + i) * y0;
-    s4(b, i + 1, s1 / g4(L, r1 + i + 1));
-  }
-  if (i < n) {
-    const ri = i * n;
-    let s = g4(b, i);
-    for (let k = 0; k < i; k++) s = s - g4(L, ri + k) * g4(b, k);
-    s4(b, i, s / g4(L, ri + i));
-  }
-  for (let r = n - 1; r >= 0; r--) {
-    let s = g4(b, r);
-    for (let k = r + 1; k < n; k++) s = s - g4(L, k * n + r) * g4(b, k);
-    s4(b, r, s / g4(L, r * n + r));
-  }
+  denseSolve<f32>(L, n, b);
 }
 
 // ---------------------------------------------------------------------------------------------

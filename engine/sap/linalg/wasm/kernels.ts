@@ -17,21 +17,8 @@ export type LinalgKernels = 'wasm' | 'js';
 
 /** the exported kernel functions (pointers are byte offsets into the instance's memory) */
 export interface LinalgWasmExports {
-  setStructure(
-    nb: number,
-    size: number,
-    sPtr: number,
-    sIdx: number,
-    sRow: number,
-    pOff: number,
-    pRows: number,
-    rPtr: number,
-    rBlk: number,
-    rOff: number,
-    rE: number,
-    rowOf: number,
-    dofStart: number,
-  ): void;
+  /** nb, then the byte offsets of size, sPtr, sIdx, sRow, pOff, pRows, rPtr, rBlk, rOff, rE, rowOf, dofStart */
+  setStructure(nb: number, ...ptrs: number[]): void;
   round32(val: number): void;
   factor64(val: number): number;
   factor32(val: number): number;
@@ -41,23 +28,11 @@ export interface LinalgWasmExports {
   denseFactor32(a: number, n: number): number;
   denseSolve64(L: number, n: number, b: number): void;
   denseSolve32(L: number, n: number, b: number): void;
-  setAssembly(
-    rows: number,
-    gOff: number,
-    blkStart: number,
-    blkClique: number,
-    blkJ: number,
-    blkDiag: number,
-    pairStart: number,
-    pairOff: number,
-    pairT: number,
-    redOff: number,
-    cliqueOff: number,
-    colStart: number,
-    colIdx: number,
-    jd: number,
-    T: number,
-  ): void;
+  /**
+   * byte offsets of rows, gOff, blkStart, blkClique, blkJ, blkDiag, pairStart, pairOff, pairT,
+   * redOff, cliqueOff, colStart, colIdx (Int32), then jd and the G·J scratch T (f64)
+   */
+  setAssembly(...ptrs: number[]): void;
   assemble(val: number, G: number, nCon: number): void;
 }
 
@@ -80,6 +55,16 @@ function linalgModule(): WebAssembly.Module | null {
 }
 
 const PAGE = 65536;
+
+/** integer arrays to lay out in a kernel memory: each is (source, length); Uint8 sources widen */
+export type IntRuns = [Int32Array | Uint8Array, number][];
+
+/** bytes of `runs` laid out one after another as Int32 values, rounded up to 8 */
+export function intRunsBytes(runs: IntRuns): number {
+  let n = 0;
+  for (const [, len] of runs) n += len;
+  return (4 * n + 7) & ~7;
+}
 
 /** one kernel instance and its growable memory */
 export class LinalgWasm {
@@ -107,6 +92,22 @@ export class LinalgWasm {
   /** the memory's current buffer (replaced whenever the memory grows) */
   get buffer(): ArrayBuffer {
     return this.memory.buffer;
+  }
+
+  /**
+   * Copies `runs` into the memory as consecutive Int32 arrays from byte `at` (4-aligned) and
+   * returns the byte offset of each. The memory must already hold them ({@link reserve}).
+   */
+  copyIntRuns(runs: IntRuns, at: number): number[] {
+    const heap = new Int32Array(this.memory.buffer);
+    const ptr: number[] = [];
+    for (const [a, len] of runs) {
+      ptr.push(at);
+      const h = at >> 2;
+      for (let k = 0; k < len; k++) heap[h + k] = a[k];
+      at += 4 * len;
+    }
+    return ptr;
   }
 
   /** grows the memory to at least `bytes`; false when the engine refuses */
