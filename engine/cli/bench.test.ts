@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { probeWebGpu } from '../backends';
-import { BENCH_GROUPS, BENCH_SCENES, benchMarkdown, runBench } from './bench';
+import { BENCH_GROUPS, BENCH_SCENES, benchMarkdown, contactScaling, runBench, type BenchRow } from './bench';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'sap-bench-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -110,4 +110,40 @@ describe('runBench', () => {
       expect(res.notes.some((n) => /webgpu not measured: WebGPU unavailable/.test(n))).toBe(true);
     }
   }, 120_000);
+});
+
+describe('contact scaling fit', () => {
+  const row = (scene: string, preset: string, steps_per_s: number, contacts: number): BenchRow => ({
+    scene,
+    preset,
+    line_search: 'monotone_decay',
+    backend: 'cpu',
+    num_worlds: 1,
+    dt: 0.002,
+    steps_per_s,
+    real_time_factor: 0,
+    newton_iterations_mean: 0,
+    line_search_iterations_mean: 0,
+    contacts_per_world: contacts,
+    linear_solver: 'block_sparse',
+    stage_ms: { collision: 0, free_motion: 0, constraints: 0, solve: 0, integrate: 0, total: 0 },
+  });
+
+  it('fits t ∝ contacts^p to pile_1000 from the settled and from the landing 64-box pile, per preset', () => {
+    // per-step times t = 1/steps_per_s: pile_1000 1600², pile_64 100² (p = 2), pile_64_landing
+    // 1600²·200/1600 (p = 1); drake has no pile_1000 row, so no fit
+    const rows = [
+      row('pile_64', 'approx32', 1 / 100 ** 2, 100),
+      row('pile_64_landing', 'approx32', 1 / ((1600 ** 2 * 200) / 1600), 200),
+      row('pile_1000', 'approx32', 1 / 1600 ** 2, 1600),
+      row('pile_64', 'drake', 1, 100),
+    ];
+    const fit = contactScaling(rows);
+    expect(fit.map((f) => [f.from, f.preset])).toEqual([
+      ['pile_64', 'approx32'],
+      ['pile_64_landing', 'approx32'],
+    ]);
+    expect(fit[0].exponent).toBeCloseTo(2, 12);
+    expect(fit[1].exponent).toBeCloseTo(1, 12);
+  });
 });

@@ -189,7 +189,9 @@ export async function main(argv: string[]): Promise<number> {
         throw new Error(`--linear-solver: expected auto, dense or block_sparse; got '${ls}'`);
       }
       const res = await runBench({
-        scenes: scenes.length ? scenes : ['humanoid', 'arm7', 'pile_64', 'pile_1000', 'sap_warp'],
+        scenes: scenes.length
+          ? scenes
+          : ['humanoid', 'arm7', 'pile_64', 'pile_64_landing', 'pile_1000', 'sap_warp'],
         presets: list(values.preset) ?? ['approx32', 'drake'],
         line_searches: list(values['line-search']),
         num_worlds: parseList(values.worlds, '--worlds') ?? [1],
