@@ -138,9 +138,15 @@ export class SolverSAP {
     this.sap.linear_solver = mode;
   }
 
-  /** where the solver's linear algebra runs: 'wasm' (WebAssembly kernels) or 'js' (their twins) */
+  /**
+   * where the solver's Newton evaluation and linear algebra run: 'wasm' (WebAssembly kernels, the
+   * default where available) or 'js' (their twins); results are bit-identical
+   */
   get kernels(): LinalgKernels {
     return this.sap.kernels;
+  }
+  set kernels(k: LinalgKernels) {
+    this.sap.kernels = k;
   }
 
   /** factorization used by the last solve of the last step */

@@ -50,6 +50,7 @@ import { makePdParams, pdCalc, pdEval } from './constraints/pd';
 import { BlockSparseCholesky } from './linalg/block_sparse';
 import { CHOLESKY_TILE, DenseCholesky, choleskyFactor } from './linalg/cholesky';
 import { intRunsBytes, type IntRuns, type LinalgKernels } from './linalg/wasm/kernels';
+import { EvaluationWasm, type EvaluationInputs } from './linalg/wasm/evaluation';
 import {
   lineSearch,
   type LineObjective,
@@ -313,9 +314,9 @@ export class SapSolver {
   linear_solver: LinearSolverMode = 'auto';
 
   /**
-   * Where the factorizations, the solves and the sparse assembly run: `wasm` (default, where
-   * available) or their JS twins; results are bit-identical (the choice exists for tests and
-   * comparisons).
+   * Where the Newton evaluation, the factorizations, the solves and the sparse assembly run:
+   * `wasm` (default, where available) or their JS twins; results are bit-identical (the choice
+   * exists for tests and comparisons).
    */
   get kernels(): LinalgKernels {
     return this.chol.kernels;
@@ -323,6 +324,7 @@ export class SapSolver {
   set kernels(k: LinalgKernels) {
     this.bs = new BlockSparseCholesky('fp64', k);
     this.chol = new DenseCholesky('fp64', CHOLESKY_TILE, k);
+    this.ev = k === 'wasm' ? EvaluationWasm.create() : null;
   }
   /** the factorization used by the last solve */
   last_linear_solver: 'dense' | 'block_sparse' = 'dense';
@@ -368,6 +370,30 @@ export class SapSolver {
   private colStart: Int32Array = new Int32Array(1);
   private colIdx: Int32Array = new Int32Array(0);
   private cliquesA: Float64Array[] = [];
+  /** WebAssembly Newton evaluation (null: the JS twins below run); holds the vectors it reads */
+  private ev: EvaluationWasm | null = EvaluationWasm.create();
+  private readonly evIn: EvaluationInputs = {
+    nCon: 0,
+    nBlk: 0,
+    nCliques: 0,
+    nPart: 0,
+    nJ: 0,
+    kind: new Uint8Array(0),
+    rows: new Int32Array(0),
+    rowOff: new Int32Array(0),
+    gOff: new Int32Array(0),
+    blkStart: new Int32Array(0),
+    blkClique: new Int32Array(0),
+    blkJ: new Int32Array(0),
+    redOff: new Int32Array(0),
+    cliqueOff: new Int32Array(0),
+    colStart: new Int32Array(0),
+    colIdx: new Int32Array(0),
+    partCliques: new Int32Array(0),
+    jData: new Float64Array(0),
+    params: new Float64Array(0),
+    cliquesA: [],
+  };
 
   // ordering, symbolic structure and the factorizations
   private bs = new BlockSparseCholesky('fp64');
@@ -686,24 +712,26 @@ export class SapSolver {
 
     // workspaces
     const np = nvp;
-    this.v = growF64(this.v, np);
-    this.vStar = growF64(this.vStar, np);
     this.dInv = growF64(this.dInv, np);
-    this.Ar = growF64(this.Ar, np);
-    this.p = growF64(this.p, np);
-    this.jv = growF64(this.jv, np);
-    this.grad = growF64(this.grad, np);
     this.rhs = growF64(this.rhs, np);
-    this.dv = growF64(this.dv, np);
-    this.dp = growF64(this.dp, np);
     this.T = growF64(this.T, HOLONOMIC_MAX_ROWS * Math.max(1, maxNv));
-    this.vc = growF64(this.vc, nRows);
-    this.dvc = growF64(this.dvc, nRows);
-    this.gamma = growF64(this.gamma, nRows);
-    this.vcT = growF64(this.vcT, nRows);
-    this.gammaT = growF64(this.gammaT, nRows);
-    this.G = growF64(this.G, nG);
-    this.GT = growF64(this.GT, nG);
+    if (!this.layoutEvaluation()) {
+      this.v = growF64(this.v, np);
+      this.vStar = growF64(this.vStar, np);
+      this.Ar = growF64(this.Ar, np);
+      this.p = growF64(this.p, np);
+      this.jv = growF64(this.jv, np);
+      this.grad = growF64(this.grad, np);
+      this.dv = growF64(this.dv, np);
+      this.dp = growF64(this.dp, np);
+      this.vc = growF64(this.vc, nRows);
+      this.dvc = growF64(this.dvc, nRows);
+      this.gamma = growF64(this.gamma, nRows);
+      this.vcT = growF64(this.vcT, nRows);
+      this.gammaT = growF64(this.gammaT, nRows);
+      this.G = growF64(this.G, nG);
+      this.GT = growF64(this.GT, nG);
+    }
 
     // reduced v, v*, D
     const rv = o.contact_solve_precision === 'fp32' ? fr : ident;
@@ -722,7 +750,80 @@ export class SapSolver {
     }
 
     this.analyze();
+    if (this.ev !== null) this.bindEvaluation();
     return null;
+  }
+
+  /**
+   * WebAssembly evaluation: sizes its memory for this solve and takes the vectors from it; false
+   * when the JS evaluation runs (no WebAssembly, or its memory cannot grow)
+   */
+  private layoutEvaluation(): boolean {
+    const ev = this.ev;
+    if (ev === null) return false;
+    const nBlk = this.blkStart[this.nCon];
+    let nA = 0;
+    for (let q = 0; q < this.nPart; q++) nA += this.partSize[q] * this.partSize[q];
+    try {
+      ev.layout({
+        np: this.nvp,
+        nRows: this.nRows,
+        nG: this.nG,
+        nCon: this.nCon,
+        nBlk,
+        nCliques: this.nCliques,
+        nColIdx: this.colStart[nBlk],
+        nPart: this.nPart,
+        nJ: this.nJ,
+        nA,
+      });
+    } catch {
+      this.ev = null;
+      return false;
+    }
+    const w = ev.views;
+    this.v = w.v;
+    this.vStar = w.vStar;
+    this.Ar = w.Ar;
+    this.p = w.p;
+    this.jv = w.jv;
+    this.grad = w.grad;
+    this.dv = w.dv;
+    this.dp = w.dp;
+    this.vc = w.vc;
+    this.dvc = w.dvc;
+    this.gamma = w.gamma;
+    this.vcT = w.vcT;
+    this.gammaT = w.gammaT;
+    this.G = w.G;
+    this.GT = w.GT;
+    return true;
+  }
+
+  /** copies the solve's structure, J, parameters and A blocks into the evaluation's memory */
+  private bindEvaluation(): void {
+    const s = this.evIn;
+    s.nCon = this.nCon;
+    s.nBlk = this.blkStart[this.nCon];
+    s.nCliques = this.nCliques;
+    s.nPart = this.nPart;
+    s.nJ = this.nJ;
+    s.kind = this.kind;
+    s.rows = this.rows;
+    s.rowOff = this.rowOff;
+    s.gOff = this.gOff;
+    s.blkStart = this.blkStart;
+    s.blkClique = this.blkClique;
+    s.blkJ = this.blkJ;
+    s.redOff = this.redOff;
+    s.cliqueOff = this.cliqueOff;
+    s.colStart = this.colStart;
+    s.colIdx = this.colIdx;
+    s.partCliques = this.partCliques;
+    s.jData = this.jData;
+    s.params = this.params;
+    s.cliquesA = this.cliquesA;
+    this.ev!.bind(s);
   }
 
   /** nonzero-column lists of all Jacobian blocks ({@link colStart}, {@link colIdx}) */
@@ -1290,6 +1391,12 @@ export class SapSolver {
   /** evaluates vc, γ, G, Ar, p, j, ∇ℓ at v; returns ℓ(v) */
   private evalAtV(): number {
     const rs = this.options.contact_solve_precision === 'fp32';
+    if (this.ev !== null) {
+      const k = this.ev.kernels.exports;
+      const ell = k.evalAtV(this.nvp, this.nRows, rs);
+      this.ellA0 = k.ellA();
+      return ell;
+    }
     const np = this.nvp;
     const v = this.v;
     const vs = this.vStar;
@@ -1730,6 +1837,13 @@ export class SapSolver {
 
   private evalAlongLine(alpha: number, order: 0 | 1 | 2, out: LineSample): void {
     const nR = this.nRows;
+    if (this.ev !== null) {
+      const k = this.ev.kernels.exports;
+      out.phi = k.evalAlongLine(alpha, order, nR, this.ellA0, this.dpr, this.d2A);
+      if (order >= 1) out.dphi = k.dphi();
+      if (order === 2) out.d2phi = k.d2phi();
+      return;
+    }
     const vcT = this.vcT;
     const vc = this.vc;
     const dvc = this.dvc;
@@ -1840,8 +1954,14 @@ export class SapSolver {
       }
       for (let a = 0; a < np; a++) this.rhs[a] = -this.grad[a];
       this.solveH();
-      this.multiplyA(this.dv, this.dp);
-      this.multiplyJ(this.dv, this.dvc);
+      if (this.ev !== null) {
+        const e = this.ev;
+        e.kernels.exports.multiplyA(e.ptr.dv, e.ptr.dp);
+        e.kernels.exports.multiplyJ(e.ptr.dv, e.ptr.dvc);
+      } else {
+        this.multiplyA(this.dv, this.dp);
+        this.multiplyJ(this.dv, this.dvc);
+      }
       let d2A = 0;
       let dpr = 0;
       let dphi0 = 0;

@@ -1,5 +1,7 @@
-// AssemblyScript source of the WebAssembly twins of the block-sparse Cholesky kernels in
-// ../block_sparse.ts (compiled by scripts/gen_wasm.mjs into kernels_wasm.ts; not TypeScript).
+// AssemblyScript source of the WebAssembly twins of the Cholesky kernels in ../block_sparse.ts and
+// ../cholesky.ts and of the sparse JᵀGJ assembly in ../../solver.ts (compiled by
+// scripts/gen_wasm.ts into kernels_wasm.ts; not TypeScript). The Newton evaluation kernels come
+// from evaluation.as.ts into the same module.
 //
 // Same loops, same per-entry operation order as the JS kernels, so results are bit for bit equal:
 // f64 is IEEE binary64 like JS numbers, and f32 arithmetic is IEEE binary32, which is what
@@ -7,6 +9,8 @@
 // (the fp32 kernels round on load, which is exact because every stored entry is already binary32).
 //
 // Every pointer is a byte offset into the imported memory; Int32 arrays hold i32, value arrays f64.
+
+export * from './evaluation.as';
 
 function gi(p: usize, i: i32): i32 {
   return load<i32>(p + ((<usize>i) << 2));
@@ -672,3 +676,4 @@ export function assemble(val: usize, G: usize, nCon: i32): void {
     }
   }
 }
+

@@ -34,6 +34,21 @@ export interface LinalgWasmExports {
    */
   setAssembly(...ptrs: number[]): void;
   assemble(val: number, G: number, nCon: number): void;
+  // Newton evaluation (evaluation.as.ts; see evaluation.ts)
+  /**
+   * nCon, nPart, then the byte offsets of kind, rows, rowOff, gOff, blkStart, blkClique, blkJ,
+   * redOff, cliqueOff, colStart, colIdx, partCliques, aOff (Int32), jd, params and A (f64)
+   */
+  setEvaluation(nCon: number, nPart: number, ...ptrs: number[]): void;
+  /** byte offsets of v, vStar, Ar, p, jv, grad, vc, gamma, G, dvc, vcT, gammaT, GT */
+  setEvaluationVectors(...ptrs: number[]): void;
+  multiplyJ(x: number, out: number): void;
+  multiplyA(x: number, out: number): void;
+  evalAtV(np: number, nRows: number, rs: boolean): number;
+  evalAlongLine(alpha: number, order: number, nRows: number, ellA0: number, dpr: number, d2A: number): number;
+  ellA(): number;
+  dphi(): number;
+  d2phi(): number;
 }
 
 let compiled: WebAssembly.Module | null | undefined;

@@ -1,0 +1,563 @@
+// AssemblyScript twins of the SAP Newton evaluation in ../../solver.ts (multiplyJ, multiplyA,
+// constraintCost, evalAtV, evalAlongLine) and of the constraint kernels in ../../constraints/
+// (contactEval, pdEval, limitCalc, holonomicCalc). Compiled into the same module as kernels.as.ts.
+//
+// Same loops, same operation order, same skipped zero products as the JS code, so every result is
+// equal bit for bit (f64 is IEEE binary64 like JS numbers; f64→f32→f64 is Math.fround). A pointer
+// 0 stands for "not wanted" (the JS code's null): callers never place an array at byte 0.
+
+// ---------------------------------------------------------------------------------------------
+// structure of the problem (byte offsets, set once per solve by setEvaluation)
+
+let eNCon: i32 = 0;
+let eNPart: i32 = 0;
+let eKind: usize = 0; // per constraint: SapKind (Int32)
+let eRows: usize = 0; // per constraint: rows r
+let eRowOff: usize = 0; // per constraint: first row
+let eGOff: usize = 0; // per constraint: offset of its r×r G block
+let eBlkStart: usize = 0; // per constraint (+1): range of its Jacobian blocks
+let eBlkClique: usize = 0; // per block: clique
+let eBlkJ: usize = 0; // per block: offset of its r×n block in jd
+let eRedOff: usize = 0; // per clique: reduced offset (−1 not participating)
+let eCliqueOff: usize = 0; // per clique (+1): global dof offset
+let eColStart: usize = 0; // per block (+1): range of its nonzero columns
+let eColIdx: usize = 0; // nonzero column indices
+let ePartCliques: usize = 0; // participating clique ids, ascending
+let eAOff: usize = 0; // per participating clique: offset of its row-major A in eA (f64 units)
+let eJ: usize = 0; // Jacobian blocks (f64)
+let eP: usize = 0; // constraint parameter records (f64, PARAM_STRIDE each)
+let eA: usize = 0; // the participating cliques' A matrices (f64)
+
+// per-solve vectors (f64)
+let eV: usize = 0; // v over participating dofs
+let eVStar: usize = 0; // v*
+let eAr: usize = 0; // A(v − v*)
+let eMom: usize = 0; // p = A v
+let eJv: usize = 0; // Jᵀγ
+let eGrad: usize = 0; // ∇ℓ
+let eVc: usize = 0; // J v
+let eGamma: usize = 0; // γ
+let eG: usize = 0; // G blocks
+let eDvc: usize = 0; // J Δv
+let eVcT: usize = 0; // vc + α J Δv
+let eGammaT: usize = 0; // γ along the line
+let eGT: usize = 0; // G along the line
+
+// constants of the JS kernels
+const PARAM_STRIDE = 12;
+const SOFT_NORM_EPS: f64 = 1e-7;
+const KIND_CONTACT = 0;
+const KIND_LIMIT = 1;
+const KIND_PD = 2;
+
+/** sets the structure and the vectors the evaluation reads and writes (once per solve) */
+export function setEvaluation(
+  nCon: i32,
+  nPart: i32,
+  kind: usize,
+  rows: usize,
+  rowOff: usize,
+  gOff: usize,
+  blkStart: usize,
+  blkClique: usize,
+  blkJ: usize,
+  redOff: usize,
+  cliqueOff: usize,
+  colStart: usize,
+  colIdx: usize,
+  partCliques: usize,
+  aOff: usize,
+  jd: usize,
+  params: usize,
+  A: usize,
+): void {
+  eNCon = nCon;
+  eNPart = nPart;
+  eKind = kind;
+  eRows = rows;
+  eRowOff = rowOff;
+  eGOff = gOff;
+  eBlkStart = blkStart;
+  eBlkClique = blkClique;
+  eBlkJ = blkJ;
+  eRedOff = redOff;
+  eCliqueOff = cliqueOff;
+  eColStart = colStart;
+  eColIdx = colIdx;
+  ePartCliques = partCliques;
+  eAOff = aOff;
+  eJ = jd;
+  eP = params;
+  eA = A;
+}
+
+/** sets the vectors (byte offsets; all over participating dofs or constraint rows) */
+export function setEvaluationVectors(
+  v: usize,
+  vStar: usize,
+  Ar: usize,
+  p: usize,
+  jv: usize,
+  grad: usize,
+  vc: usize,
+  gamma: usize,
+  G: usize,
+  dvc: usize,
+  vcT: usize,
+  gammaT: usize,
+  GT: usize,
+): void {
+  eV = v;
+  eVStar = vStar;
+  eAr = Ar;
+  eMom = p;
+  eJv = jv;
+  eGrad = grad;
+  eVc = vc;
+  eGamma = gamma;
+  eG = G;
+  eDvc = dvc;
+  eVcT = vcT;
+  eGammaT = gammaT;
+  eGT = GT;
+}
+
+function gi(p: usize, i: i32): i32 {
+  return load<i32>(p + ((<usize>i) << 2));
+}
+function gd(p: usize, i: i32): f64 {
+  return load<f64>(p + ((<usize>i) << 3));
+}
+function sd(p: usize, i: i32, x: f64): void {
+  store<f64>(p + ((<usize>i) << 3), x);
+}
+
+// ---------------------------------------------------------------------------------------------
+// constraint kernels (cost returned; gamma / G written when their pointer is not 0)
+
+/** contactEval (constraints/contact.ts) */
+function contactCost(po: i32, vc: usize, vo: i32, gamma: usize, go: i32, G: usize, Go: i32): f64 {
+  const P = eP;
+  const mu = gd(P, po);
+  const Rt = gd(P, po + 1);
+  const Rn = gd(P, po + 2);
+  const y0 = -gd(vc, vo) / Rt;
+  const y1 = -gd(vc, vo + 1) / Rt;
+  const yn = (gd(P, po + 3) - gd(vc, vo + 2)) / Rn;
+  const yr = Math.sqrt(y0 * y0 + y1 * y1 + SOFT_NORM_EPS * SOFT_NORM_EPS);
+
+  if (yr <= mu * yn) {
+    // stiction
+    if (gamma) {
+      sd(gamma, go, y0);
+      sd(gamma, go + 1, y1);
+      sd(gamma, go + 2, yn);
+    }
+    if (G) {
+      const it = 1 / Rt;
+      sd(G, Go, it);
+      sd(G, Go + 1, 0);
+      sd(G, Go + 2, 0);
+      sd(G, Go + 3, 0);
+      sd(G, Go + 4, it);
+      sd(G, Go + 5, 0);
+      sd(G, Go + 6, 0);
+      sd(G, Go + 7, 0);
+      sd(G, Go + 8, 1 / Rn);
+    }
+    return 0.5 * (Rt * (y0 * y0 + y1 * y1) + Rn * yn * yn);
+  }
+
+  const muHat = gd(P, po + 4);
+  if (yn > -muHat * yr) {
+    // sliding
+    const f = gd(P, po + 5);
+    const s = yn + muHat * yr;
+    const gn = s * f;
+    const t0 = y0 / yr;
+    const t1 = y1 / yr;
+    if (gamma) {
+      sd(gamma, go, mu * gn * t0);
+      sd(gamma, go + 1, mu * gn * t1);
+      sd(gamma, go + 2, gn);
+    }
+    if (G) {
+      const a = (mu * gn) / yr / Rt;
+      const b = (mu * muHat * f) / Rt;
+      const c = (mu * f) / Rn;
+      const g01 = (b - a) * t0 * t1;
+      sd(G, Go, a * (1 - t0 * t0) + b * t0 * t0);
+      sd(G, Go + 1, g01);
+      sd(G, Go + 2, c * t0);
+      sd(G, Go + 3, g01);
+      sd(G, Go + 4, a * (1 - t1 * t1) + b * t1 * t1);
+      sd(G, Go + 5, c * t1);
+      sd(G, Go + 6, c * t0);
+      sd(G, Go + 7, c * t1);
+      sd(G, Go + 8, f / Rn);
+    }
+    return 0.5 * Rn * s * s * f;
+  }
+
+  // no contact
+  if (gamma) {
+    sd(gamma, go, 0);
+    sd(gamma, go + 1, 0);
+    sd(gamma, go + 2, 0);
+  }
+  if (G) for (let k = 0; k < 9; k++) sd(G, Go + k, 0);
+  return 0;
+}
+
+/** pdEval (constraints/pd.ts) */
+function pdCost(po: i32, vc: usize, vo: i32, gamma: usize, go: i32, G: usize, Go: i32): f64 {
+  const P = eP;
+  const dt = gd(P, po);
+  const kp = gd(P, po + 1);
+  const kd = gd(P, po + 2);
+  const e = gd(P, po + 3);
+  const v = gd(vc, vo);
+  const y = -kp * (gd(P, po + 4) + dt * v - gd(P, po + 5)) - kd * (v - gd(P, po + 6)) + gd(P, po + 7);
+  const c = dt * kp + kd;
+  let psi: f64;
+  let u: f64;
+  let g: f64;
+  if (y > e) {
+    psi = e * (y - 0.5 * e);
+    u = e;
+    g = 0;
+  } else if (y < -e) {
+    psi = -e * (y + 0.5 * e);
+    u = -e;
+    g = 0;
+  } else {
+    psi = 0.5 * y * y;
+    u = y;
+    g = dt * c;
+  }
+  if (gamma) sd(gamma, go, dt * u);
+  if (G) sd(G, Go, g);
+  return (dt * psi) / c;
+}
+
+/** limitCalc (limited = true) and holonomicCalc (limited = false): independent rows (R, v̂) */
+function rowsCost(
+  po: i32,
+  nrows: i32,
+  limited: bool,
+  vc: usize,
+  vo: i32,
+  gamma: usize,
+  go: i32,
+  G: usize,
+  Go: i32,
+): f64 {
+  const P = eP;
+  let cost: f64 = 0;
+  if (G) for (let k = 0; k < nrows * nrows; k++) sd(G, Go + k, 0);
+  for (let r = 0; r < nrows; r++) {
+    const R = gd(P, po + 2 * r);
+    const y = (gd(P, po + 2 * r + 1) - gd(vc, vo + r)) / R;
+    if (!limited || y > 0) {
+      cost += 0.5 * R * y * y;
+      if (gamma) sd(gamma, go + r, y);
+      if (G) sd(G, Go + r * nrows + r, 1 / R);
+    } else if (gamma) {
+      sd(gamma, go + r, 0);
+    }
+  }
+  return cost;
+}
+
+/** start + Σᵢ ℓᵢ(vcᵢ), i ascending, writing γ and G where given (SapSolver.constraintCost) */
+function constraintCost(vc: usize, gamma: usize, G: usize, start: f64): f64 {
+  const nCon = eNCon;
+  let cost = start;
+  for (let i = 0; i < nCon; i++) {
+    const ro = gi(eRowOff, i);
+    const go = gi(eGOff, i);
+    const k = gi(eKind, i);
+    const po = i * PARAM_STRIDE;
+    if (k == KIND_CONTACT) cost += contactCost(po, vc, ro, gamma, ro, G, go);
+    else if (k == KIND_PD) cost += pdCost(po, vc, ro, gamma, ro, G, go);
+    else cost += rowsCost(po, gi(eRows, i), k == KIND_LIMIT, vc, ro, gamma, ro, G, go);
+  }
+  return cost;
+}
+
+// ---------------------------------------------------------------------------------------------
+// products with J and A
+
+/** out = J·x over all constraint rows (SapSolver.multiplyJ) */
+export function multiplyJ(x: usize, out: usize): void {
+  const jd = eJ;
+  const cs = eColStart;
+  const ci = eColIdx;
+  const nCon = eNCon;
+  for (let i = 0; i < nCon; i++) {
+    const r = gi(eRows, i);
+    const ro = gi(eRowOff, i);
+    for (let k = 0; k < r; k++) sd(out, ro + k, 0);
+    const b1 = gi(eBlkStart, i + 1);
+    for (let b = gi(eBlkStart, i); b < b1; b++) {
+      const c = gi(eBlkClique, b);
+      const off = gi(eRedOff, c);
+      if (off < 0) continue;
+      const n = gi(eCliqueOff, c + 1) - gi(eCliqueOff, c);
+      const jo = gi(eBlkJ, b);
+      const t0 = gi(cs, b);
+      const t1 = gi(cs, b + 1);
+      if (t1 - t0 == n) {
+        for (let k = 0; k < r; k++) {
+          let s: f64 = 0;
+          const base = jo + k * n;
+          for (let m = 0; m < n; m++) s += gd(jd, base + m) * gd(x, off + m);
+          sd(out, ro + k, gd(out, ro + k) + s);
+        }
+        continue;
+      }
+      if (r == 3) {
+        let s0: f64 = 0;
+        let s1: f64 = 0;
+        let s2: f64 = 0;
+        const j1 = jo + n;
+        const j2 = jo + 2 * n;
+        for (let t = t0; t < t1; t++) {
+          const m = gi(ci, t);
+          const xm = gd(x, off + m);
+          s0 += gd(jd, jo + m) * xm;
+          s1 += gd(jd, j1 + m) * xm;
+          s2 += gd(jd, j2 + m) * xm;
+        }
+        sd(out, ro, gd(out, ro) + s0);
+        sd(out, ro + 1, gd(out, ro + 1) + s1);
+        sd(out, ro + 2, gd(out, ro + 2) + s2);
+        continue;
+      }
+      for (let k = 0; k < r; k++) {
+        let s: f64 = 0;
+        const base = jo + k * n;
+        for (let t = t0; t < t1; t++) {
+          const m = gi(ci, t);
+          s += gd(jd, base + m) * gd(x, off + m);
+        }
+        sd(out, ro + k, gd(out, ro + k) + s);
+      }
+    }
+  }
+}
+
+/** out = A·x per participating clique (SapSolver.multiplyA) */
+export function multiplyA(x: usize, out: usize): void {
+  const nPart = eNPart;
+  for (let q = 0; q < nPart; q++) {
+    const c = gi(ePartCliques, q);
+    const A = eA + ((<usize>gi(eAOff, q)) << 3);
+    const n = gi(eCliqueOff, c + 1) - gi(eCliqueOff, c);
+    const off = gi(eRedOff, c);
+    let a = 0;
+    for (; a + 1 < n; a += 2) {
+      let s: f64 = 0;
+      let t: f64 = 0;
+      const ra = a * n;
+      const rb = ra + n;
+      for (let m = 0; m < n; m++) {
+        const xm = gd(x, off + m);
+        s += gd(A, ra + m) * xm;
+        t += gd(A, rb + m) * xm;
+      }
+      sd(out, off + a, s);
+      sd(out, off + a + 1, t);
+    }
+    if (a < n) {
+      let s: f64 = 0;
+      const ra = a * n;
+      for (let m = 0; m < n; m++) s += gd(A, ra + m) * gd(x, off + m);
+      sd(out, off + a, s);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// the cost and its derivatives
+
+let lastEllA: f64 = 0;
+let lastDphi: f64 = 0;
+let lastD2phi: f64 = 0;
+
+/** ½(v − v*)ᵀA(v − v*) of the last {@link evalAtV} */
+export function ellA(): f64 {
+  return lastEllA;
+}
+/** φ′(α) of the last {@link evalAlongLine} with order ≥ 1 */
+export function dphi(): f64 {
+  return lastDphi;
+}
+/** φ″(α) of the last {@link evalAlongLine} with order 2 */
+export function d2phi(): f64 {
+  return lastD2phi;
+}
+
+/**
+ * vc, γ, G, Ar, p, j, ∇ℓ at v; returns ℓ(v) (SapSolver.evalAtV). `rs`: round γ, j and ∇ℓ to
+ * binary32 (contact_solve_precision fp32).
+ */
+export function evalAtV(np: i32, nRows: i32, rs: bool): f64 {
+  const v = eV;
+  const vs = eVStar;
+  const gamma = eGamma;
+  multiplyJ(v, eVc);
+  const costC = constraintCost(eVc, gamma, eG, 0);
+  if (rs) for (let k = 0; k < nRows; k++) sd(gamma, k, <f64>(<f32>gd(gamma, k)));
+
+  // momentum terms: Ar = A(v − v*), p = A v, ℓ_A = ½(v − v*)ᵀA(v − v*)
+  let ell: f64 = 0;
+  const Ar = eAr;
+  const pv = eMom;
+  const nPart = eNPart;
+  for (let q = 0; q < nPart; q++) {
+    const c = gi(ePartCliques, q);
+    const A = eA + ((<usize>gi(eAOff, q)) << 3);
+    const n = gi(eCliqueOff, c + 1) - gi(eCliqueOff, c);
+    const off = gi(eRedOff, c);
+    let a = 0;
+    for (; a + 1 < n; a += 2) {
+      let s1: f64 = 0;
+      let s2: f64 = 0;
+      let t1: f64 = 0;
+      let t2: f64 = 0;
+      const ra = a * n;
+      const rb = ra + n;
+      for (let m = 0; m < n; m++) {
+        const Aam = gd(A, ra + m);
+        const Abm = gd(A, rb + m);
+        const vm = gd(v, off + m);
+        const dm = vm - gd(vs, off + m);
+        s1 += Aam * dm;
+        s2 += Aam * vm;
+        t1 += Abm * dm;
+        t2 += Abm * vm;
+      }
+      sd(Ar, off + a, s1);
+      sd(pv, off + a, s2);
+      ell += 0.5 * (gd(v, off + a) - gd(vs, off + a)) * s1;
+      sd(Ar, off + a + 1, t1);
+      sd(pv, off + a + 1, t2);
+      ell += 0.5 * (gd(v, off + a + 1) - gd(vs, off + a + 1)) * t1;
+    }
+    if (a < n) {
+      let s1: f64 = 0;
+      let s2: f64 = 0;
+      const ra = a * n;
+      for (let m = 0; m < n; m++) {
+        const Aam = gd(A, ra + m);
+        const vm = gd(v, off + m);
+        s1 += Aam * (vm - gd(vs, off + m));
+        s2 += Aam * vm;
+      }
+      sd(Ar, off + a, s1);
+      sd(pv, off + a, s2);
+      ell += 0.5 * (gd(v, off + a) - gd(vs, off + a)) * s1;
+    }
+  }
+
+  // j = Jᵀγ
+  const jv = eJv;
+  const jd = eJ;
+  const cs = eColStart;
+  const ci = eColIdx;
+  for (let a = 0; a < np; a++) sd(jv, a, 0);
+  const nCon = eNCon;
+  for (let i = 0; i < nCon; i++) {
+    const r = gi(eRows, i);
+    const ro = gi(eRowOff, i);
+    const b1 = gi(eBlkStart, i + 1);
+    for (let b = gi(eBlkStart, i); b < b1; b++) {
+      const c = gi(eBlkClique, b);
+      const off = gi(eRedOff, c);
+      if (off < 0) continue;
+      const n = gi(eCliqueOff, c + 1) - gi(eCliqueOff, c);
+      const jo = gi(eBlkJ, b);
+      const t0 = gi(cs, b);
+      const t1 = gi(cs, b + 1);
+      const full = t1 - t0 == n;
+      if (r == 3 && !full) {
+        const g0 = gd(gamma, ro);
+        const g1 = gd(gamma, ro + 1);
+        const g2 = gd(gamma, ro + 2);
+        const z0 = g0 != 0;
+        const z1 = g1 != 0;
+        const z2 = g2 != 0;
+        const j1 = jo + n;
+        const j2 = jo + 2 * n;
+        for (let t = t0; t < t1; t++) {
+          const m = gi(ci, t);
+          let h = gd(jv, off + m);
+          if (z0) h += gd(jd, jo + m) * g0;
+          if (z1) h += gd(jd, j1 + m) * g1;
+          if (z2) h += gd(jd, j2 + m) * g2;
+          sd(jv, off + m, h);
+        }
+        continue;
+      }
+      for (let k = 0; k < r; k++) {
+        const g = gd(gamma, ro + k);
+        if (g == 0) continue;
+        const base = jo + k * n;
+        if (full) {
+          for (let m = 0; m < n; m++) sd(jv, off + m, gd(jv, off + m) + gd(jd, base + m) * g);
+          continue;
+        }
+        for (let t = t0; t < t1; t++) {
+          const m = gi(ci, t);
+          sd(jv, off + m, gd(jv, off + m) + gd(jd, base + m) * g);
+        }
+      }
+    }
+  }
+  const grad = eGrad;
+  if (rs) {
+    for (let a = 0; a < np; a++) sd(jv, a, <f64>(<f32>gd(jv, a)));
+    for (let a = 0; a < np; a++) sd(grad, a, <f64>(<f32>(gd(Ar, a) - gd(jv, a))));
+  } else {
+    for (let a = 0; a < np; a++) sd(grad, a, gd(Ar, a) - gd(jv, a));
+  }
+  lastEllA = ell;
+  return ell + costC;
+}
+
+/**
+ * φ(α) = ℓ(v + αΔv) by the O(n) update (SapSolver.evalAlongLine): the quadratic term from
+ * ℓ_A(v), Δpᵀ(v − v*) and ΔvᵀAΔv, the constraints re-evaluated at vc + αJΔv. order ≥ 1 also
+ * computes φ′ ({@link dphi}), order 2 also φ″ ({@link d2phi}).
+ */
+export function evalAlongLine(alpha: f64, order: i32, nRows: i32, ellA0: f64, dpr: f64, d2A: f64): f64 {
+  const vc = eVc;
+  const dvc = eDvc;
+  const vcT = eVcT;
+  for (let k = 0; k < nRows; k++) sd(vcT, k, gd(vc, k) + alpha * gd(dvc, k));
+  const gT: usize = order >= 1 ? eGammaT : 0;
+  const GT: usize = order == 2 ? eGT : 0;
+  const phi = constraintCost(vcT, gT, GT, ellA0 + alpha * dpr + 0.5 * alpha * alpha * d2A);
+  if (gT) {
+    let s: f64 = 0;
+    for (let k = 0; k < nRows; k++) s += gd(dvc, k) * gd(gT, k);
+    lastDphi = dpr + alpha * d2A - s;
+  }
+  if (GT) {
+    let s: f64 = 0;
+    const nCon = eNCon;
+    for (let i = 0; i < nCon; i++) {
+      const r = gi(eRows, i);
+      const ro = gi(eRowOff, i);
+      const go = gi(eGOff, i);
+      for (let k = 0; k < r; k++) {
+        let gk: f64 = 0;
+        for (let l = 0; l < r; l++) gk += gd(GT, go + k * r + l) * gd(dvc, ro + l);
+        s += gd(dvc, ro + k) * gk;
+      }
+    }
+    lastD2phi = d2A + s;
+  }
+  return phi;
+}

@@ -1,0 +1,252 @@
+/**
+ * Workspace of the WebAssembly Newton evaluation (evaluation.as.ts): the solver's vectors live in
+ * one kernel instance's memory, so J·v, the constraint costs, γ, G, the momentum terms, Jᵀγ, ∇ℓ
+ * and the cost along the line run there with one call each. The JS twins in solver.ts give the
+ * same results bit for bit.
+ *
+ * Layout: a fixed sequence of regions, each with a capacity in elements (Int32 structure arrays,
+ * then f64 data and vectors). A region that outgrows its capacity doubles it and everything is laid
+ * out again (new views); otherwise the views stay, so a steady stream of solves allocates nothing.
+ */
+import { LinalgWasm } from './kernels';
+
+/** the f64 vectors the solver reads and writes in place (views into the kernel memory) */
+export const EVAL_VECTORS = [
+  'v',
+  'vStar',
+  'Ar',
+  'p',
+  'jv',
+  'grad',
+  'dv',
+  'dp',
+  'vc',
+  'gamma',
+  'G',
+  'dvc',
+  'vcT',
+  'gammaT',
+  'GT',
+] as const;
+export type EvalVector = (typeof EVAL_VECTORS)[number];
+
+/** Int32 structure regions, in the order setEvaluation takes their offsets */
+const INT_REGIONS = [
+  'kind',
+  'rows',
+  'rowOff',
+  'gOff',
+  'blkStart',
+  'blkClique',
+  'blkJ',
+  'redOff',
+  'cliqueOff',
+  'colStart',
+  'colIdx',
+  'partCliques',
+  'aOff',
+] as const;
+/** f64 data regions copied per solve, in the order setEvaluation takes their offsets */
+const DATA_REGIONS = ['jd', 'params', 'A'] as const;
+type IntRegion = (typeof INT_REGIONS)[number];
+type Region = IntRegion | (typeof DATA_REGIONS)[number] | EvalVector;
+const REGIONS: readonly Region[] = [...INT_REGIONS, ...DATA_REGIONS, ...EVAL_VECTORS];
+const N_INT = INT_REGIONS.length;
+/** vectors over constraint rows (the others but G, GT are over participating dofs) */
+const ROW_VECTORS: ReadonlySet<EvalVector> = new Set(['vc', 'gamma', 'dvc', 'vcT', 'gammaT']);
+/** the first bytes stay unused: offset 0 means "no array" to the kernels */
+const BASE = 64;
+
+/** the solve's structure as the solver holds it (JS arrays; lengths as given) */
+export interface EvaluationInputs {
+  nCon: number;
+  nBlk: number;
+  nCliques: number;
+  nPart: number;
+  nJ: number;
+  /** per constraint: SapKind */
+  kind: Uint8Array;
+  rows: Int32Array;
+  rowOff: Int32Array;
+  gOff: Int32Array;
+  blkStart: Int32Array;
+  blkClique: Int32Array;
+  blkJ: Int32Array;
+  redOff: Int32Array;
+  cliqueOff: Int32Array;
+  colStart: Int32Array;
+  colIdx: Int32Array;
+  partCliques: Int32Array;
+  jData: Float64Array;
+  params: Float64Array;
+  /** per clique: row-major nv×nv A */
+  cliquesA: Float64Array[];
+}
+
+/** one kernel instance holding the solver's evaluation data */
+export class EvaluationWasm {
+  readonly kernels: LinalgWasm;
+  /** the vectors (length = capacity ≥ the last {@link layout}'s sizes) */
+  readonly views = {} as Record<EvalVector, Float64Array>;
+  /** byte offset of each vector */
+  readonly ptr = {} as Record<EvalVector, number>;
+  private readonly cap = new Float64Array(REGIONS.length);
+  private readonly off = new Float64Array(REGIONS.length);
+  private readonly need = new Float64Array(REGIONS.length);
+  private buffer: ArrayBuffer | null = null;
+  private heapI32 = new Int32Array(0);
+  private heapF64 = new Float64Array(0);
+
+  private constructor(kernels: LinalgWasm) {
+    this.kernels = kernels;
+  }
+
+  /** a new workspace, or null where WebAssembly is unavailable */
+  static create(): EvaluationWasm | null {
+    const k = LinalgWasm.create();
+    return k === null ? null : new EvaluationWasm(k);
+  }
+
+  /**
+   * Makes room for a solve of these sizes; true when the vectors were laid out again (the caller
+   * must then take {@link views} anew; their previous contents are lost). Throws a RangeError when
+   * the memory cannot grow.
+   */
+  layout(s: {
+    np: number;
+    nRows: number;
+    nG: number;
+    nCon: number;
+    nBlk: number;
+    nCliques: number;
+    nColIdx: number;
+    nPart: number;
+    nJ: number;
+    nA: number;
+  }): boolean {
+    const need = this.need;
+    let i = 0;
+    // Int32 regions (INT_REGIONS order)
+    need[i++] = s.nCon; // kind
+    need[i++] = s.nCon; // rows
+    need[i++] = s.nCon + 1; // rowOff
+    need[i++] = s.nCon + 1; // gOff
+    need[i++] = s.nCon + 1; // blkStart
+    need[i++] = s.nBlk; // blkClique
+    need[i++] = s.nBlk; // blkJ
+    need[i++] = s.nCliques; // redOff
+    need[i++] = s.nCliques + 1; // cliqueOff
+    need[i++] = s.nBlk + 1; // colStart
+    need[i++] = s.nColIdx; // colIdx
+    need[i++] = s.nPart; // partCliques
+    need[i++] = s.nPart; // aOff
+    // f64 data
+    need[i++] = s.nJ; // jd
+    need[i++] = 12 * s.nCon; // params (PARAM_STRIDE)
+    need[i++] = s.nA; // A
+    // vectors (EVAL_VECTORS order)
+    for (const name of EVAL_VECTORS) {
+      need[i++] = name === 'G' || name === 'GT' ? s.nG : ROW_VECTORS.has(name) ? s.nRows : s.np;
+    }
+    let grow = this.buffer === null;
+    for (let r = 0; r < REGIONS.length; r++) {
+      if (need[r] > this.cap[r]) {
+        this.cap[r] = Math.max(need[r], 2 * this.cap[r], 16);
+        grow = true;
+      }
+    }
+    if (!grow && this.buffer === this.kernels.buffer) return false;
+    let at = BASE;
+    for (let r = 0; r < REGIONS.length; r++) {
+      this.off[r] = at;
+      at += (r < N_INT ? 4 : 8) * this.cap[r];
+      at = (at + 7) & ~7;
+    }
+    if (!this.kernels.reserve(at)) throw new RangeError('WebAssembly memory cannot grow');
+    const buf = this.kernels.buffer;
+    this.buffer = buf;
+    this.heapI32 = new Int32Array(buf);
+    this.heapF64 = new Float64Array(buf);
+    for (let k = 0; k < EVAL_VECTORS.length; k++) {
+      const r = REGIONS.length - EVAL_VECTORS.length + k;
+      const name = EVAL_VECTORS[k];
+      this.ptr[name] = this.off[r];
+      this.views[name] = new Float64Array(buf, this.off[r], this.cap[r]);
+    }
+    const p = this.ptr;
+    this.kernels.exports.setEvaluationVectors(
+      p.v,
+      p.vStar,
+      p.Ar,
+      p.p,
+      p.jv,
+      p.grad,
+      p.vc,
+      p.gamma,
+      p.G,
+      p.dvc,
+      p.vcT,
+      p.gammaT,
+      p.GT,
+    );
+    return true;
+  }
+
+  /** copies the solve's structure, J, the parameters and the A blocks (after {@link layout}) */
+  bind(s: EvaluationInputs): void {
+    const heap = this.heapI32;
+    const f64 = this.heapF64;
+    const off = this.off;
+    this.copyInt(0, s.kind, s.nCon);
+    this.copyInt(1, s.rows, s.nCon);
+    this.copyInt(2, s.rowOff, s.nCon + 1);
+    this.copyInt(3, s.gOff, s.nCon + 1);
+    this.copyInt(4, s.blkStart, s.nCon + 1);
+    this.copyInt(5, s.blkClique, s.nBlk);
+    this.copyInt(6, s.blkJ, s.nBlk);
+    this.copyInt(7, s.redOff, s.nCliques);
+    this.copyInt(8, s.cliqueOff, s.nCliques + 1);
+    this.copyInt(9, s.colStart, s.nBlk + 1);
+    this.copyInt(10, s.colIdx, s.colStart[s.nBlk]);
+    this.copyInt(11, s.partCliques, s.nPart);
+    // A blocks of the participating cliques, back to back
+    const aOff = off[12] >> 2;
+    const aBase = off[N_INT + 2] >> 3;
+    let e = 0;
+    for (let q = 0; q < s.nPart; q++) {
+      const c = s.partCliques[q];
+      const n = s.cliqueOff[c + 1] - s.cliqueOff[c];
+      heap[aOff + q] = e;
+      f64.set(s.cliquesA[c].subarray(0, n * n), aBase + e);
+      e += n * n;
+    }
+    f64.set(s.jData.subarray(0, s.nJ), off[N_INT] >> 3);
+    f64.set(s.params.subarray(0, 12 * s.nCon), off[N_INT + 1] >> 3);
+    this.kernels.exports.setEvaluation(
+      s.nCon,
+      s.nPart,
+      off[0],
+      off[1],
+      off[2],
+      off[3],
+      off[4],
+      off[5],
+      off[6],
+      off[7],
+      off[8],
+      off[9],
+      off[10],
+      off[11],
+      off[12],
+      off[13],
+      off[14],
+      off[15],
+    );
+  }
+
+  private copyInt(r: number, a: ArrayLike<number>, n: number): void {
+    const heap = this.heapI32;
+    const h = this.off[r] >> 2;
+    for (let k = 0; k < n; k++) heap[h + k] = a[k];
+  }
+}
