@@ -776,12 +776,20 @@ export class SapSolver {
         nPart: this.nPart,
         nJ: this.nJ,
         nA,
+        nT: HOLONOMIC_MAX_ROWS * Math.max(1, this.maxNv),
       });
     } catch {
       this.ev = null;
       return false;
     }
+    this.takeEvaluationViews(ev);
+    return true;
+  }
+
+  /** the solver's vectors as views into the evaluation's memory */
+  private takeEvaluationViews(ev: EvaluationWasm): void {
     const w = ev.views;
+    this.H = w.H;
     this.v = w.v;
     this.vStar = w.vStar;
     this.Ar = w.Ar;
@@ -797,7 +805,22 @@ export class SapSolver {
     this.gammaT = w.gammaT;
     this.G = w.G;
     this.GT = w.GT;
-    return true;
+  }
+
+  /** room for the dense Newton matrix (np² entries) */
+  private reserveDenseH(n2: number): void {
+    const ev = this.ev;
+    if (ev === null) {
+      this.H = growF64(this.H, n2);
+      return;
+    }
+    try {
+      if (ev.ensureH(n2)) this.takeEvaluationViews(ev);
+    } catch {
+      // no room for it: from here on the JS evaluation runs (on the views, which stay valid)
+      this.ev = null;
+      this.H = new Float64Array(n2);
+    }
   }
 
   /** copies the solve's structure, J, parameters and A blocks into the evaluation's memory */
@@ -987,7 +1010,7 @@ export class SapSolver {
       // one clique (an articulated robot) or none: dense, natural order, nothing to analyse
       this.sparse = false;
       this.last_linear_solver = 'dense';
-      this.H = growF64(this.H, np * np);
+      this.reserveDenseH(np * np);
       this.dofPerm = growI32(this.dofPerm, np);
       for (let k = 0; k < np; k++) this.dofPerm[k] = k;
       this.identityPerm = true;
@@ -1034,7 +1057,7 @@ export class SapSolver {
     this.sparse = sparse;
     this.last_linear_solver = sparse ? 'block_sparse' : 'dense';
     if (!sparse) {
-      this.H = growF64(this.H, np * np);
+      this.reserveDenseH(np * np);
       this.dofPerm = growI32(this.dofPerm, np);
       let k = 0;
       let identity = true;
@@ -1550,6 +1573,12 @@ export class SapSolver {
   private assembleH(): void {
     const np = this.nvp;
     const H = this.H;
+    if (this.ev !== null) {
+      const e = this.ev;
+      const rs = this.options.contact_solve_precision === 'fp32';
+      e.kernels.exports.assembleDense(e.ptr.H, e.ptr.G, this.nCon, np, rs);
+      return;
+    }
     const A0 = this.nPart === 1 ? this.cliquesA[this.partCliques[0]] : null;
     if (A0 !== null && A0.length === np * np) {
       // one clique: H starts as a copy of A (the upper triangle is never read)

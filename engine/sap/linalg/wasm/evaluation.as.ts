@@ -378,6 +378,29 @@ export function multiplyA(x: usize, out: usize): void {
   }
 }
 
+/**
+ * The start of the dense Newton matrix (SapSolver.assembleH): one participating clique: its A
+ * (all n² entries); several: zero, then each clique's lower triangle on the diagonal.
+ */
+export function initDenseA(H: usize, n: i32): void {
+  const nPart = eNPart;
+  if (nPart == 1) {
+    const A = eA + ((<usize>gi(eAOff, 0)) << 3);
+    memory.copy(H, A, (<usize>(n * n)) << 3);
+    return;
+  }
+  memory.fill(H, 0, (<usize>(n * n)) << 3);
+  for (let q = 0; q < nPart; q++) {
+    const c = gi(ePartCliques, q);
+    const A = eA + ((<usize>gi(eAOff, q)) << 3);
+    const nc = gi(eCliqueOff, c + 1) - gi(eCliqueOff, c);
+    const off = gi(eRedOff, c);
+    for (let a = 0; a < nc; a++) {
+      for (let m = 0; m <= a; m++) sd(H, (off + a) * n + off + m, gd(A, a * nc + m));
+    }
+  }
+}
+
 // ---------------------------------------------------------------------------------------------
 // the cost and its derivatives
 

@@ -27,6 +27,7 @@ export const EVAL_VECTORS = [
   'vcT',
   'gammaT',
   'GT',
+  'H',
 ] as const;
 export type EvalVector = (typeof EVAL_VECTORS)[number];
 
@@ -47,11 +48,13 @@ const INT_REGIONS = [
   'aOff',
 ] as const;
 /** f64 data regions copied per solve, in the order setEvaluation takes their offsets */
-const DATA_REGIONS = ['jd', 'params', 'A'] as const;
+const DATA_REGIONS = ['jd', 'params', 'A', 'T'] as const;
 type IntRegion = (typeof INT_REGIONS)[number];
 type Region = IntRegion | (typeof DATA_REGIONS)[number] | EvalVector;
 const REGIONS: readonly Region[] = [...INT_REGIONS, ...DATA_REGIONS, ...EVAL_VECTORS];
 const N_INT = INT_REGIONS.length;
+/** the dense Newton matrix comes last, so that it can grow without moving the others */
+const H_REGION = REGIONS.length - 1;
 /** vectors over constraint rows (the others but G, GT are over participating dofs) */
 const ROW_VECTORS: ReadonlySet<EvalVector> = new Set(['vc', 'gamma', 'dvc', 'vcT', 'gammaT']);
 /** the first bytes stay unused: offset 0 means "no array" to the kernels */
@@ -123,6 +126,8 @@ export class EvaluationWasm {
     nPart: number;
     nJ: number;
     nA: number;
+    /** G·J scratch: HOLONOMIC_MAX_ROWS × the largest clique */
+    nT: number;
   }): boolean {
     const need = this.need;
     let i = 0;
@@ -144,9 +149,12 @@ export class EvaluationWasm {
     need[i++] = s.nJ; // jd
     need[i++] = 12 * s.nCon; // params (PARAM_STRIDE)
     need[i++] = s.nA; // A
+    need[i++] = s.nT; // T
     // vectors (EVAL_VECTORS order)
     for (const name of EVAL_VECTORS) {
-      need[i++] = name === 'G' || name === 'GT' ? s.nG : ROW_VECTORS.has(name) ? s.nRows : s.np;
+      if (name === 'H')
+        need[i++] = 0; // ensureH
+      else need[i++] = name === 'G' || name === 'GT' ? s.nG : ROW_VECTORS.has(name) ? s.nRows : s.np;
     }
     let grow = this.buffer === null;
     for (let r = 0; r < REGIONS.length; r++) {
@@ -162,7 +170,25 @@ export class EvaluationWasm {
       at += (r < N_INT ? 4 : 8) * this.cap[r];
       at = (at + 7) & ~7;
     }
-    if (!this.kernels.reserve(at)) throw new RangeError('WebAssembly memory cannot grow');
+    this.takeViews(at);
+    return true;
+  }
+
+  /**
+   * Makes room for an n2-entry dense Newton matrix ({@link views}.H); true when the views were
+   * made anew (the memory grew; contents are kept). Throws a RangeError when it cannot grow.
+   */
+  ensureH(n2: number): boolean {
+    const r = H_REGION;
+    if (n2 <= this.cap[r] && this.buffer === this.kernels.buffer) return false;
+    this.cap[r] = Math.max(n2, this.cap[r]);
+    this.takeViews(this.off[r] + 8 * this.cap[r]);
+    return true;
+  }
+
+  /** grows the memory to `bytes` and makes the views at the current offsets */
+  private takeViews(bytes: number): void {
+    if (!this.kernels.reserve(bytes)) throw new RangeError('WebAssembly memory cannot grow');
     const buf = this.kernels.buffer;
     this.buffer = buf;
     this.heapI32 = new Int32Array(buf);
@@ -189,7 +215,6 @@ export class EvaluationWasm {
       p.gammaT,
       p.GT,
     );
-    return true;
   }
 
   /** copies the solve's structure, J, the parameters and the A blocks (after {@link layout}) */
@@ -222,7 +247,26 @@ export class EvaluationWasm {
     }
     f64.set(s.jData.subarray(0, s.nJ), off[N_INT] >> 3);
     f64.set(s.params.subarray(0, 12 * s.nCon), off[N_INT + 1] >> 3);
-    this.kernels.exports.setEvaluation(
+    const k = this.kernels.exports;
+    // the dense assembly's structure (its pair tables are the sparse path's: unused here)
+    k.setAssembly(
+      off[1],
+      off[3],
+      off[4],
+      off[5],
+      off[6],
+      0,
+      0,
+      0,
+      0,
+      off[7],
+      off[8],
+      off[9],
+      off[10],
+      off[N_INT],
+      off[N_INT + 3],
+    );
+    k.setEvaluation(
       s.nCon,
       s.nPart,
       off[0],

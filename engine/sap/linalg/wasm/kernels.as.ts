@@ -11,6 +11,7 @@
 // Every pointer is a byte offset into the imported memory; Int32 arrays hold i32, value arrays f64.
 
 export * from './evaluation.as';
+import { initDenseA } from './evaluation.as';
 
 function gi(p: usize, i: i32): i32 {
   return load<i32>(p + ((<usize>i) << 2));
@@ -555,19 +556,107 @@ function computeGJ(G: usize, go: i32, r: i32, jq: i32, nq: i32, q0: i32, q1: i32
   }
 }
 
-/** adds Σ_i J_iᵀ G_i J_i of constraints 0..nCon into the panels at `val` (G at `G`) */
-export function assemble(val: usize, G: usize, nCon: i32): void {
+/**
+ * val[target + a·rowStride + s·colStride] += Σ_k J_p[k][a]·T[k][s] over the nonzero columns a of
+ * block p and s of block q (s ≤ a when p is q): addRowJtT for every row a, with the contact
+ * (r = 3) rows fused per entry. Same additions in the same order as the JS loops.
+ */
+function addJtT(
+  val: usize,
+  target: i32,
+  rowStride: i32,
+  colStride: i32,
+  r: i32,
+  jp: i32,
+  np: i32,
+  p0: i32,
+  p1: i32,
+  same: bool,
+  nq: i32,
+  q0: i32,
+  q1: i32,
+): void {
   const jd = aJ;
   const T = aT;
-  const cs = aColStart;
   const ci = aColIdx;
+  if (r == 3) {
+    const T1 = nq;
+    const T2 = 2 * nq;
+    if (p1 - p0 == np && q1 - q0 == nq) {
+      for (let a = 0; a < np; a++) {
+        const row = target + a * rowStride;
+        const j0 = gd(jd, jp + a);
+        const j1 = gd(jd, jp + np + a);
+        const j2 = gd(jd, jp + 2 * np + a);
+        const n0 = j0 != 0;
+        const n1 = j1 != 0;
+        const n2 = j2 != 0;
+        const sEnd = same ? a + 1 : nq;
+        for (let s = 0; s < sEnd; s++) {
+          const x = row + s * colStride;
+          let h = gd(val, x);
+          if (n0) h += j0 * gd(T, s);
+          if (n1) h += j1 * gd(T, T1 + s);
+          if (n2) h += j2 * gd(T, T2 + s);
+          sd(val, x, h);
+        }
+      }
+      return;
+    }
+    for (let ta = p0; ta < p1; ta++) {
+      const a = gi(ci, ta);
+      const row = target + a * rowStride;
+      const j0 = gd(jd, jp + a);
+      const j1 = gd(jd, jp + np + a);
+      const j2 = gd(jd, jp + 2 * np + a);
+      const n0 = j0 != 0;
+      const n1 = j1 != 0;
+      const n2 = j2 != 0;
+      for (let t = q0; t < q1; t++) {
+        const s = gi(ci, t);
+        if (same && s > a) break;
+        const x = row + s * colStride;
+        let h = gd(val, x);
+        if (n0) h += j0 * gd(T, s);
+        if (n1) h += j1 * gd(T, T1 + s);
+        if (n2) h += j2 * gd(T, T2 + s);
+        sd(val, x, h);
+      }
+    }
+    return;
+  }
+  // general r (limits, PD drives, holonomic rows): addRowJtT's loop
+  for (let ta = p0; ta < p1; ta++) {
+    const a = gi(ci, ta);
+    const row = target + a * rowStride;
+    for (let k = 0; k < r; k++) {
+      const jpa = gd(jd, jp + k * np + a);
+      if (jpa == 0) continue;
+      const tk = k * nq;
+      for (let t = q0; t < q1; t++) {
+        const s = gi(ci, t);
+        if (same && s > a) break;
+        const x = row + s * colStride;
+        sd(val, x, gd(val, x) + jpa * gd(T, tk + s));
+      }
+    }
+  }
+}
+
+/** whether constraint i has a nonzero entry in its G block */
+function hasHessian(G: usize, i: i32, r: i32): bool {
+  const go = gi(aGOff, i);
+  for (let k = 0; k < r * r; k++) if (gd(G, go + k) != 0) return true;
+  return false;
+}
+
+/** adds Σ_i J_iᵀ G_i J_i of constraints 0..nCon into the panels at `val` (G at `G`) */
+export function assemble(val: usize, G: usize, nCon: i32): void {
+  const cs = aColStart;
   for (let i = 0; i < nCon; i++) {
     const r = gi(aRows, i);
-    if (r == 0) continue;
+    if (r == 0 || !hasHessian(G, i, r)) continue;
     const go = gi(aGOff, i);
-    let nz = false;
-    for (let k = 0; k < r * r && !nz; k++) nz = gd(G, go + k) != 0;
-    if (!nz) continue;
     const b0 = gi(aBlkStart, i);
     const b1 = gi(aBlkStart, i + 1);
     let e = gi(aPairStart, i);
@@ -606,74 +695,65 @@ export function assemble(val: usize, G: usize, nCon: i32): void {
             colStride = 1;
           }
         }
-        const jp = gi(aBlkJ, bp);
-        const same = bp == bq;
-        const p0 = gi(cs, bp);
-        const p1 = gi(cs, bp + 1);
-        if (r == 3) {
-          const T1 = nq;
-          const T2 = 2 * nq;
-          if (p1 - p0 == np && q1 - q0 == nq) {
-            for (let a = 0; a < np; a++) {
-              const row = target + a * rowStride;
-              const j0 = gd(jd, jp + a);
-              const j1 = gd(jd, jp + np + a);
-              const j2 = gd(jd, jp + 2 * np + a);
-              const n0 = j0 != 0;
-              const n1 = j1 != 0;
-              const n2 = j2 != 0;
-              const sEnd = same ? a + 1 : nq;
-              for (let s = 0; s < sEnd; s++) {
-                const x = row + s * colStride;
-                let h = gd(val, x);
-                if (n0) h += j0 * gd(T, s);
-                if (n1) h += j1 * gd(T, T1 + s);
-                if (n2) h += j2 * gd(T, T2 + s);
-                sd(val, x, h);
-              }
-            }
-            continue;
-          }
-          for (let ta = p0; ta < p1; ta++) {
-            const a = gi(ci, ta);
-            const row = target + a * rowStride;
-            const j0 = gd(jd, jp + a);
-            const j1 = gd(jd, jp + np + a);
-            const j2 = gd(jd, jp + 2 * np + a);
-            const n0 = j0 != 0;
-            const n1 = j1 != 0;
-            const n2 = j2 != 0;
-            for (let t = q0; t < q1; t++) {
-              const s = gi(ci, t);
-              if (same && s > a) break;
-              const x = row + s * colStride;
-              let h = gd(val, x);
-              if (n0) h += j0 * gd(T, s);
-              if (n1) h += j1 * gd(T, T1 + s);
-              if (n2) h += j2 * gd(T, T2 + s);
-              sd(val, x, h);
-            }
-          }
-          continue;
-        }
-        // general r (limits, PD drives, holonomic rows): addRowJtT's loop
-        for (let ta = p0; ta < p1; ta++) {
-          const a = gi(ci, ta);
-          const row = target + a * rowStride;
-          for (let k = 0; k < r; k++) {
-            const jpa = gd(jd, jp + k * np + a);
-            if (jpa == 0) continue;
-            const tk = k * nq;
-            for (let t = q0; t < q1; t++) {
-              const s = gi(ci, t);
-              if (same && s > a) break;
-              const x = row + s * colStride;
-              sd(val, x, gd(val, x) + jpa * gd(T, tk + s));
-            }
-          }
-        }
+        addJtT(
+          val,
+          target,
+          rowStride,
+          colStride,
+          r,
+          gi(aBlkJ, bp),
+          np,
+          gi(cs, bp),
+          gi(cs, bp + 1),
+          bp == bq,
+          nq,
+          q0,
+          q1,
+        );
       }
     }
   }
 }
 
+/**
+ * The dense Newton matrix H = A + Σ JᵢᵀGᵢJᵢ over the participating dofs (SapSolver.assembleH):
+ * lower triangle of the row-major n×n matrix at `H`, A from the evaluation's clique blocks (see
+ * evaluation.as.ts), every entry rounded to binary32 at the end when `rs`. The structure comes from
+ * {@link setAssembly} (the pair tables are not read).
+ */
+export function assembleDense(H: usize, G: usize, nCon: i32, n: i32, rs: bool): void {
+  initDenseA(H, n);
+  const cs = aColStart;
+  for (let i = 0; i < nCon; i++) {
+    const r = gi(aRows, i);
+    if (r == 0 || !hasHessian(G, i, r)) continue;
+    const go = gi(aGOff, i);
+    const b0 = gi(aBlkStart, i);
+    const b1 = gi(aBlkStart, i + 1);
+    for (let bq = b0; bq < b1; bq++) {
+      const cq = gi(aBlkClique, bq);
+      const offQ = gi(aRedOff, cq);
+      if (offQ < 0) continue;
+      const nq = gi(aCliqueOff, cq + 1) - gi(aCliqueOff, cq);
+      const q0 = gi(cs, bq);
+      const q1 = gi(cs, bq + 1);
+      computeGJ(G, go, r, gi(aBlkJ, bq), nq, q0, q1);
+      for (let bp = b0; bp < b1; bp++) {
+        const cp = gi(aBlkClique, bp);
+        const offP = gi(aRedOff, cp);
+        if (offP < offQ) continue; // the mirrored pair fills the lower triangle
+        const np = gi(aCliqueOff, cp + 1) - gi(aCliqueOff, cp);
+        const target = offP * n + offQ;
+        addJtT(H, target, n, 1, r, gi(aBlkJ, bp), np, gi(cs, bp), gi(cs, bp + 1), offP == offQ, nq, q0, q1);
+      }
+    }
+  }
+  if (rs) {
+    for (let a = 0; a < n; a++) {
+      for (let m = 0; m <= a; m++) {
+        const x = a * n + m;
+        sd(H, x, <f64>(<f32>gd(H, x)));
+      }
+    }
+  }
+}

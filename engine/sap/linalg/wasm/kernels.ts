@@ -47,6 +47,8 @@ export interface LinalgWasmExports {
   evalAtV(np: number, nRows: number, rs: boolean): number;
   evalAlongLine(alpha: number, order: number, nRows: number, ellA0: number, dpr: number, d2A: number): number;
   ellA(): number;
+  /** the dense Newton matrix (lower triangle, row-major n×n at H) from the evaluation's data */
+  assembleDense(H: number, G: number, nCon: number, n: number, rs: boolean): void;
   dphi(): number;
   d2phi(): number;
 }
