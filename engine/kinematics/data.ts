@@ -6,6 +6,7 @@
  * (n₀; f) with n₀ the moment about the origin. In this frame a motion subspace column or composite
  * inertia needs no transform between bodies, which keeps CRBA and RNEA short.
  */
+import { transformInverse } from '../math';
 import type { SapModel } from '../model';
 
 export interface KinematicsData {
@@ -27,10 +28,21 @@ export interface KinematicsData {
   body_V: Float64Array;
   /** (body_count × 6) velocity-product acceleration Ṡ·q̇ of each body's joint */
   body_c: Float64Array;
+  /** (joint_count × 7) X_c⁻¹ of each joint: a constant of the model, computed once */
+  joint_X_c_inv: Float64Array;
+  /** (joint_count) ‖axis‖ of each joint (1 if zero): a constant of the model, computed once */
+  joint_axis_norm: Float64Array;
 }
 
 export function makeKinematicsData(m: SapModel): KinematicsData {
   const nb = m.body_count;
+  const nj = m.joint_count;
+  const Xinv = new Float64Array(nj * 7);
+  const axisNorm = new Float64Array(nj);
+  for (let j = 0; j < nj; j++) {
+    transformInverse(m.joint_X_c, j * 7, Xinv, j * 7);
+    axisNorm[j] = Math.hypot(m.joint_axis[j * 3], m.joint_axis[j * 3 + 1], m.joint_axis[j * 3 + 2]) || 1;
+  }
   return {
     body_X: new Float64Array(nb * 7),
     body_R: new Float64Array(nb * 9),
@@ -41,5 +53,7 @@ export function makeKinematicsData(m: SapModel): KinematicsData {
     dof_S: new Float64Array(m.joint_dof_count * 6),
     body_V: new Float64Array(nb * 6),
     body_c: new Float64Array(nb * 6),
+    joint_X_c_inv: Xinv,
+    joint_axis_norm: axisNorm,
   };
 }

@@ -9,20 +9,12 @@
  *   world). With identity joint frames M is the body origin: SAP Warp's angular-first, body-origin
  *   order. The public order (v_COM; ω) is converted by `velocityPublicToInternal` and its inverse.
  */
-import {
-  quatFromAxisAngle,
-  quatRotate,
-  quatToMat3,
-  rotateInertia,
-  transformInverse,
-  transformMul,
-} from '../math';
+import { quatRotate, quatToMat3, rotateInertia, transformMul } from '../math';
 import { JointType, type SapModel } from '../model';
 import type { KinematicsData } from './data';
 
 const tX = new Float64Array(7);
 const tJ = new Float64Array(7);
-const tC = new Float64Array(7);
 const tR = new Float64Array(9);
 const tv = new Float64Array(3);
 
@@ -37,7 +29,7 @@ export function forwardKinematics(
   j0 = 0,
   j1 = m.joint_count,
 ): void {
-  const { body_X, body_R, joint_X_wF, joint_anchor, dof_S } = d;
+  const { body_X, body_R, joint_X_wF, joint_anchor, dof_S, joint_X_c_inv, joint_axis_norm } = d;
   for (let j = j0; j < j1; j++) {
     const p = m.joint_parent[j];
     const type = m.joint_type[j];
@@ -57,9 +49,16 @@ export function forwardKinematics(
     tJ[5] = 0;
     tJ[6] = 1;
     switch (type) {
-      case JointType.REVOLUTE:
-        quatFromAxisAngle(ax, ay, az, q[qs], tJ, 3);
+      case JointType.REVOLUTE: {
+        // quatFromAxisAngle with the axis norm computed once
+        const half = q[qs] / 2;
+        const s = Math.sin(half) / joint_axis_norm[j];
+        tJ[3] = ax * s;
+        tJ[4] = ay * s;
+        tJ[5] = az * s;
+        tJ[6] = Math.cos(half);
         break;
+      }
       case JointType.PRISMATIC:
         tJ[0] = ax * q[qs];
         tJ[1] = ay * q[qs];
@@ -80,8 +79,7 @@ export function forwardKinematics(
     joint_anchor[j * 3] = tX[0];
     joint_anchor[j * 3 + 1] = tX[1];
     joint_anchor[j * 3 + 2] = tX[2];
-    transformInverse(m.joint_X_c, j * 7, tC, 0);
-    transformMul(tX, 0, tC, 0, body_X, j * 7);
+    transformMul(tX, 0, joint_X_c_inv, j * 7, body_X, j * 7);
     quatToMat3(body_X, j * 7 + 3, body_R, j * 9);
 
     // motion subspace columns in world Plücker coordinates
