@@ -17,6 +17,7 @@ const tX = new Float64Array(7);
 const tJ = new Float64Array(7);
 const tR = new Float64Array(9);
 const tv = new Float64Array(3);
+const IDENTITY3 = new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]);
 
 /**
  * Poses and motion subspaces for joints [j0, j1) (a world or all of them); parents must come before
@@ -84,9 +85,6 @@ export function forwardKinematics(
 
     // motion subspace columns in world Plücker coordinates
     const ds = m.joint_qd_start[j];
-    const px = tX[0],
-      py = tX[1],
-      pz = tX[2];
     switch (type) {
       case JointType.REVOLUTE:
       case JointType.PRISMATIC: {
@@ -94,19 +92,19 @@ export function forwardKinematics(
         tv[1] = ay;
         tv[2] = az;
         quatRotate(joint_X_wF, j * 7 + 3, tv, 0, tv, 0);
-        if (type === JointType.REVOLUTE) writeAngular(dof_S, ds, tv[0], tv[1], tv[2], px, py, pz);
-        else writeLinear(dof_S, ds, tv[0], tv[1], tv[2]);
+        if (type === JointType.REVOLUTE) writeAngular(dof_S, ds, tv, 0, 1, tX);
+        else writeLinear(dof_S, ds, tv, 0, 1);
         break;
       }
       case JointType.BALL: {
         quatToMat3(joint_X_wF, j * 7 + 3, tR, 0);
-        for (let k = 0; k < 3; k++) writeAngular(dof_S, ds + k, tR[k], tR[3 + k], tR[6 + k], px, py, pz);
+        for (let k = 0; k < 3; k++) writeAngular(dof_S, ds + k, tR, k, 3, tX);
         break;
       }
       case JointType.FREE: {
         for (let k = 0; k < 3; k++) {
-          writeAngular(dof_S, ds + k, k === 0 ? 1 : 0, k === 1 ? 1 : 0, k === 2 ? 1 : 0, px, py, pz);
-          writeLinear(dof_S, ds + 3 + k, k === 0 ? 1 : 0, k === 1 ? 1 : 0, k === 2 ? 1 : 0);
+          writeAngular(dof_S, ds + k, IDENTITY3, k, 3, tX);
+          writeLinear(dof_S, ds + 3 + k, IDENTITY3, k, 3);
         }
         break;
       }
@@ -133,17 +131,24 @@ function normalizedQuatInto(q: Float64Array, o: number, out: Float64Array, oo: n
   out[oo + 3] = q[o + 3] / n;
 }
 
-/** S = (a; p × a): rotation about the unit axis a through point p */
+/**
+ * S = (a; p × a): rotation about the unit axis a = (A[ao], A[ao + st], A[ao + 2st]) through the
+ * point p = P[0..3) (arrays, not numbers, as arguments: no boxed doubles per call)
+ */
 function writeAngular(
   S: Float64Array,
   dof: number,
-  ax: number,
-  ay: number,
-  az: number,
-  px: number,
-  py: number,
-  pz: number,
+  A: Float64Array,
+  ao: number,
+  st: number,
+  P: Float64Array,
 ): void {
+  const ax = A[ao],
+    ay = A[ao + st],
+    az = A[ao + 2 * st];
+  const px = P[0],
+    py = P[1],
+    pz = P[2];
   const o = dof * 6;
   S[o] = ax;
   S[o + 1] = ay;
@@ -153,15 +158,15 @@ function writeAngular(
   S[o + 5] = px * ay - py * ax;
 }
 
-/** S = (0; a): translation along a */
-function writeLinear(S: Float64Array, dof: number, ax: number, ay: number, az: number): void {
+/** S = (0; a): translation along a = (A[ao], A[ao + st], A[ao + 2st]) */
+function writeLinear(S: Float64Array, dof: number, A: Float64Array, ao: number, st: number): void {
   const o = dof * 6;
   S[o] = 0;
   S[o + 1] = 0;
   S[o + 2] = 0;
-  S[o + 3] = ax;
-  S[o + 4] = ay;
-  S[o + 5] = az;
+  S[o + 3] = A[ao];
+  S[o + 4] = A[ao + st];
+  S[o + 5] = A[ao + 2 * st];
 }
 
 /**

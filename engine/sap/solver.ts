@@ -1415,10 +1415,10 @@ export class SapSolver {
   private evalAtV(): number {
     const rs = this.options.contact_solve_precision === 'fp32';
     if (this.ev !== null) {
-      const k = this.ev.kernels.exports;
-      const ell = k.evalAtV(this.nvp, this.nRows, rs);
-      this.ellA0 = k.ellA();
-      return ell;
+      const e = this.ev;
+      e.kernels.exports.evalAtV(this.nvp, this.nRows, rs);
+      this.ellA0 = e.views.out[1];
+      return e.views.out[0];
     }
     const np = this.nvp;
     const v = this.v;
@@ -1867,10 +1867,16 @@ export class SapSolver {
   private evalAlongLine(alpha: number, order: 0 | 1 | 2, out: LineSample): void {
     const nR = this.nRows;
     if (this.ev !== null) {
-      const k = this.ev.kernels.exports;
-      out.phi = k.evalAlongLine(alpha, order, nR, this.ellA0, this.dpr, this.d2A);
-      if (order >= 1) out.dphi = k.dphi();
-      if (order === 2) out.d2phi = k.d2phi();
+      const e = this.ev;
+      const r = e.views.out;
+      r[4] = alpha;
+      r[5] = this.ellA0;
+      r[6] = this.dpr;
+      r[7] = this.d2A;
+      e.kernels.exports.evalAlongLine(order, nR);
+      out.phi = r[0];
+      if (order >= 1) out.dphi = r[1];
+      if (order === 2) out.d2phi = r[2];
       return;
     }
     const vcT = this.vcT;

@@ -42,6 +42,7 @@ let eDvc: usize = 0; // J Δv
 let eVcT: usize = 0; // vc + α J Δv
 let eGammaT: usize = 0; // γ along the line
 let eGT: usize = 0; // G along the line
+let eOut: usize = 0; // scalar results [ℓ or φ, ℓ_A or φ′, φ″, –] and inputs [α, ℓ_A, Δpᵀ(v − v*), ΔvᵀAΔv]
 
 // constants of the JS kernels
 const PARAM_STRIDE = 12;
@@ -106,6 +107,7 @@ export function setEvaluationVectors(
   vcT: usize,
   gammaT: usize,
   GT: usize,
+  out: usize,
 ): void {
   eV = v;
   eVStar = vStar;
@@ -120,6 +122,7 @@ export function setEvaluationVectors(
   eVcT = vcT;
   eGammaT = gammaT;
   eGT = GT;
+  eOut = out;
 }
 
 function gi(p: usize, i: i32): i32 {
@@ -404,28 +407,12 @@ export function initDenseA(H: usize, n: i32): void {
 // ---------------------------------------------------------------------------------------------
 // the cost and its derivatives
 
-let lastEllA: f64 = 0;
-let lastDphi: f64 = 0;
-let lastD2phi: f64 = 0;
-
-/** ½(v − v*)ᵀA(v − v*) of the last {@link evalAtV} */
-export function ellA(): f64 {
-  return lastEllA;
-}
-/** φ′(α) of the last {@link evalAlongLine} with order ≥ 1 */
-export function dphi(): f64 {
-  return lastDphi;
-}
-/** φ″(α) of the last {@link evalAlongLine} with order 2 */
-export function d2phi(): f64 {
-  return lastD2phi;
-}
-
 /**
- * vc, γ, G, Ar, p, j, ∇ℓ at v; returns ℓ(v) (SapSolver.evalAtV). `rs`: round γ, j and ∇ℓ to
- * binary32 (contact_solve_precision fp32).
+ * vc, γ, G, Ar, p, j, ∇ℓ at v; out[0] = ℓ(v), out[1] = ½(v − v*)ᵀA(v − v*) (SapSolver.evalAtV;
+ * results in memory, not returned: a returned double is a heap allocation on the JS side). `rs`:
+ * round γ, j and ∇ℓ to binary32 (contact_solve_precision fp32).
  */
-export function evalAtV(np: i32, nRows: i32, rs: bool): f64 {
+export function evalAtV(np: i32, nRows: i32, rs: bool): void {
   const v = eV;
   const vs = eVStar;
   const gamma = eGamma;
@@ -545,16 +532,21 @@ export function evalAtV(np: i32, nRows: i32, rs: bool): f64 {
   } else {
     for (let a = 0; a < np; a++) sd(grad, a, gd(Ar, a) - gd(jv, a));
   }
-  lastEllA = ell;
-  return ell + costC;
+  sd(eOut, 0, ell + costC);
+  sd(eOut, 1, ell);
 }
 
 /**
- * φ(α) = ℓ(v + αΔv) by the O(n) update (SapSolver.evalAlongLine): the quadratic term from
+ * out[0] = φ(α) = ℓ(v + αΔv) by the O(n) update (SapSolver.evalAlongLine): the quadratic term from
  * ℓ_A(v), Δpᵀ(v − v*) and ΔvᵀAΔv, the constraints re-evaluated at vc + αJΔv. order ≥ 1 also
- * computes φ′ ({@link dphi}), order 2 also φ″ ({@link d2phi}).
+ * out[1] = φ′(α), order 2 also out[2] = φ″(α). Inputs in out[4..8): α, ℓ_A(v), Δpᵀ(v − v*), ΔvᵀAΔv
+ * (doubles passed through memory, not as arguments: no boxing on the JS side).
  */
-export function evalAlongLine(alpha: f64, order: i32, nRows: i32, ellA0: f64, dpr: f64, d2A: f64): f64 {
+export function evalAlongLine(order: i32, nRows: i32): void {
+  const alpha = gd(eOut, 4);
+  const ellA0 = gd(eOut, 5);
+  const dpr = gd(eOut, 6);
+  const d2A = gd(eOut, 7);
   const vc = eVc;
   const dvc = eDvc;
   const vcT = eVcT;
@@ -565,7 +557,7 @@ export function evalAlongLine(alpha: f64, order: i32, nRows: i32, ellA0: f64, dp
   if (gT) {
     let s: f64 = 0;
     for (let k = 0; k < nRows; k++) s += gd(dvc, k) * gd(gT, k);
-    lastDphi = dpr + alpha * d2A - s;
+    sd(eOut, 1, dpr + alpha * d2A - s);
   }
   if (GT) {
     let s: f64 = 0;
@@ -580,7 +572,7 @@ export function evalAlongLine(alpha: f64, order: i32, nRows: i32, ellA0: f64, dp
         s += gd(dvc, ro + k) * gk;
       }
     }
-    lastD2phi = d2A + s;
+    sd(eOut, 2, d2A + s);
   }
-  return phi;
+  sd(eOut, 0, phi);
 }

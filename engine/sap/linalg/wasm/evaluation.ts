@@ -27,6 +27,7 @@ export const EVAL_VECTORS = [
   'vcT',
   'gammaT',
   'GT',
+  'out',
   'H',
 ] as const;
 export type EvalVector = (typeof EVAL_VECTORS)[number];
@@ -152,9 +153,13 @@ export class EvaluationWasm {
     need[i++] = s.nT; // T
     // vectors (EVAL_VECTORS order)
     for (const name of EVAL_VECTORS) {
-      if (name === 'H')
-        need[i++] = 0; // ensureH
-      else need[i++] = name === 'G' || name === 'GT' ? s.nG : ROW_VECTORS.has(name) ? s.nRows : s.np;
+      // H: sized by ensureH; out: the kernels' scalar inputs and results
+      let n = s.np;
+      if (name === 'H') n = 0;
+      else if (name === 'out') n = 8;
+      else if (name === 'G' || name === 'GT') n = s.nG;
+      else if (ROW_VECTORS.has(name)) n = s.nRows;
+      need[i++] = n;
     }
     let grow = this.buffer === null;
     for (let r = 0; r < REGIONS.length; r++) {
@@ -214,6 +219,7 @@ export class EvaluationWasm {
       p.vcT,
       p.gammaT,
       p.GT,
+      p.out,
     );
   }
 

@@ -40,17 +40,16 @@ export interface LinalgWasmExports {
    * redOff, cliqueOff, colStart, colIdx, partCliques, aOff (Int32), jd, params and A (f64)
    */
   setEvaluation(nCon: number, nPart: number, ...ptrs: number[]): void;
-  /** byte offsets of v, vStar, Ar, p, jv, grad, vc, gamma, G, dvc, vcT, gammaT, GT */
+  /** byte offsets of v, vStar, Ar, p, jv, grad, vc, gamma, G, dvc, vcT, gammaT, GT, out */
   setEvaluationVectors(...ptrs: number[]): void;
   multiplyJ(x: number, out: number): void;
   multiplyA(x: number, out: number): void;
-  evalAtV(np: number, nRows: number, rs: boolean): number;
-  evalAlongLine(alpha: number, order: number, nRows: number, ellA0: number, dpr: number, d2A: number): number;
-  ellA(): number;
+  /** results in `out`: ℓ, ℓ_A */
+  evalAtV(np: number, nRows: number, rs: boolean): void;
+  /** inputs in `out[4..8)`: α, ℓ_A, Δpᵀ(v − v*), ΔvᵀAΔv; results in `out`: φ, φ′ (order ≥ 1), φ″ (order 2) */
+  evalAlongLine(order: number, nRows: number): void;
   /** the dense Newton matrix (lower triangle, row-major n×n at H) from the evaluation's data */
   assembleDense(H: number, G: number, nCon: number, n: number, rs: boolean): void;
-  dphi(): number;
-  d2phi(): number;
 }
 
 let compiled: WebAssembly.Module | null | undefined;
