@@ -17,8 +17,12 @@ const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 export const WASM_SOURCE = 'engine/sap/linalg/wasm/kernels.as.ts';
 export const GENERATED_WASM_TS = 'engine/sap/linalg/wasm/kernels_wasm.ts';
 
-/** asc flags: optimized, no runtime or assertions, the memory comes from the host */
-const ASC_FLAGS = ['-O3', '--runtime', 'stub', '--noAssert', '--importMemory'];
+/**
+ * asc flags: optimized, no runtime or assertions, the memory comes from the host, 128-bit SIMD
+ * (every current browser engine and Node; where it is missing the module does not compile and the
+ * engine runs the JS twins)
+ */
+const ASC_FLAGS = ['-O3', '--runtime', 'stub', '--noAssert', '--importMemory', '--enable', 'simd'];
 
 /** the generated module's text */
 export function generateWasmModule(): string {

@@ -515,7 +515,17 @@ export function evalAtV(np: i32, nRows: i32, rs: bool): void {
         if (g == 0) continue;
         const base = jo + k * n;
         if (full) {
-          for (let m = 0; m < n; m++) sd(jv, off + m, gd(jv, off + m) + gd(jd, base + m) * g);
+          // two entries per SIMD lane pair (each lane: the scalar update)
+          const vg = f64x2.splat(g);
+          let m = 0;
+          for (; m + 1 < n; m += 2) {
+            const pj = jv + ((<usize>(off + m)) << 3);
+            v128.store(
+              pj,
+              f64x2.add(v128.load(pj), f64x2.mul(v128.load(jd + ((<usize>(base + m)) << 3)), vg)),
+            );
+          }
+          for (; m < n; m++) sd(jv, off + m, gd(jv, off + m) + gd(jd, base + m) * g);
           continue;
         }
         for (let t = t0; t < t1; t++) {
@@ -550,7 +560,13 @@ export function evalAlongLine(order: i32, nRows: i32): void {
   const vc = eVc;
   const dvc = eDvc;
   const vcT = eVcT;
-  for (let k = 0; k < nRows; k++) sd(vcT, k, gd(vc, k) + alpha * gd(dvc, k));
+  const va = f64x2.splat(alpha);
+  let k = 0;
+  for (; k + 1 < nRows; k += 2) {
+    const o = (<usize>k) << 3;
+    v128.store(vcT + o, f64x2.add(v128.load(vc + o), f64x2.mul(va, v128.load(dvc + o))));
+  }
+  for (; k < nRows; k++) sd(vcT, k, gd(vc, k) + alpha * gd(dvc, k));
   const gT: usize = order >= 1 ? eGammaT : 0;
   const GT: usize = order == 2 ? eGT : 0;
   const phi = constraintCost(vcT, gT, GT, ellA0 + alpha * dpr + 0.5 * alpha * alpha * d2A);

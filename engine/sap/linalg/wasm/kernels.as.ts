@@ -9,6 +9,9 @@
 // (the fp32 kernels round on load, which is exact because every stored entry is already binary32).
 //
 // Every pointer is a byte offset into the imported memory; Int32 arrays hold i32, value arrays f64.
+// Where a loop updates independent entries (a contiguous row of a JᵀGJ block, a row of G·J), two
+// entries share one f64x2 SIMD operation: each lane performs the scalar operation sequence of its
+// entry, so the results stay bit for bit those of the JS loops.
 
 export * from './evaluation.as';
 import { initDenseA } from './evaluation.as';
@@ -513,7 +516,22 @@ function computeGJ(G: usize, go: i32, r: i32, jq: i32, nq: i32, q0: i32, q1: i32
       const z1 = g1 != 0;
       const z2 = g2 != 0;
       const tk = k * nq;
-      for (let t = q0; t < q1; t++) {
+      let t = q0;
+      if (q1 - q0 == nq) {
+        // all columns: two entries per SIMD lane pair (each lane: the scalar sum, same order)
+        const vg0 = f64x2.splat(g0);
+        const vg1 = f64x2.splat(g1);
+        const vg2 = f64x2.splat(g2);
+        for (; t + 1 < q1; t += 2) {
+          const s = t - q0;
+          let acc = f64x2.splat(0);
+          if (z0) acc = f64x2.add(acc, f64x2.mul(vg0, v128.load(jd + ((<usize>(jq + s)) << 3))));
+          if (z1) acc = f64x2.add(acc, f64x2.mul(vg1, v128.load(jd + ((<usize>(jq1 + s)) << 3))));
+          if (z2) acc = f64x2.add(acc, f64x2.mul(vg2, v128.load(jd + ((<usize>(jq2 + s)) << 3))));
+          v128.store(T + ((<usize>(tk + s)) << 3), acc);
+        }
+      }
+      for (; t < q1; t++) {
         const s = gi(ci, t);
         let acc: f64 = 0;
         if (z0) acc += g0 * gd(jd, jq + s);
@@ -592,7 +610,22 @@ function addJtT(
         const n1 = j1 != 0;
         const n2 = j2 != 0;
         const sEnd = same ? a + 1 : nq;
-        for (let s = 0; s < sEnd; s++) {
+        let s = 0;
+        if (colStride == 1) {
+          // contiguous row: two entries per SIMD lane pair (each lane: the scalar sum, same order)
+          const v0 = f64x2.splat(j0);
+          const v1 = f64x2.splat(j1);
+          const v2 = f64x2.splat(j2);
+          for (; s + 1 < sEnd; s += 2) {
+            const px = val + ((<usize>(row + s)) << 3);
+            let h = v128.load(px);
+            if (n0) h = f64x2.add(h, f64x2.mul(v0, v128.load(T + ((<usize>s) << 3))));
+            if (n1) h = f64x2.add(h, f64x2.mul(v1, v128.load(T + ((<usize>(T1 + s)) << 3))));
+            if (n2) h = f64x2.add(h, f64x2.mul(v2, v128.load(T + ((<usize>(T2 + s)) << 3))));
+            v128.store(px, h);
+          }
+        }
+        for (; s < sEnd; s++) {
           const x = row + s * colStride;
           let h = gd(val, x);
           if (n0) h += j0 * gd(T, s);
