@@ -438,6 +438,8 @@ export class SapSolver {
   private d2A = 0; // ΔvᵀAΔv
   private chol = new DenseCholesky('fp64');
   private readonly costBuf = new Float64Array(1);
+  /** scalar results of residualNorms / directionTerms */
+  private readonly scalars = new Float64Array(4);
   private readonly sample: LineSample = { phi: 0, dphi: 0, d2phi: 0 };
   private readonly lsResult: LineSearchResult = { status: 'ok', alpha: 1, iterations: 0 };
   private readonly line: LineObjective = { evaluate: (a, o, out) => this.evalAlongLine(a, o, out) };
@@ -712,10 +714,10 @@ export class SapSolver {
 
     // workspaces
     const np = nvp;
-    this.dInv = growF64(this.dInv, np);
-    this.rhs = growF64(this.rhs, np);
     this.T = growF64(this.T, HOLONOMIC_MAX_ROWS * Math.max(1, maxNv));
     if (!this.layoutEvaluation()) {
+      this.dInv = growF64(this.dInv, np);
+      this.rhs = growF64(this.rhs, np);
       this.v = growF64(this.v, np);
       this.vStar = growF64(this.vStar, np);
       this.Ar = growF64(this.Ar, np);
@@ -790,6 +792,8 @@ export class SapSolver {
   private takeEvaluationViews(ev: EvaluationWasm): void {
     const w = ev.views;
     this.H = w.H;
+    this.dInv = w.dInv;
+    this.rhs = w.rhs;
     this.v = w.v;
     this.vStar = w.vStar;
     this.Ar = w.Ar;
@@ -1921,7 +1925,6 @@ export class SapSolver {
 
   private newton(): PackedSolveOutcome {
     const o = this.options;
-    const np = this.nvp;
     const rs = o.contact_solve_precision === 'fp32';
     const ls: LineSearchParams = {
       variant: o.line_search_variant,
@@ -1942,9 +1945,9 @@ export class SapSolver {
     for (; ; k++) {
       const ell = this.evalAtV();
       cost.push(ell);
-      let gradOk = Number.isFinite(ell);
-      for (let a = 0; a < np && gradOk; a++) gradOk = Number.isFinite(this.grad[a]);
-      if (!gradOk) {
+      // convergence measures: ‖D∇ℓ‖², ‖Dp‖², ‖Dj‖²; rhs = −∇ℓ
+      const nm = this.residualNorms();
+      if (!(Number.isFinite(ell) && nm[3] === 1)) {
         status = 'invalid_input';
         message = `cost or gradient is not finite at iteration ${k}`;
         break;
@@ -1954,15 +1957,9 @@ export class SapSolver {
         Math.abs(ellPrev - ell) <
           o.cost_abs_tol + o.cost_rel_tol * 0.5 * (Math.abs(ell) + Math.abs(ellPrev)) &&
         alpha > 0.5;
-      let res2 = 0;
-      let p2 = 0;
-      let j2 = 0;
-      for (let a = 0; a < np; a++) {
-        const d = this.dInv[a];
-        res2 += (d * this.grad[a]) ** 2;
-        p2 += (d * this.p[a]) ** 2;
-        j2 += (d * this.jv[a]) ** 2;
-      }
+      const res2 = nm[0];
+      const p2 = nm[1];
+      const j2 = nm[2];
       const scale = Math.max(Math.sqrt(p2), Math.sqrt(j2));
       if (Math.sqrt(res2) <= o.optimality_abs_tol + o.optimality_rel_tol * scale || costCriterion) {
         status = 'converged';
@@ -1987,24 +1984,11 @@ export class SapSolver {
         }
         break;
       }
-      for (let a = 0; a < np; a++) this.rhs[a] = -this.grad[a];
       this.solveH();
-      if (this.ev !== null) {
-        const e = this.ev;
-        e.kernels.exports.multiplyA(e.ptr.dv, e.ptr.dp);
-        e.kernels.exports.multiplyJ(e.ptr.dv, e.ptr.dvc);
-      } else {
-        this.multiplyA(this.dv, this.dp);
-        this.multiplyJ(this.dv, this.dvc);
-      }
-      let d2A = 0;
-      let dpr = 0;
-      let dphi0 = 0;
-      for (let a = 0; a < np; a++) {
-        d2A += this.dv[a] * this.dp[a];
-        dpr += this.dp[a] * (this.v[a] - this.vStar[a]);
-        dphi0 += this.grad[a] * this.dv[a];
-      }
+      const dir = this.directionTerms();
+      const d2A = dir[0];
+      const dpr = dir[1];
+      const dphi0 = dir[2];
       if (!(d2A > 0)) {
         const bad = this.findNonSpdClique();
         status = 'invalid_input';
@@ -2027,10 +2011,7 @@ export class SapSolver {
         break;
       }
       alpha = r.alpha;
-      for (let a = 0; a < np; a++) {
-        const x = this.v[a] + alpha * this.dv[a];
-        this.v[a] = rs ? fr(x) : x;
-      }
+      this.stepV(alpha, rs);
       ellPrev = ell;
     }
     const out = this.outcome;
@@ -2040,6 +2021,85 @@ export class SapSolver {
     out.cost = cost;
     out.message = message;
     return out;
+  }
+
+  /**
+   * [‖D∇ℓ‖², ‖Dp‖², ‖Dj‖², 1 if every ∇ℓ entry is finite else 0] (D = diag(A)^-1/2); sets
+   * rhs = −∇ℓ
+   */
+  private residualNorms(): Float64Array {
+    const r = this.scalars;
+    if (this.ev !== null) {
+      this.ev.kernels.exports.residualNorms(this.nvp);
+      const out = this.ev.views.out;
+      for (let k = 0; k < 4; k++) r[k] = out[k];
+      return r;
+    }
+    const np = this.nvp;
+    const d = this.dInv;
+    const grad = this.grad;
+    const p = this.p;
+    const jv = this.jv;
+    let finite = 1;
+    for (let a = 0; a < np; a++) if (!Number.isFinite(grad[a])) finite = 0;
+    let res2 = 0;
+    let p2 = 0;
+    let j2 = 0;
+    for (let a = 0; a < np; a++) {
+      const g = d[a] * grad[a];
+      const pa = d[a] * p[a];
+      const ja = d[a] * jv[a];
+      res2 += g * g;
+      p2 += pa * pa;
+      j2 += ja * ja;
+      this.rhs[a] = -grad[a];
+    }
+    r[0] = res2;
+    r[1] = p2;
+    r[2] = j2;
+    r[3] = finite;
+    return r;
+  }
+
+  /** Δp = AΔv, JΔv, then [ΔvᵀAΔv, Δpᵀ(v − v*), ∇ℓᵀΔv] */
+  private directionTerms(): Float64Array {
+    const r = this.scalars;
+    if (this.ev !== null) {
+      this.ev.kernels.exports.directionTerms(this.nvp);
+      const out = this.ev.views.out;
+      for (let k = 0; k < 3; k++) r[k] = out[k];
+      return r;
+    }
+    this.multiplyA(this.dv, this.dp);
+    this.multiplyJ(this.dv, this.dvc);
+    const np = this.nvp;
+    let d2A = 0;
+    let dpr = 0;
+    let dphi0 = 0;
+    for (let a = 0; a < np; a++) {
+      d2A += this.dv[a] * this.dp[a];
+      dpr += this.dp[a] * (this.v[a] - this.vStar[a]);
+      dphi0 += this.grad[a] * this.dv[a];
+    }
+    r[0] = d2A;
+    r[1] = dpr;
+    r[2] = dphi0;
+    return r;
+  }
+
+  /** v ← v + αΔv (rounded to binary32 when `rs`) */
+  private stepV(alpha: number, rs: boolean): void {
+    if (this.ev !== null) {
+      this.ev.views.out[4] = alpha;
+      this.ev.kernels.exports.stepV(this.nvp, rs);
+      return;
+    }
+    const v = this.v;
+    const dv = this.dv;
+    for (let a = 0; a < this.nvp; a++) {
+      const x = v[a] + alpha * dv[a];
+      v[a] = rs ? fr(x) : x;
+    }
   }
 
   /** index of a participating clique whose A fails an fp64 Cholesky, or −1 */

@@ -42,6 +42,10 @@ let eDvc: usize = 0; // J Δv
 let eVcT: usize = 0; // vc + α J Δv
 let eGammaT: usize = 0; // γ along the line
 let eGT: usize = 0; // G along the line
+let eDInv: usize = 0; // diag(A)^-1/2
+let eRhs: usize = 0; // −∇ℓ
+let eDv: usize = 0; // Δv
+let eDp: usize = 0; // AΔv
 let eOut: usize = 0; // scalar results [ℓ or φ, ℓ_A or φ′, φ″, –] and inputs [α, ℓ_A, Δpᵀ(v − v*), ΔvᵀAΔv]
 
 // constants of the JS kernels
@@ -107,6 +111,10 @@ export function setEvaluationVectors(
   vcT: usize,
   gammaT: usize,
   GT: usize,
+  dInv: usize,
+  rhs: usize,
+  dv: usize,
+  dp: usize,
   out: usize,
 ): void {
   eV = v;
@@ -122,6 +130,10 @@ export function setEvaluationVectors(
   eVcT = vcT;
   eGammaT = gammaT;
   eGT = GT;
+  eDInv = dInv;
+  eRhs = rhs;
+  eDv = dv;
+  eDp = dp;
   eOut = out;
 }
 
@@ -591,4 +603,63 @@ export function evalAlongLine(order: i32, nRows: i32): void {
     sd(eOut, 2, d2A + s);
   }
   sd(eOut, 0, phi);
+}
+
+// ---------------------------------------------------------------------------------------------
+// the Newton loop's vector work (SapSolver.residualNorms, directionTerms, stepV)
+
+/** out = [‖D∇ℓ‖², ‖Dp‖², ‖Dj‖², 1 if every ∇ℓ entry is finite else 0]; rhs = −∇ℓ */
+export function residualNorms(np: i32): void {
+  const d = eDInv;
+  const grad = eGrad;
+  let finite: f64 = 1;
+  for (let a = 0; a < np; a++) {
+    const g = gd(grad, a);
+    if (!isFinite(g)) finite = 0;
+  }
+  let res2: f64 = 0;
+  let p2: f64 = 0;
+  let j2: f64 = 0;
+  for (let a = 0; a < np; a++) {
+    const da = gd(d, a);
+    const g = da * gd(grad, a);
+    const pa = da * gd(eMom, a);
+    const ja = da * gd(eJv, a);
+    res2 += g * g;
+    p2 += pa * pa;
+    j2 += ja * ja;
+    sd(eRhs, a, -gd(grad, a));
+  }
+  sd(eOut, 0, res2);
+  sd(eOut, 1, p2);
+  sd(eOut, 2, j2);
+  sd(eOut, 3, finite);
+}
+
+/** dp = A·dv, dvc = J·dv; out = [ΔvᵀAΔv, Δpᵀ(v − v*), ∇ℓᵀΔv] (dv, dp: the pointers given) */
+export function directionTerms(np: i32): void {
+  multiplyA(eDv, eDp);
+  multiplyJ(eDv, eDvc);
+  let d2A: f64 = 0;
+  let dpr: f64 = 0;
+  let dphi0: f64 = 0;
+  for (let a = 0; a < np; a++) {
+    const dv = gd(eDv, a);
+    const dp = gd(eDp, a);
+    d2A += dv * dp;
+    dpr += dp * (gd(eV, a) - gd(eVStar, a));
+    dphi0 += gd(eGrad, a) * dv;
+  }
+  sd(eOut, 0, d2A);
+  sd(eOut, 1, dpr);
+  sd(eOut, 2, dphi0);
+}
+
+/** v ← v + α·dv with α = out[4], rounded to binary32 when `rs` */
+export function stepV(np: i32, rs: bool): void {
+  const alpha = gd(eOut, 4);
+  for (let a = 0; a < np; a++) {
+    const x = gd(eV, a) + alpha * gd(eDv, a);
+    sd(eV, a, rs ? <f64>(<f32>x) : x);
+  }
 }

@@ -27,6 +27,8 @@ export const EVAL_VECTORS = [
   'vcT',
   'gammaT',
   'GT',
+  'dInv',
+  'rhs',
   'out',
   'H',
 ] as const;
@@ -219,6 +221,10 @@ export class EvaluationWasm {
       p.vcT,
       p.gammaT,
       p.GT,
+      p.dInv,
+      p.rhs,
+      p.dv,
+      p.dp,
       p.out,
     );
   }

@@ -40,7 +40,7 @@ export interface LinalgWasmExports {
    * redOff, cliqueOff, colStart, colIdx, partCliques, aOff (Int32), jd, params and A (f64)
    */
   setEvaluation(nCon: number, nPart: number, ...ptrs: number[]): void;
-  /** byte offsets of v, vStar, Ar, p, jv, grad, vc, gamma, G, dvc, vcT, gammaT, GT, out */
+  /** byte offsets of v, vStar, Ar, p, jv, grad, vc, gamma, G, dvc, vcT, gammaT, GT, dInv, rhs, dv, dp, out */
   setEvaluationVectors(...ptrs: number[]): void;
   multiplyJ(x: number, out: number): void;
   multiplyA(x: number, out: number): void;
@@ -48,6 +48,12 @@ export interface LinalgWasmExports {
   evalAtV(np: number, nRows: number, rs: boolean): void;
   /** inputs in `out[4..8)`: α, ℓ_A, Δpᵀ(v − v*), ΔvᵀAΔv; results in `out`: φ, φ′ (order ≥ 1), φ″ (order 2) */
   evalAlongLine(order: number, nRows: number): void;
+  /** out = [‖D∇ℓ‖², ‖Dp‖², ‖Dj‖², ∇ℓ finite ? 1 : 0]; rhs = −∇ℓ */
+  residualNorms(np: number): void;
+  /** dp = A·dv, dvc = J·dv; out = [ΔvᵀAΔv, Δpᵀ(v − v*), ∇ℓᵀΔv] */
+  directionTerms(np: number): void;
+  /** v ← v + out[4]·dv (rounded to binary32 when rs) */
+  stepV(np: number, rs: boolean): void;
   /** the dense Newton matrix (lower triangle, row-major n×n at H) from the evaluation's data */
   assembleDense(H: number, G: number, nCon: number, n: number, rs: boolean): void;
 }
