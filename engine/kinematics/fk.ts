@@ -36,7 +36,7 @@ export function forwardKinematics(
     const type = m.joint_type[j];
     const qs = m.joint_q_start[j];
     // X_wF = X_wP · X_p
-    if (p < 0) joint_X_wF.set(m.joint_X_p.subarray(j * 7, j * 7 + 7), j * 7);
+    if (p < 0) for (let k = 0; k < 7; k++) joint_X_wF[j * 7 + k] = m.joint_X_p[j * 7 + k];
     else transformMul(body_X, p * 7, m.joint_X_p, j * 7, joint_X_wF, j * 7);
     // X_FM(q)
     const ax = m.joint_axis[j * 3],

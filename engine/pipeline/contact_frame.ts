@@ -3,8 +3,13 @@
  * |n| component, j = (i+1)%3, k = (j+1)%3, r = 1/√(1−nᵢ²); x: xᵢ = 0, xⱼ = −r·nₖ, xₖ = r·nⱼ;
  * y: yᵢ = √(1−nᵢ²), yⱼ = −r·nᵢnⱼ, yₖ = −r·nᵢnₖ. Writes rows (t1, t2, n) of R_WCᵀ into out (9).
  */
+const normal = new Float64Array(3);
+
 export function contactFrame(nx: number, ny: number, nz: number, out: Float64Array): void {
-  const n = [nx, ny, nz];
+  const n = normal;
+  n[0] = nx;
+  n[1] = ny;
+  n[2] = nz;
   const ax = Math.abs(nx),
     ay = Math.abs(ny),
     az = Math.abs(nz);

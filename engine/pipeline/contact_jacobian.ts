@@ -12,7 +12,7 @@ import { ContactSlip, type SapContacts } from '../collision/contacts';
 import { transformPoint } from '../math';
 import type { KinematicsData } from '../kinematics';
 import type { SapModel } from '../model';
-import type { PackedSapProblem } from '../sap/packed_problem';
+import { PHYS_STRIDE, type PackedSapProblem } from '../sap/packed_problem';
 import type { SapConstraintSpec } from '../sap/problem';
 import type { SapSolverOptions } from '../sap/options';
 import { diagDelassusWeight } from '../sap/solver';
@@ -281,17 +281,16 @@ export function packContactConstraints(
     }
     const c0 = t0 >= 0 ? cliqueIndex[t0] : -1;
     const c1 = t1 >= 0 && t1 !== t0 ? cliqueIndex[t1] : -1;
-    const ci = pp.addContact(
-      c0,
-      c1,
-      contacts.mu[slot],
-      contacts.ke[slot],
-      contacts.tau[slot],
-      contacts.phi0[slot],
-      opts.contact_beta,
-      opts.contact_sigma,
-      wgt,
-    );
+    const ci = pp.beginContact(c0, c1);
+    const P = pp.phys;
+    const po = ci * PHYS_STRIDE;
+    P[po] = contacts.mu[slot];
+    P[po + 1] = contacts.ke[slot];
+    P[po + 2] = contacts.tau[slot];
+    P[po + 3] = contacts.phi0[slot];
+    P[po + 4] = opts.contact_beta;
+    P[po + 5] = opts.contact_sigma;
+    P[po + 6] = wgt;
     let blk = pp.blkStart[ci];
     for (let q = 0; q < 2; q++) {
       const t = q === 0 ? t0 : t1;

@@ -156,9 +156,7 @@ export class PackedSapProblem {
     sigma: number,
     w: number,
   ): number {
-    const i = this.beginConstraint(SapKind.Contact, 3);
-    if (c0 >= 0) this.addBlock(c0);
-    if (c1 >= 0) this.addBlock(c1);
+    const i = this.beginContact(c0, c1);
     const o = i * PHYS_STRIDE;
     const P = this.phys;
     P[o] = mu;
@@ -168,6 +166,18 @@ export class PackedSapProblem {
     P[o + 4] = beta;
     P[o + 5] = sigma;
     P[o + 6] = w;
+    return i;
+  }
+
+  /**
+   * Appends a contact on cliques c0 / c1 (−1: none) whose physical inputs the caller writes into
+   * {@link phys} at i·PHYS_STRIDE in {@link addContact}'s order (mu, stiffness, tau_d, phi0, beta,
+   * sigma, w): the allocation-free form for hot loops (no double arguments to box). Returns i.
+   */
+  beginContact(c0: number, c1: number): number {
+    const i = this.beginConstraint(SapKind.Contact, 3);
+    if (c0 >= 0) this.addBlock(c0);
+    if (c1 >= 0) this.addBlock(c1);
     return i;
   }
 

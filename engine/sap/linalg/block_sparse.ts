@@ -89,6 +89,8 @@ export class BlockSparseCholesky {
   private rE: Int32Array = new Int32Array(0); // index into sIdx of I within panel K
   private rowOf: Int32Array = new Int32Array(0); // scratch: panel row of a block row
   private rFill: Int32Array = new Int32Array(0); // scratch
+  private structs: Int32Array = new Int32Array(0); // scratch: struct(L) per position, flat
+  private structStart: Int32Array = new Int32Array(0); // scratch: its start per position
   private xs: Float64Array = new Float64Array(0); // permuted right-hand side
   // ordering scratch
   private adj: number[][] = [];
@@ -96,6 +98,8 @@ export class BlockSparseCholesky {
   private deg: Float64Array = new Float64Array(0);
   private dead: Uint8Array = new Uint8Array(0);
   private factored = false;
+  /** the result of {@link factor}: one object, overwritten by the next call */
+  private readonly result: CholeskyResult = { status: 'ok', pivot: -1 };
   // WebAssembly kernels: the instance, whether the current analysis is laid out in its memory, and
   // the byte offsets of the values and of the permuted right-hand side there
   private readonly wasm: LinalgWasm | null;
@@ -160,6 +164,7 @@ export class BlockSparseCholesky {
     this.rPtr = growI32(this.rPtr, nb + 1);
     this.rFill = growI32(this.rFill, nb);
     this.mark = growI32(this.mark, nb);
+    this.structStart = growI32(this.structStart, nb);
     if (this.deg.length < nb) this.deg = new Float64Array(Math.max(nb, 2 * this.deg.length));
     if (this.dead.length < nb) this.dead = new Uint8Array(Math.max(nb, 2 * this.dead.length));
 
@@ -201,7 +206,6 @@ export class BlockSparseCholesky {
       deg[b] = d;
     }
     let sCount = 0;
-    const structs: number[][] = [];
     for (let pos = 0; pos < nb; pos++) {
       let v = -1;
       let best = Infinity;
@@ -215,7 +219,14 @@ export class BlockSparseCholesky {
       this.order[pos] = v;
       this.position[v] = pos;
       const L = adj[v]; // live neighbours only (dead ones are removed eagerly below)
-      structs.push(L.slice());
+      // struct(L) of position pos: its live neighbours, kept flat (no array per block)
+      this.structStart[pos] = sCount;
+      if (this.structs.length < sCount + L.length) {
+        const grown = new Int32Array(Math.max(sCount + L.length, 2 * this.structs.length, 64));
+        grown.set(this.structs.subarray(0, sCount));
+        this.structs = grown;
+      }
+      for (let x = 0; x < L.length; x++) this.structs[sCount + x] = L[x];
       sCount += L.length;
       // the neighbours of v become a clique; v leaves their lists
       for (let x = 0; x < L.length; x++) {
@@ -258,12 +269,20 @@ export class BlockSparseCholesky {
     this.rPtr.fill(0, 0, nb + 1);
     for (let p = 0; p < nb; p++) {
       this.sPtr[p] = e;
-      const l = structs[p];
       const e0 = e;
-      for (const u of l) this.sIdx[e++] = this.position[u];
-      // ascending block rows
-      const view = this.sIdx.subarray(e0, e);
-      view.sort();
+      const l1 = p + 1 < nb ? this.structStart[p + 1] : sCount;
+      for (let x = this.structStart[p]; x < l1; x++) this.sIdx[e++] = this.position[this.structs[x]];
+      // ascending block rows (insertion sort: short lists)
+      const si = this.sIdx;
+      for (let x = e0 + 1; x < e; x++) {
+        const key = si[x];
+        let y = x - 1;
+        while (y >= e0 && si[y] > key) {
+          si[y + 1] = si[y];
+          y--;
+        }
+        si[y + 1] = key;
+      }
       const np = this.size[p];
       let rows = np;
       for (let k = e0; k < e; k++) {
@@ -388,7 +407,8 @@ export class BlockSparseCholesky {
   /**
    * Factors the matrix held in {@link values} in place. For fp32 every stored entry is first
    * rounded to binary32 (as a copy into a Float32Array would). Returns the status and, for
-   * `not_spd`, the first non-positive pivot in the permuted (H') numbering.
+   * `not_spd`, the first non-positive pivot in the permuted (H') numbering (one result object per
+   * instance, overwritten by the next call).
    */
   factor(): CholeskyResult {
     let pivot: number;
@@ -415,7 +435,10 @@ export class BlockSparseCholesky {
       pivot = this.factor64();
     }
     this.factored = pivot < 0;
-    return { status: pivot < 0 ? 'ok' : 'not_spd', pivot };
+    const res = this.result;
+    res.status = pivot < 0 ? 'ok' : 'not_spd';
+    res.pivot = pivot;
+    return res;
   }
 
   private factor64(): number {

@@ -424,6 +424,8 @@ export class DenseCholesky {
   private r64 = new Float64Array(0);
   private r32 = new Float32Array(0);
   private n = 0;
+  /** the WebAssembly path's result of {@link factor}: one object, overwritten by the next call */
+  private readonly result: CholeskyResult = { status: 'ok', pivot: -1 };
   private factored = false;
   // WebAssembly kernels: the right-hand side at byte 0 (room for `cap` entries), the matrix after
   // it; the views above then live in the kernels' memory (re-made when it grows)
@@ -471,7 +473,8 @@ export class DenseCholesky {
    * Copies the lower triangle of the n×n row-major `H` (fp64 values, rounded to fp32 on copy when
    * precision is fp32) and factors it. `H` itself is not modified. With `perm` (a permutation of
    * 0..n−1) the factored matrix is H' = PHPᵀ, H'_ij = H_{perm[i], perm[j]}, read from H's lower
-   * triangle; {@link solve} must then be given the same `perm`.
+   * triangle; {@link solve} must then be given the same `perm`. The WebAssembly path returns one
+   * result object per instance, overwritten by the next call (no allocation per factorization).
    */
   factor(H: Float64Array, n: number, perm?: Int32Array): CholeskyResult {
     this.n = n;
@@ -498,7 +501,9 @@ export class DenseCholesky {
     }
     if (w !== null) {
       const pivot = f32 ? w.denseFactor32(8 * this.cap, n) : w.denseFactor64(8 * this.cap, n);
-      res = { status: pivot < 0 ? 'ok' : 'not_spd', pivot };
+      res = this.result;
+      res.status = pivot < 0 ? 'ok' : 'not_spd';
+      res.pivot = pivot;
     } else if (f32) res = choleskyFactor(this.s32, n, 'fp32', this.tile);
     else res = choleskyFactor(this.s64, n, 'fp64', this.tile);
     this.wasmFactored = w !== null;

@@ -254,11 +254,13 @@ export class EvaluationWasm {
       const c = s.partCliques[q];
       const n = s.cliqueOff[c + 1] - s.cliqueOff[c];
       heap[aOff + q] = e;
-      f64.set(s.cliquesA[c].subarray(0, n * n), aBase + e);
+      const A = s.cliquesA[c];
+      const at = aBase + e;
+      for (let k = 0; k < n * n; k++) f64[at + k] = A[k];
       e += n * n;
     }
-    f64.set(s.jData.subarray(0, s.nJ), off[N_INT] >> 3);
-    f64.set(s.params.subarray(0, 12 * s.nCon), off[N_INT + 1] >> 3);
+    copyF64(f64, off[N_INT] >> 3, s.jData, s.nJ);
+    copyF64(f64, off[N_INT + 1] >> 3, s.params, 12 * s.nCon);
     const k = this.kernels.exports;
     // the dense assembly's structure (its pair tables are the sparse path's: unused here)
     k.setAssembly(
@@ -305,4 +307,10 @@ export class EvaluationWasm {
     const h = this.off[r] >> 2;
     for (let k = 0; k < n; k++) heap[h + k] = a[k];
   }
+}
+
+/** dst[at .. at + n) = src[0 .. n) (a whole-array set when it fits: no subarray view per call) */
+function copyF64(dst: Float64Array, at: number, src: Float64Array, n: number): void {
+  if (src.length === n) dst.set(src, at);
+  else for (let k = 0; k < n; k++) dst[at + k] = src[k];
 }
