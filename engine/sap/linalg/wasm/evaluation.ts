@@ -254,9 +254,7 @@ export class EvaluationWasm {
       const c = s.partCliques[q];
       const n = s.cliqueOff[c + 1] - s.cliqueOff[c];
       heap[aOff + q] = e;
-      const A = s.cliquesA[c];
-      const at = aBase + e;
-      for (let k = 0; k < n * n; k++) f64[at + k] = A[k];
+      copyF64(f64, aBase + e, s.cliquesA[c], n * n);
       e += n * n;
     }
     copyF64(f64, off[N_INT] >> 3, s.jData, s.nJ);
@@ -302,15 +300,20 @@ export class EvaluationWasm {
     );
   }
 
-  private copyInt(r: number, a: ArrayLike<number>, n: number): void {
+  private copyInt(r: number, a: Int32Array | Uint8Array, n: number): void {
     const heap = this.heapI32;
     const h = this.off[r] >> 2;
-    for (let k = 0; k < n; k++) heap[h + k] = a[k];
+    if (n > COPY_LOOP_MAX && a instanceof Int32Array) heap.set(a.subarray(0, n), h);
+    else for (let k = 0; k < n; k++) heap[h + k] = a[k];
   }
 }
 
-/** dst[at .. at + n) = src[0 .. n) (a whole-array set when it fits: no subarray view per call) */
+/** below this many entries a copy loop beats a memcpy through a subarray view (an allocation) */
+const COPY_LOOP_MAX = 64;
+
+/** dst[at .. at + n) = src[0 .. n) */
 function copyF64(dst: Float64Array, at: number, src: Float64Array, n: number): void {
   if (src.length === n) dst.set(src, at);
+  else if (n > COPY_LOOP_MAX) dst.set(src.subarray(0, n), at);
   else for (let k = 0; k < n; k++) dst[at + k] = src[k];
 }
