@@ -126,7 +126,9 @@ export class LinalgWasm {
     for (const [a, len] of runs) {
       ptr.push(at);
       const h = at >> 2;
-      for (let k = 0; k < len; k++) heap[h + k] = a[k];
+      // memcpy through a view for long Int32 runs, a loop for short ones and for Uint8 (widened)
+      if (len > 64 && a instanceof Int32Array) heap.set(a.subarray(0, len), h);
+      else for (let k = 0; k < len; k++) heap[h + k] = a[k];
       at += 4 * len;
     }
     return ptr;
