@@ -11,8 +11,10 @@
  * real-time factor, mean Newton and line-search iterations, contacts per world and the mean time
  * per stage (StepReport.timing + collision).
  * Peers start from the same snapshot where the state carries over (piles, arm7) or run their own
- * warm-up of the same simulated duration (humanoid, loaded from the same MJCF), then are timed the
- * same way; ratios are ours / peer from the same run. Writes bench-results/bench.json and bench.md.
+ * warm-up of the same simulated duration (humanoid, loaded from the same MJCF), and are timed in the
+ * same rounds, right after our configurations (each peer continues from where its previous round
+ * ended), so a change of machine load during the run falls on ours and the peers alike; ratios are
+ * ours / peer from the same run. Writes bench-results/bench.json and bench.md.
  * `bench webgpu` compares the CPU and WebGPU backends over num_worlds.
  */
 import { createHash } from 'node:crypto';
@@ -66,7 +68,7 @@ export const BENCH_SCENES: Record<string, BenchScene> = {
     file: '../shared/assets/mujoco/humanoid/humanoid.xml',
     settle: 200,
     steps: 200,
-    repeats: 3,
+    repeats: 7,
     line_searches: ['monotone_decay', 'exact_root'],
     peers: ['mujoco'],
     mjcf: '../shared/assets/mujoco/humanoid/humanoid.xml',
@@ -75,7 +77,7 @@ export const BENCH_SCENES: Record<string, BenchScene> = {
     file: 'scenes/arm7.yaml',
     settle: 50,
     steps: 300,
-    repeats: 3,
+    repeats: 7,
     line_searches: ['monotone_decay', 'exact_root'],
     peers: ['mujoco'],
     sinusoid: { amplitude: 0.3, hz: 0.5 },
@@ -84,7 +86,7 @@ export const BENCH_SCENES: Record<string, BenchScene> = {
     file: 'scenes/pile_64.yaml',
     settle: 400,
     steps: 60,
-    repeats: 3,
+    repeats: 7,
     line_searches: ['monotone_decay', 'exact_root'],
     peers: ['mujoco', 'rapier'],
     lead_in: 25,
@@ -95,7 +97,7 @@ export const BENCH_SCENES: Record<string, BenchScene> = {
     file: 'scenes/pile_64.yaml',
     settle: 100,
     steps: 20,
-    repeats: 3,
+    repeats: 7,
     line_searches: ['monotone_decay'],
     peers: ['mujoco', 'rapier'],
     lead_in: 20,
@@ -133,7 +135,7 @@ for (const name of SAP_WARP_SCENES) {
     lenient: true,
     settle: 100,
     steps: 100,
-    repeats: 3,
+    repeats: 5,
     line_searches: ['monotone_decay'],
     peers: ['mujoco', 'rapier'],
   };
@@ -438,6 +440,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         rates: number[];
       }
       const configs: Config[] = [];
+      const runners: PeerRunner[] = [];
       try {
         for (const preset of o.presets) {
           for (const ls of lss) {
@@ -492,6 +495,23 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
             if (i % 50 === 49) copyState(snap, c.sim.state);
           }
         }
+        // peers (one world): set up and warmed up now, timed in the same rounds as ours
+        if (nw === 1) {
+          const duration = settle * dt;
+          for (const peer of o.peers) {
+            if (!spec.peers.includes(peer)) continue;
+            try {
+              const pr =
+                peer === 'mujoco'
+                  ? await startMujoco(id, spec, scene, snap, steps, duration, q0, driven)
+                  : await startRapier(id, scene, snap, steps, spec.lead_in ?? 0);
+              if (typeof pr === 'string') notes.push(`${id}: ${peer} not measured: ${pr}`);
+              else runners.push(pr);
+            } catch (e) {
+              notes.push(`${id}: ${peer} failed: ${(e as Error).message}`);
+            }
+          }
+        }
         for (let r = 0; r < repeats; r++) {
           for (const c of configs) {
             copyState(snap, c.sim.state);
@@ -500,6 +520,15 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
               await c.sim.step();
             }
             c.rates.push(await timeRound(c.sim, steps, drive, c.acc));
+          }
+          for (const p of runners) {
+            if (p.failed) continue;
+            try {
+              p.rates.push(p.round());
+            } catch (e) {
+              p.failed = true;
+              notes.push(`${id}: ${p.peer} failed: ${(e as Error).message}`);
+            }
           }
         }
         for (const c of configs) {
@@ -528,33 +557,21 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
             `[bench] ${id} ${c.preset} ${c.ls} ${c.kind}: ${sps.toFixed(1)} steps/s, ${row.newton_iterations_mean.toFixed(2)} Newton it., ${row.contacts_per_world.toFixed(0)} contacts, ${row.linear_solver}`,
           );
         }
-      } finally {
-        for (const c of configs) c.dispose();
-      }
-      if (nw !== 1) continue; // peers run one world
-      const duration = settle * dt;
-      for (const peer of o.peers) {
-        if (!spec.peers.includes(peer)) continue;
-        try {
-          const pr =
-            peer === 'mujoco'
-              ? await runMujoco(id, spec, scene, snap, steps, repeats, duration, q0, driven)
-              : await runRapier(id, scene, snap, steps, repeats, spec.lead_in ?? 0);
-          if (typeof pr === 'string') {
-            notes.push(`${id}: ${peer} not measured: ${pr}`);
-            continue;
-          }
+        for (const p of runners) {
+          if (p.failed) continue;
+          const pr = p.result();
           peers.push(pr);
           log(
-            `[bench] ${id} ${peer} ${pr.version}: ${pr.steps_per_s.toFixed(1)} steps/s, ${pr.contacts} contacts`,
+            `[bench] ${id} ${p.peer} ${pr.version}: ${pr.steps_per_s.toFixed(1)} steps/s, ${pr.contacts} contacts`,
           );
           for (const row of rows) {
             if (row.scene === id && row.num_worlds === 1)
-              (row.ratio ??= {})[peer] = row.steps_per_s / pr.steps_per_s;
+              (row.ratio ??= {})[p.peer] = row.steps_per_s / pr.steps_per_s;
           }
-        } catch (e) {
-          notes.push(`${id}: ${peer} failed: ${(e as Error).message}`);
         }
+      } finally {
+        for (const c of configs) c.dispose();
+        for (const p of runners) p.dispose();
       }
     }
   }
@@ -587,17 +604,28 @@ export function contactScaling(rows: BenchRow[]): BenchResult['contact_scaling']
   return contact_scaling;
 }
 
-async function runMujoco(
+/** a peer set up, warmed up and ready to be timed in rounds beside our configurations */
+interface PeerRunner {
+  peer: PeerName;
+  rates: number[];
+  failed: boolean;
+  /** times `steps` steps from where the last round ended; steps/s */
+  round(): number;
+  /** the peer's row from the rounds so far (median steps/s) */
+  result(): PeerRow;
+  dispose(): void;
+}
+
+async function startMujoco(
   id: string,
   spec: BenchScene,
   scene: LoadedSceneFile,
   snap: SapState,
   steps: number,
-  repeats: number,
   duration: number,
   q0: Float64Array,
   driven: number[],
-): Promise<PeerRow | string> {
+): Promise<PeerRunner | string> {
   const mj: MujocoModule | string = await loadMujoco();
   if (typeof mj === 'string') return mj;
   const dt = scene.dt;
@@ -619,15 +647,15 @@ async function runMujoco(
     mj.mj_forward(m, d);
     start = 'our settled state (exported MJCF)';
   }
+  const ctrlAt = (t: number): void => {
+    if (!spec.sinusoid || actuatorDof.length === 0) return;
+    const s = spec.sinusoid.amplitude * Math.sin(2 * Math.PI * spec.sinusoid.hz * t);
+    const ctrl = d.ctrl;
+    for (let k = 0; k < actuatorDof.length; k++)
+      ctrl[k] = q0[actuatorDof[k]] + (driven.includes(actuatorDof[k]) ? s : 0);
+  };
+  let t = snap.time;
   try {
-    const ctrlAt = (t: number): void => {
-      if (!spec.sinusoid || actuatorDof.length === 0) return;
-      const s = spec.sinusoid.amplitude * Math.sin(2 * Math.PI * spec.sinusoid.hz * t);
-      const ctrl = d.ctrl;
-      for (let k = 0; k < actuatorDof.length; k++)
-        ctrl[k] = q0[actuatorDof[k]] + (driven.includes(actuatorDof[k]) ? s : 0);
-    };
-    let t = snap.time;
     // untimed warm-up (wasm tier-up): ≥ 3 steps and ≥ 0.3 s; exported models restart from the snapshot
     const tw = performance.now();
     for (let i = 0; i < 2000 && (i < 3 || performance.now() - tw < 300); i++) {
@@ -647,11 +675,19 @@ async function runMujoco(
       }
       if (lead > 0) start += ` + ${lead} untimed steps (as ours; its own contact set)`;
     }
-    const rates: number[] = [];
-    let iters = 0,
-      n = 0,
-      contacts = 0;
-    for (let r = 0; r < repeats; r++) {
+  } catch (e) {
+    d.delete();
+    m.delete();
+    throw e;
+  }
+  let iters = 0,
+    n = 0,
+    contacts = 0;
+  const runner: PeerRunner = {
+    peer: 'mujoco',
+    rates: [],
+    failed: false,
+    round: () => {
       const t0 = performance.now();
       for (let i = 0; i < steps; i++) {
         ctrlAt(t);
@@ -661,34 +697,37 @@ async function runMujoco(
         contacts += d.ncon;
         n++;
       }
-      rates.push(steps / ((performance.now() - t0) / 1000));
-    }
-    const sps = median(rates);
-    return {
-      scene: id,
-      peer: 'mujoco',
-      version: `MuJoCo ${mj.mj_versionString()} (@mujoco/mujoco wasm)`,
-      dt,
-      steps_per_s: sps,
-      real_time_factor: sps * dt,
-      contacts: Math.round(contacts / n),
-      iterations_mean: iters / n,
-      start,
-    };
-  } finally {
-    d.delete();
-    m.delete();
-  }
+      return steps / ((performance.now() - t0) / 1000);
+    },
+    result: () => {
+      const sps = median(runner.rates);
+      return {
+        scene: id,
+        peer: 'mujoco',
+        version: `MuJoCo ${mj.mj_versionString()} (@mujoco/mujoco wasm)`,
+        dt,
+        steps_per_s: sps,
+        real_time_factor: sps * dt,
+        contacts: Math.round(contacts / Math.max(1, n)),
+        iterations_mean: iters / Math.max(1, n),
+        start,
+      };
+    },
+    dispose: () => {
+      d.delete();
+      m.delete();
+    },
+  };
+  return runner;
 }
 
-async function runRapier(
+async function startRapier(
   id: string,
   scene: LoadedSceneFile,
   snap: SapState,
   steps: number,
-  repeats: number,
   leadIn: number,
-): Promise<PeerRow | string> {
+): Promise<PeerRunner | string> {
   const unfit = rapierUnfit(scene.model);
   if (unfit) return `the scene does not fit Rapier's model (${unfit})`;
   const R = await loadRapier();
@@ -699,29 +738,38 @@ async function runRapier(
   for (let i = 0; i < 2000 && (i < 3 || performance.now() - tw < 300); i++) warm.step();
   warm.free();
   const { world, colliders } = rapierWorld(R, scene.model, snap, scene.dt);
+  const lead = Math.max(3, leadIn);
   try {
-    const lead = Math.max(3, leadIn);
     for (let i = 0; i < lead; i++) world.step();
-    const rates: number[] = [];
-    for (let r = 0; r < repeats; r++) {
+  } catch (e) {
+    world.free();
+    throw e;
+  }
+  const runner: PeerRunner = {
+    peer: 'rapier',
+    rates: [],
+    failed: false,
+    round: () => {
       const t0 = performance.now();
       for (let i = 0; i < steps; i++) world.step();
-      rates.push(steps / ((performance.now() - t0) / 1000));
-    }
-    const sps = median(rates);
-    return {
-      scene: id,
-      peer: 'rapier',
-      version: `Rapier ${R.version()} (@dimforge/rapier3d-compat)`,
-      dt: scene.dt,
-      steps_per_s: sps,
-      real_time_factor: sps * scene.dt,
-      contacts: rapierContactCount(world, colliders),
-      start: `our settled state (same bodies, sleeping off) + ${lead} untimed steps`,
-    };
-  } finally {
-    world.free();
-  }
+      return steps / ((performance.now() - t0) / 1000);
+    },
+    result: () => {
+      const sps = median(runner.rates);
+      return {
+        scene: id,
+        peer: 'rapier',
+        version: `Rapier ${R.version()} (@dimforge/rapier3d-compat)`,
+        dt: scene.dt,
+        steps_per_s: sps,
+        real_time_factor: sps * scene.dt,
+        contacts: rapierContactCount(world, colliders),
+        start: `our settled state (same bodies, sleeping off) + ${lead} untimed steps`,
+      };
+    },
+    dispose: () => world.free(),
+  };
+  return runner;
 }
 
 const fx = (x: number, d = 0): string => (Number.isFinite(x) ? x.toFixed(d) : '–');
