@@ -21,7 +21,8 @@ const IDENTITY3 = new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]);
 
 /**
  * Poses and motion subspaces for joints [j0, j1) (a world or all of them); parents must come before
- * children, which the model's ordering guarantees.
+ * children, which the model's ordering guarantees. Then COMs and, unless `withInertia` is false,
+ * world inertias (body_I_w) of the bodies of those joints.
  */
 export function forwardKinematics(
   m: SapModel,
@@ -29,6 +30,7 @@ export function forwardKinematics(
   d: KinematicsData,
   j0 = 0,
   j1 = m.joint_count,
+  withInertia = true,
 ): void {
   const { body_X, body_R, joint_X_wF, joint_anchor, dof_S, joint_X_c_inv, joint_axis_norm } = d;
   for (let j = j0; j < j1; j++) {
@@ -119,7 +121,7 @@ export function forwardKinematics(
     d.body_com_w[o] = body_X[b * 7] + R[r] * c[o] + R[r + 1] * c[o + 1] + R[r + 2] * c[o + 2];
     d.body_com_w[o + 1] = body_X[b * 7 + 1] + R[r + 3] * c[o] + R[r + 4] * c[o + 1] + R[r + 5] * c[o + 2];
     d.body_com_w[o + 2] = body_X[b * 7 + 2] + R[r + 6] * c[o] + R[r + 7] * c[o + 1] + R[r + 8] * c[o + 2];
-    rotateInertia(R, r, m.body_inertia, r, d.body_I_w, r);
+    if (withInertia) rotateInertia(R, r, m.body_inertia, r, d.body_I_w, r);
   }
 }
 

@@ -225,7 +225,8 @@ export class SolverSAP {
     if (!o.use_f64_boundary_pose && anyContacts) {
       for (let k = 0; k < this.q_round.length; k++) this.q_round[k] = Math.fround(state_in.joint_q[k]);
       if (!(this.kinContactQValid && sameBits(this.q_round, this.kinContactQ))) {
-        forwardKinematics(m, this.q_round, this.kinContact);
+        // contact preparation reads poses, COMs and motion subspaces, not world inertias
+        forwardKinematics(m, this.q_round, this.kinContact, 0, m.joint_count, false);
         this.kinContactQ.set(this.q_round);
         this.kinContactQValid = true;
       }
