@@ -12,9 +12,9 @@
  * per stage (StepReport.timing + collision).
  * Peers start from the same snapshot where the state carries over (piles, arm7) or run their own
  * warm-up of the same simulated duration (humanoid, loaded from the same MJCF), and are timed in the
- * same rounds, right after our configurations (each peer continues from where its previous round
- * ended), so a change of machine load during the run falls on ours and the peers alike; ratios are
- * ours / peer from the same run. Writes bench-results/bench.json and bench.md.
+ * same rounds, right after our configurations, every round from that same start state (as ours), so
+ * a change of machine load during the run falls on ours and the peers alike; ratios are ours / peer
+ * from the same run. Writes bench-results/bench.json and bench.md.
  * `bench webgpu` compares the CPU and WebGPU backends over num_worlds.
  */
 import { createHash } from 'node:crypto';
@@ -609,7 +609,7 @@ interface PeerRunner {
   peer: PeerName;
   rates: number[];
   failed: boolean;
-  /** times `steps` steps from where the last round ended; steps/s */
+  /** restarts from the peer's start state and times `steps` steps; steps/s */
   round(): number;
   /** the peer's row from the rounds so far (median steps/s) */
   result(): PeerRow;
@@ -680,6 +680,16 @@ async function startMujoco(
     m.delete();
     throw e;
   }
+  // every round restarts from this state (as ours restart from the snapshot)
+  const saved = {
+    qpos: Float64Array.from(d.qpos),
+    qvel: Float64Array.from(d.qvel),
+    act: Float64Array.from(d.act),
+    warm: Float64Array.from(d.qacc_warmstart),
+    time: d.time,
+    t,
+  };
+  start += ', every round from there';
   let iters = 0,
     n = 0,
     contacts = 0;
@@ -688,6 +698,12 @@ async function startMujoco(
     rates: [],
     failed: false,
     round: () => {
+      d.qpos.set(saved.qpos);
+      d.qvel.set(saved.qvel);
+      d.act.set(saved.act);
+      d.qacc_warmstart.set(saved.warm);
+      d.time = saved.time;
+      t = saved.t;
       const t0 = performance.now();
       for (let i = 0; i < steps; i++) {
         ctrlAt(t);
@@ -737,19 +753,23 @@ async function startRapier(
   const tw = performance.now();
   for (let i = 0; i < 2000 && (i < 3 || performance.now() - tw < 300); i++) warm.step();
   warm.free();
-  const { world, colliders } = rapierWorld(R, scene.model, snap, scene.dt);
   const lead = Math.max(3, leadIn);
-  try {
+  // every round builds the world afresh from the snapshot and takes the lead-in steps (untimed)
+  let world: ReturnType<typeof rapierWorld>['world'] | null = null;
+  let colliders: ReturnType<typeof rapierWorld>['colliders'] | null = null;
+  const fresh = (): NonNullable<typeof world> => {
+    world?.free();
+    ({ world, colliders } = rapierWorld(R, scene.model, snap, scene.dt));
     for (let i = 0; i < lead; i++) world.step();
-  } catch (e) {
-    world.free();
-    throw e;
-  }
+    return world;
+  };
+  fresh();
   const runner: PeerRunner = {
     peer: 'rapier',
     rates: [],
     failed: false,
     round: () => {
+      const world = fresh();
       const t0 = performance.now();
       for (let i = 0; i < steps; i++) world.step();
       return steps / ((performance.now() - t0) / 1000);
@@ -763,11 +783,11 @@ async function startRapier(
         dt: scene.dt,
         steps_per_s: sps,
         real_time_factor: sps * scene.dt,
-        contacts: rapierContactCount(world, colliders),
-        start: `our settled state (same bodies, sleeping off) + ${lead} untimed steps`,
+        contacts: rapierContactCount(world!, colliders!),
+        start: `our settled state (same bodies, sleeping off) + ${lead} untimed steps, every round from there`,
       };
     },
-    dispose: () => world.free(),
+    dispose: () => world?.free(),
   };
   return runner;
 }

@@ -18,6 +18,10 @@ export interface MjData {
   qpos: Float64Array;
   qvel: Float64Array;
   ctrl: Float64Array;
+  /** actuator activations */
+  act: Float64Array;
+  /** the solver's warm start (the last step's accelerations) */
+  qacc_warmstart: Float64Array;
   ncon: number;
   solver_niter: Int32Array;
   time: number;
