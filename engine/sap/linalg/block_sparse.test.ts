@@ -207,6 +207,38 @@ describe('BlockSparseCholesky', () => {
     }
   }
 
+  it('keeps the analysis of an unchanged clique graph and redoes it when the graph changes', () => {
+    for (const kernels of ['wasm', 'js'] as const) {
+      const a = randomCliqueMatrix(21, 40, 0.08, 6);
+      const b = randomCliqueMatrix(21, 40, 0.12, 6); // same blocks, more edges
+      const fresh = (m: CliqueMatrix): { order: number[]; storage: number; x: number[] } => {
+        const bs = new BlockSparseCholesky('fp64', kernels);
+        return solveWith(bs, m);
+      };
+      const solveWith = (bs: BlockSparseCholesky, m: CliqueMatrix, extra = 0) => {
+        bs.analyze(40, m.sizes, m.edges, m.edges.length / 2, extra);
+        fillSparse(bs, m);
+        expect(bs.factor().status).toBe('ok');
+        const x = new Float64Array(m.n);
+        bs.solve(
+          Float64Array.from({ length: m.n }, (_, i) => Math.cos(i)),
+          x,
+          m.start,
+        );
+        return { order: Array.from(bs.order.subarray(0, 40)), storage: bs.storage, x: Array.from(x) };
+      };
+      const refA = fresh(a);
+      const refB = fresh(b);
+      expect(refB.storage).not.toBe(refA.storage);
+      const bs = new BlockSparseCholesky('fp64', kernels);
+      // A, A again (kept; a larger caller region on the second), B (redone), A (redone)
+      expect(solveWith(bs, a)).toEqual(refA);
+      expect(solveWith(bs, a, 1 << 20)).toEqual(refA);
+      expect(solveWith(bs, b)).toEqual(refB);
+      expect(solveWith(bs, a)).toEqual(refA);
+    }
+  });
+
   it('reuses its storage and handles a changing pattern (the WebAssembly memory grows)', () => {
     const bs = new BlockSparseCholesky('fp64');
     for (const [seed, nb, density] of [

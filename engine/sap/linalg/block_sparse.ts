@@ -98,6 +98,13 @@ export class BlockSparseCholesky {
   private deg: Float64Array = new Float64Array(0);
   private dead: Uint8Array = new Uint8Array(0);
   private factored = false;
+  // the graph of the last complete analysis (an unchanged graph reuses it; −1: none) and the
+  // caller's bytes bound in the kernels' memory
+  private lastNb = -1;
+  private lastSizes: Int32Array = new Int32Array(0);
+  private lastAdjStart: Int32Array = new Int32Array(0);
+  private lastAdj: Int32Array = new Int32Array(0);
+  private boundExtra = 0;
   /** the result of {@link factor}: one object, overwritten by the next call */
   private readonly result: CholeskyResult = { status: 'ok', pivot: -1 };
   // WebAssembly kernels: the instance, whether the current analysis is laid out in its memory, and
@@ -151,8 +158,10 @@ export class BlockSparseCholesky {
     nEdges: number,
     extraBytes = 0,
   ): void {
-    this.nb = nb;
     this.factored = false;
+    const lastNb = this.lastNb;
+    this.lastNb = -1; // set again once this analysis is complete
+    this.nb = nb;
     this.order = growI32(this.order, nb);
     this.position = growI32(this.position, nb);
     this.size = growI32(this.size, nb);
@@ -194,6 +203,16 @@ export class BlockSparseCholesky {
       }
       l.length = w;
     }
+
+    if (nb === lastNb && this.sameGraph(nb, sizes)) {
+      // the clique graph of the last analysis (a resting pile, a robot on its feet; contacts may
+      // come and go between the same cliques): its ordering and structure stand, only the caller's
+      // region may need more room
+      this.lastNb = nb;
+      if (this.wasmBound && extraBytes > this.boundExtra) this.bind(this.sPtr[nb], this.rPtr[nb], extraBytes);
+      return;
+    }
+    this.keepGraph(nb, sizes);
 
     // minimum degree by explicit elimination; the live neighbours at elimination = struct(L)
     const dead = this.dead;
@@ -320,10 +339,52 @@ export class BlockSparseCholesky {
         this.rE[slot] = k;
       }
     }
+    this.bind(sCount, nr, extraBytes);
+    this.lastNb = nb;
+  }
+
+  /**
+   * whether the block sizes and the deduplicated adjacency lists (in their first-occurrence order,
+   * which is all the ordering reads) are those of the last complete analysis
+   */
+  private sameGraph(nb: number, sizes: ArrayLike<number>): boolean {
+    const adj = this.adj;
+    const st = this.lastAdjStart;
+    const flat = this.lastAdj;
+    for (let b = 0; b < nb; b++) {
+      if (sizes[b] !== this.lastSizes[b]) return false;
+      const l = adj[b];
+      if (l.length !== st[b + 1] - st[b]) return false;
+      for (let k = 0; k < l.length; k++) if (l[k] !== flat[st[b] + k]) return false;
+    }
+    return true;
+  }
+
+  /** remembers the sizes and the deduplicated adjacency lists for {@link sameGraph} */
+  private keepGraph(nb: number, sizes: ArrayLike<number>): void {
+    const adj = this.adj;
+    let total = 0;
+    for (let b = 0; b < nb; b++) total += adj[b].length;
+    this.lastSizes = growI32(this.lastSizes, nb);
+    this.lastAdjStart = growI32(this.lastAdjStart, nb + 1);
+    this.lastAdj = growI32(this.lastAdj, total);
+    let e = 0;
+    for (let b = 0; b < nb; b++) {
+      this.lastSizes[b] = sizes[b];
+      this.lastAdjStart[b] = e;
+      const l = adj[b];
+      for (let k = 0; k < l.length; k++) this.lastAdj[e++] = l[k];
+    }
+    this.lastAdjStart[nb] = e;
+  }
+
+  /** lays the analysis out in the kernels' memory (or in JS arrays when it cannot) */
+  private bind(sCount: number, nr: number, extraBytes: number): void {
     this.wasmBound = this.wasm !== null && this.bindWasm(this.wasm, sCount, nr, extraBytes);
+    this.boundExtra = this.wasmBound ? extraBytes : 0;
     if (!this.wasmBound) {
-      this.values = growF64(this.values, off);
-      this.xs = growF64(this.xs, n);
+      this.values = growF64(this.values, this.storage);
+      this.xs = growF64(this.xs, this.n);
     }
   }
 
