@@ -8,7 +8,7 @@
  * then f64 data and vectors). A region that outgrows its capacity doubles it and everything is laid
  * out again (new views); otherwise the views stay, so a steady stream of solves allocates nothing.
  */
-import { LinalgWasm } from './kernels';
+import { LinalgWasm, copyRun } from './kernels';
 
 /** the f64 vectors the solver reads and writes in place (views into the kernel memory) */
 export const EVAL_VECTORS = [
@@ -234,18 +234,18 @@ export class EvaluationWasm {
     const heap = this.heapI32;
     const f64 = this.heapF64;
     const off = this.off;
-    this.copyInt(0, s.kind, s.nCon);
-    this.copyInt(1, s.rows, s.nCon);
-    this.copyInt(2, s.rowOff, s.nCon + 1);
-    this.copyInt(3, s.gOff, s.nCon + 1);
-    this.copyInt(4, s.blkStart, s.nCon + 1);
-    this.copyInt(5, s.blkClique, s.nBlk);
-    this.copyInt(6, s.blkJ, s.nBlk);
-    this.copyInt(7, s.redOff, s.nCliques);
-    this.copyInt(8, s.cliqueOff, s.nCliques + 1);
-    this.copyInt(9, s.colStart, s.nBlk + 1);
-    this.copyInt(10, s.colIdx, s.colStart[s.nBlk]);
-    this.copyInt(11, s.partCliques, s.nPart);
+    copyRun(heap, off[0] >> 2, s.kind, s.nCon);
+    copyRun(heap, off[1] >> 2, s.rows, s.nCon);
+    copyRun(heap, off[2] >> 2, s.rowOff, s.nCon + 1);
+    copyRun(heap, off[3] >> 2, s.gOff, s.nCon + 1);
+    copyRun(heap, off[4] >> 2, s.blkStart, s.nCon + 1);
+    copyRun(heap, off[5] >> 2, s.blkClique, s.nBlk);
+    copyRun(heap, off[6] >> 2, s.blkJ, s.nBlk);
+    copyRun(heap, off[7] >> 2, s.redOff, s.nCliques);
+    copyRun(heap, off[8] >> 2, s.cliqueOff, s.nCliques + 1);
+    copyRun(heap, off[9] >> 2, s.colStart, s.nBlk + 1);
+    copyRun(heap, off[10] >> 2, s.colIdx, s.colStart[s.nBlk]);
+    copyRun(heap, off[11] >> 2, s.partCliques, s.nPart);
     // A blocks of the participating cliques, back to back
     const aOff = off[12] >> 2;
     const aBase = off[N_INT + 2] >> 3;
@@ -254,11 +254,11 @@ export class EvaluationWasm {
       const c = s.partCliques[q];
       const n = s.cliqueOff[c + 1] - s.cliqueOff[c];
       heap[aOff + q] = e;
-      copyF64(f64, aBase + e, s.cliquesA[c], n * n);
+      copyRun(f64, aBase + e, s.cliquesA[c], n * n);
       e += n * n;
     }
-    copyF64(f64, off[N_INT] >> 3, s.jData, s.nJ);
-    copyF64(f64, off[N_INT + 1] >> 3, s.params, 12 * s.nCon);
+    copyRun(f64, off[N_INT] >> 3, s.jData, s.nJ);
+    copyRun(f64, off[N_INT + 1] >> 3, s.params, 12 * s.nCon);
     const k = this.kernels.exports;
     // the dense assembly's structure (its pair tables are the sparse path's: unused here)
     k.setAssembly(
@@ -299,21 +299,4 @@ export class EvaluationWasm {
       off[15],
     );
   }
-
-  private copyInt(r: number, a: Int32Array | Uint8Array, n: number): void {
-    const heap = this.heapI32;
-    const h = this.off[r] >> 2;
-    if (n > COPY_LOOP_MAX && a instanceof Int32Array) heap.set(a.subarray(0, n), h);
-    else for (let k = 0; k < n; k++) heap[h + k] = a[k];
-  }
-}
-
-/** below this many entries a copy loop beats a memcpy through a subarray view (an allocation) */
-const COPY_LOOP_MAX = 64;
-
-/** dst[at .. at + n) = src[0 .. n) */
-function copyF64(dst: Float64Array, at: number, src: Float64Array, n: number): void {
-  if (src.length === n) dst.set(src, at);
-  else if (n > COPY_LOOP_MAX) dst.set(src.subarray(0, n), at);
-  else for (let k = 0; k < n; k++) dst[at + k] = src[k];
 }

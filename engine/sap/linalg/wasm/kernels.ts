@@ -78,6 +78,24 @@ function linalgModule(): WebAssembly.Module | null {
 
 const PAGE = 65536;
 
+/** below this many entries a copy loop beats a native copy through a subarray view (an allocation) */
+const COPY_LOOP_MAX = 64;
+
+/**
+ * dst[at .. at + n) = src[0 .. n) (element indices; a Uint8 source widens into an Int32 target):
+ * the typed arrays' native copy for long runs, a loop for short ones
+ */
+export function copyRun(
+  dst: Int32Array | Float64Array,
+  at: number,
+  src: Int32Array | Uint8Array | Float64Array,
+  n: number,
+): void {
+  if (src.length === n) dst.set(src, at);
+  else if (n > COPY_LOOP_MAX) dst.set(src.subarray(0, n), at);
+  else for (let k = 0; k < n; k++) dst[at + k] = src[k];
+}
+
 /** integer arrays to lay out in a kernel memory: each is (source, length); Uint8 sources widen */
 export type IntRuns = [Int32Array | Uint8Array, number][];
 
@@ -126,9 +144,7 @@ export class LinalgWasm {
     for (const [a, len] of runs) {
       ptr.push(at);
       const h = at >> 2;
-      // memcpy through a view for long Int32 runs, a loop for short ones and for Uint8 (widened)
-      if (len > 64 && a instanceof Int32Array) heap.set(a.subarray(0, len), h);
-      else for (let k = 0; k < len; k++) heap[h + k] = a[k];
+      copyRun(heap, h, a, len);
       at += 4 * len;
     }
     return ptr;
