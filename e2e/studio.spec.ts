@@ -93,6 +93,9 @@ test('every solver knob applies live through the panel; the Δ plots draw on the
   await select('sap_contact_weight_precision', 'fp64');
   await toggleCheckbox(page, 'solver.use_f64_boundary_pose');
   await expect.poll(() => effective('use_f64_boundary_pose')).toBe(true);
+  expect(await effective('solve_islands')).toBe(false);
+  await toggleCheckbox(page, 'solver.solve_islands');
+  await expect.poll(() => effective('solve_islands')).toBe(true);
   // tolerances and caps
   const text = async (key: string, value: string, expected: number) => {
     const input = page.locator(`[id="solver.${key}"]`);

@@ -14,7 +14,7 @@ import type { BackendInfo } from '../../engine/worker/protocol';
 /** keys a preset expands into; changing the preset clears explicit overrides of these */
 export const PRESET_KEYS = [...Object.keys(PRESETS.approx32), 'line_search_relative_slop'];
 const INTEGER_KEYS = new Set(['line_search_max_iterations', 'max_iterations', 'max_rigid_contact']);
-const BOOLEAN_KEYS = new Set(['use_f64_boundary_pose']);
+const BOOLEAN_KEYS = new Set(['use_f64_boundary_pose', 'solve_islands']);
 
 /** a number as the panel shows it: compact, exact enough to round-trip */
 export function formatNumber(x: number): string {

@@ -35,7 +35,7 @@ describe('runBench', () => {
     expect(res.peers).toHaveLength(1);
     expect(res.peers[0].peer).toBe('mujoco');
     expect(r.ratio?.mujoco).toBeCloseTo(r.steps_per_s / res.peers[0].steps_per_s, 10);
-    expect(benchMarkdown(res)).toContain('| arm7 | approx32 | monotone_decay | cpu | 1 |');
+    expect(benchMarkdown(res)).toContain('| arm7 | approx32 | monotone_decay | off | cpu | 1 |');
     expect(log.join('\n')).toMatch(/settled 10 steps in/);
     expect(readdirSync(dir)).toEqual([expect.stringMatching(/^arm7_10_1_[0-9a-f]{16}\.json$/)]);
   }, 60_000);
@@ -113,10 +113,17 @@ describe('runBench', () => {
 });
 
 describe('contact scaling fit', () => {
-  const row = (scene: string, preset: string, steps_per_s: number, contacts: number): BenchRow => ({
+  const row = (
+    scene: string,
+    preset: string,
+    steps_per_s: number,
+    contacts: number,
+    solve_islands = false,
+  ): BenchRow => ({
     scene,
     preset,
     line_search: 'monotone_decay',
+    solve_islands,
     backend: 'cpu',
     num_worlds: 1,
     dt: 0.002,
@@ -125,6 +132,7 @@ describe('contact scaling fit', () => {
     newton_iterations_mean: 0,
     line_search_iterations_mean: 0,
     contacts_per_world: contacts,
+    islands_per_world: 1,
     linear_solver: 'block_sparse',
     stage_ms: { collision: 0, free_motion: 0, constraints: 0, solve: 0, integrate: 0, total: 0 },
   });
@@ -137,13 +145,18 @@ describe('contact scaling fit', () => {
       row('pile_64_landing', 'approx32', 1 / ((1600 ** 2 * 200) / 1600), 200),
       row('pile_1000', 'approx32', 1 / 1600 ** 2, 1600),
       row('pile_64', 'drake', 1, 100),
+      // islands rows pair only with islands rows: p = 1 here
+      row('pile_64', 'approx32', 1 / 100, 100, true),
+      row('pile_1000', 'approx32', 1 / 1600, 1600, true),
     ];
     const fit = contactScaling(rows);
-    expect(fit.map((f) => [f.from, f.preset])).toEqual([
-      ['pile_64', 'approx32'],
-      ['pile_64_landing', 'approx32'],
+    expect(fit.map((f) => [f.from, f.preset, f.solve_islands])).toEqual([
+      ['pile_64', 'approx32', false],
+      ['pile_64', 'approx32', true],
+      ['pile_64_landing', 'approx32', false],
     ]);
     expect(fit[0].exponent).toBeCloseTo(2, 12);
     expect(fit[1].exponent).toBeCloseTo(1, 12);
+    expect(fit[2].exponent).toBeCloseTo(1, 12);
   });
 });

@@ -43,6 +43,8 @@ export interface BenchScene {
   repeats: number;
   /** line searches measured when --line-search is not given */
   line_searches: string[];
+  /** solve_islands values measured when --islands is not given (default [false]) */
+  islands?: boolean[];
   peers: PeerName[];
   /** root of git-backed scene assets (SAP Warp example scenes) */
   asset_root?: string;
@@ -88,6 +90,7 @@ export const BENCH_SCENES: Record<string, BenchScene> = {
     steps: 60,
     repeats: 7,
     line_searches: ['monotone_decay', 'exact_root'],
+    islands: [false, true],
     peers: ['mujoco', 'rapier'],
     lead_in: 25,
   },
@@ -99,6 +102,7 @@ export const BENCH_SCENES: Record<string, BenchScene> = {
     steps: 20,
     repeats: 7,
     line_searches: ['monotone_decay'],
+    islands: [false, true],
     peers: ['mujoco', 'rapier'],
     lead_in: 20,
   },
@@ -108,6 +112,7 @@ export const BENCH_SCENES: Record<string, BenchScene> = {
     steps: 3,
     repeats: 1,
     line_searches: ['monotone_decay'],
+    islands: [false, true],
     peers: ['mujoco', 'rapier'],
     lead_in: 20,
   },
@@ -161,6 +166,8 @@ export interface BenchRow {
   scene: string;
   preset: string;
   line_search: string;
+  /** solve_islands of the configuration */
+  solve_islands: boolean;
   backend: BenchBackend;
   num_worlds: number;
   dt: number;
@@ -169,6 +176,8 @@ export interface BenchRow {
   newton_iterations_mean: number;
   line_search_iterations_mean: number;
   contacts_per_world: number;
+  /** constraint islands per world (1 when solved whole) */
+  islands_per_world: number;
   /** factorization chosen by SapSolver ('auto' unless --linear-solver) */
   linear_solver: string;
   stage_ms: StageMs;
@@ -184,8 +193,10 @@ export interface PeerRow {
   steps_per_s: number;
   real_time_factor: number;
   contacts: number;
-  /** solver iterations per step where the peer reports them (MuJoCo) */
+  /** solver iterations per step where the peer reports them (MuJoCo: its most in any island) */
   iterations_mean?: number;
+  /** constraint islands per step where the peer reports them (MuJoCo) */
+  islands_mean?: number;
   /** how the peer's start state was obtained */
   start: string;
 }
@@ -196,6 +207,8 @@ export interface BenchOptions {
   presets: string[];
   /** overrides each scene's line_searches */
   line_searches?: string[];
+  /** overrides each scene's solve_islands values */
+  islands?: boolean[];
   num_worlds: number[];
   /** backends measured (default cpu); webgpu falls back with a note when it cannot run */
   backends?: BenchBackend[];
@@ -219,7 +232,14 @@ export interface BenchResult {
    * fitted exponent p of per-step time ∝ contacts^p from a 64-box pile to the 1000-box pile, per
    * preset: from the settled pile_64 and from pile_64_landing (the same phase as pile_1000)
    */
-  contact_scaling: { preset: string; line_search: string; exponent: number; from: string; to: string }[];
+  contact_scaling: {
+    preset: string;
+    line_search: string;
+    solve_islands: boolean;
+    exponent: number;
+    from: string;
+    to: string;
+  }[];
 }
 
 function median(a: number[]): number {
@@ -270,6 +290,7 @@ interface StepStats {
   it: number;
   ls: number;
   contacts: number;
+  islands: number;
   stage: StageMs;
 }
 
@@ -279,6 +300,7 @@ function newStepStats(): StepStats {
     it: 0,
     ls: 0,
     contacts: 0,
+    islands: 0,
     stage: { collision: 0, free_motion: 0, constraints: 0, solve: 0, integrate: 0, total: 0 },
   };
 }
@@ -301,6 +323,7 @@ async function timeRound(
     acc.it += rep.iterations_mean;
     acc.ls += rep.line_search_iterations / nw;
     acc.contacts += rep.contact_count / nw;
+    for (const w of rep.worlds) acc.islands += (w.islands ?? 1) / nw;
     const tm = rep.timing;
     stage.collision += tm.collision ?? 0;
     stage.free_motion += tm.free_motion;
@@ -426,12 +449,14 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         `[bench] ${id} (${nw} world${nw > 1 ? 's' : ''}): ${cached ? `settled state of ${settle} steps from ${cacheDir}` : `settled ${settle} steps in ${((performance.now() - ts) / 1000).toFixed(1)} s`}`,
       );
       const lss = o.line_searches ?? spec.line_searches;
+      const isls = o.islands ?? spec.islands ?? [false];
       // every configuration is built and warmed up first, then timed in interleaved rounds (each
       // round restarts every configuration from the snapshot), so JIT tier-up and machine load
       // fall on all configurations alike instead of on the first one measured
       interface Config {
         preset: string;
         ls: string;
+        islands: boolean;
         kind: BenchBackend;
         sim: Stepper;
         linear: () => string;
@@ -443,15 +468,22 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       const runners: PeerRunner[] = [];
       try {
         for (const preset of o.presets) {
-          for (const ls of lss) {
-            const solver = { ...scene.solver, contact_preset_variant: preset, line_search_variant: ls };
+          for (const [ls, islands] of lss.flatMap((l) => isls.map((b) => [l, b] as const))) {
+            const solver = {
+              ...scene.solver,
+              contact_preset_variant: preset,
+              line_search_variant: ls,
+              solve_islands: islands,
+            };
             for (const kind of o.backends ?? ['cpu']) {
+              if (kind !== 'cpu' && islands) continue; // CPU-only option
               const acc = newStepStats();
               if (kind === 'cpu') {
                 const cpu = mkSim(solver);
                 configs.push({
                   preset,
                   ls,
+                  islands,
                   kind,
                   sim: cpu,
                   linear: () => cpu.solver.last_linear_solver,
@@ -475,6 +507,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
               configs.push({
                 preset,
                 ls,
+                islands,
                 kind,
                 sim: new BackendSimulation(m, backend, { dt, max_rigid_contact: scene.max_rigid_contact }),
                 linear: () => 'dense per world (WebGPU)',
@@ -541,6 +574,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
             scene: id,
             preset: c.preset,
             line_search: c.ls,
+            solve_islands: c.islands,
             backend: c.kind,
             num_worlds: nw,
             dt,
@@ -549,12 +583,13 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
             newton_iterations_mean: t.it / n,
             line_search_iterations_mean: t.ls / n,
             contacts_per_world: t.contacts / n,
+            islands_per_world: t.islands / n,
             linear_solver: c.linear(),
             stage_ms,
           };
           rows.push(row);
           log(
-            `[bench] ${id} ${c.preset} ${c.ls} ${c.kind}: ${sps.toFixed(1)} steps/s, ${row.newton_iterations_mean.toFixed(2)} Newton it., ${row.contacts_per_world.toFixed(0)} contacts, ${row.linear_solver}`,
+            `[bench] ${id} ${c.preset} ${c.ls}${c.islands ? ' islands' : ''} ${c.kind}: ${sps.toFixed(1)} steps/s, ${row.newton_iterations_mean.toFixed(2)} Newton it., ${row.contacts_per_world.toFixed(0)} contacts, ${row.linear_solver}`,
           );
         }
         for (const p of runners) {
@@ -593,12 +628,20 @@ export function contactScaling(rows: BenchRow[]): BenchResult['contact_scaling']
           r.scene === 'pile_1000' &&
           r.num_worlds === 1 &&
           r.preset === a.preset &&
-          r.line_search === a.line_search,
+          r.line_search === a.line_search &&
+          r.solve_islands === a.solve_islands,
       );
       if (!b || !(b.contacts_per_world > a.contacts_per_world)) continue;
       const exponent =
         Math.log(a.steps_per_s / b.steps_per_s) / Math.log(b.contacts_per_world / a.contacts_per_world);
-      contact_scaling.push({ preset: a.preset, line_search: a.line_search, exponent, from, to: 'pile_1000' });
+      contact_scaling.push({
+        preset: a.preset,
+        line_search: a.line_search,
+        solve_islands: a.solve_islands,
+        exponent,
+        from,
+        to: 'pile_1000',
+      });
     }
   }
   return contact_scaling;
@@ -691,6 +734,7 @@ async function startMujoco(
   };
   start += ', every round from there';
   let iters = 0,
+    islands = 0,
     n = 0,
     contacts = 0;
   const runner: PeerRunner = {
@@ -709,7 +753,13 @@ async function startMujoco(
         ctrlAt(t);
         mj.mj_step(m, d);
         t += dt;
-        iters += d.solver_niter[0];
+        // islands (MuJoCo's default since 3.3.6) are solved one by one: count the most iterations
+        // any island took; solver_niter holds the first islands
+        const ni = Math.min(Math.max(1, d.nisland), d.solver_niter.length);
+        let most = 0;
+        for (let k = 0; k < ni; k++) most = Math.max(most, d.solver_niter[k]);
+        iters += most;
+        islands += d.nisland;
         contacts += d.ncon;
         n++;
       }
@@ -726,6 +776,7 @@ async function startMujoco(
         real_time_factor: sps * dt,
         contacts: Math.round(contacts / Math.max(1, n)),
         iterations_mean: iters / Math.max(1, n),
+        islands_mean: islands / Math.max(1, n),
         start,
       };
     },
@@ -797,24 +848,24 @@ const fx = (x: number, d = 0): string => (Number.isFinite(x) ? x.toFixed(d) : '�
 export function benchMarkdown(res: BenchResult): string {
   const out: string[] = [];
   out.push(
-    '| scene | preset | line search | backend | worlds | dt [s] | steps/s | real-time × | Newton it. | LS it. | contacts/world | factorization | ms/step: collision · free motion · constraints · solve · integrate | ours/MuJoCo | ours/Rapier |',
-    '|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|',
+    '| scene | preset | line search | islands | backend | worlds | dt [s] | steps/s | real-time × | Newton it. | LS it. | contacts/world | factorization | ms/step: collision · free motion · constraints · solve · integrate | ours/MuJoCo | ours/Rapier |',
+    '|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|',
   );
   for (const r of res.rows) {
     const s = r.stage_ms;
     out.push(
-      `| ${r.scene} | ${r.preset} | ${r.line_search} | ${r.backend} | ${r.num_worlds} | ${r.dt} | ${fx(r.steps_per_s, 1)} | ${fx(r.real_time_factor, 2)} | ${fx(r.newton_iterations_mean, 2)} | ${fx(r.line_search_iterations_mean, 2)} | ${fx(r.contacts_per_world, 1)} | ${r.linear_solver} | ${[s.collision, s.free_motion, s.constraints, s.solve, s.integrate].map((x) => x.toFixed(3)).join(' · ')} | ${r.ratio?.mujoco !== undefined ? r.ratio.mujoco.toFixed(2) : '–'} | ${r.ratio?.rapier !== undefined ? r.ratio.rapier.toFixed(2) : '–'} |`,
+      `| ${r.scene} | ${r.preset} | ${r.line_search} | ${r.solve_islands ? `on (${fx(r.islands_per_world, 1)}/world)` : 'off'} | ${r.backend} | ${r.num_worlds} | ${r.dt} | ${fx(r.steps_per_s, 1)} | ${fx(r.real_time_factor, 2)} | ${fx(r.newton_iterations_mean, 2)} | ${fx(r.line_search_iterations_mean, 2)} | ${fx(r.contacts_per_world, 1)} | ${r.linear_solver} | ${[s.collision, s.free_motion, s.constraints, s.solve, s.integrate].map((x) => x.toFixed(3)).join(' · ')} | ${r.ratio?.mujoco !== undefined ? r.ratio.mujoco.toFixed(2) : '–'} | ${r.ratio?.rapier !== undefined ? r.ratio.rapier.toFixed(2) : '–'} |`,
     );
   }
   if (res.peers.length) {
     out.push(
       '',
-      '| scene | peer | dt [s] | steps/s | real-time × | contacts | solver it. | start |',
-      '|---|---|---:|---:|---:|---:|---:|---|',
+      '| scene | peer | dt [s] | steps/s | real-time × | contacts | solver it. | islands | start |',
+      '|---|---|---:|---:|---:|---:|---:|---:|---|',
     );
     for (const p of res.peers) {
       out.push(
-        `| ${p.scene} | ${p.version} | ${p.dt} | ${fx(p.steps_per_s, 1)} | ${fx(p.real_time_factor, 2)} | ${p.contacts} | ${p.iterations_mean !== undefined ? p.iterations_mean.toFixed(2) : '–'} | ${p.start} |`,
+        `| ${p.scene} | ${p.version} | ${p.dt} | ${fx(p.steps_per_s, 1)} | ${fx(p.real_time_factor, 2)} | ${p.contacts} | ${p.iterations_mean !== undefined ? p.iterations_mean.toFixed(2) : '–'} | ${p.islands_mean !== undefined ? p.islands_mean.toFixed(1) : '–'} | ${p.start} |`,
       );
     }
   }
@@ -822,7 +873,7 @@ export function benchMarkdown(res: BenchResult): string {
     out.push('', 'Per-step time vs contacts (fitted exponent p of t ∝ contacts^p):', '');
     for (const c of res.contact_scaling)
       out.push(
-        `- ${c.from} → ${c.to}${c.from === 'pile_64' ? ' (settled → landing)' : ' (both landing)'}, ${c.preset} / ${c.line_search}: p = ${c.exponent.toFixed(2)}`,
+        `- ${c.from} → ${c.to}${c.from === 'pile_64' ? ' (settled → landing)' : ' (both landing)'}, ${c.preset} / ${c.line_search}${c.solve_islands ? ' / islands' : ''}: p = ${c.exponent.toFixed(2)}`,
       );
   }
   if (res.notes.length) out.push('', 'Notes:', '', ...res.notes.map((n) => `- ${n}`));

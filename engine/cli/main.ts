@@ -6,7 +6,7 @@
  *   inspect MODEL [--q v,v,...] [--qd v,v,...] [--json]
  *   ablate SCENE --steps N [--dt S] [--json]
  *   schema run|inspect|ablate      print the JSON Schema of a command's --json output
- *   bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,rapier|none]
+ *   bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--islands off,on] [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,rapier|none]
  *         [--steps N] [--repeats R] [--settle N] [--linear-solver M] [--json]   CPU steps/s vs MuJoCo, Rapier
  *   bench webgpu [SCENE] [--worlds 1,64,…] [--steps N] [--json]   CPU vs WebGPU over num_worlds
  */
@@ -30,7 +30,7 @@ const USAGE = `usage: npm run sim -- <command> [options]
   inspect MODEL [--q v,v,...] [--qd v,v,...] [--json]
   ablate SCENE --steps N [--dt S] [--json]
   schema run|inspect|ablate
-  bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,rapier|none] [--steps N] [--repeats R] [--settle N] [--linear-solver auto|dense|block_sparse] [--json]
+  bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--islands off,on] [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,rapier|none] [--steps N] [--repeats R] [--settle N] [--linear-solver auto|dense|block_sparse] [--json]
   bench webgpu [SCENE] [--worlds 1,64,256,1024,4096] [--steps N] [--json]`;
 
 function parseSet(items: string[] | undefined): Record<string, unknown> {
@@ -49,6 +49,17 @@ function benchBackends(xs: string[] | undefined): ('cpu' | 'webgpu')[] | undefin
   for (const x of xs)
     if (x !== 'cpu' && x !== 'webgpu') throw new Error(`--backend: expected cpu or webgpu; got '${x}'`);
   return xs as ('cpu' | 'webgpu')[];
+}
+
+/** `bench --islands off,on` → solve_islands values */
+function islandList(s: string | undefined): boolean[] | undefined {
+  if (s === undefined) return undefined;
+  return s.split(',').map((x) => {
+    const t = x.trim();
+    if (t === 'on' || t === 'true') return true;
+    if (t === 'off' || t === 'false') return false;
+    throw new Error(`--islands: expected comma-separated on/off; got '${s}'`);
+  });
 }
 
 function parseList(s: string | undefined, flag: string): number[] | undefined {
@@ -83,6 +94,7 @@ export async function main(argv: string[]): Promise<number> {
       'num-worlds': { type: 'string' },
       preset: { type: 'string' },
       'line-search': { type: 'string' },
+      islands: { type: 'string' },
       set: { type: 'string', multiple: true },
       trace: { type: 'string' },
       json: { type: 'boolean', default: false },
@@ -194,6 +206,7 @@ export async function main(argv: string[]): Promise<number> {
           : ['humanoid', 'arm7', 'pile_64', 'pile_64_landing', 'pile_1000', 'sap_warp'],
         presets: list(values.preset) ?? ['approx32', 'drake'],
         line_searches: list(values['line-search']),
+        islands: islandList(values.islands),
         num_worlds: parseList(values.worlds, '--worlds') ?? [1],
         backends: benchBackends(list(values.backend)),
         steps: values.steps !== undefined ? positiveInt(values.steps, '--steps', 1) : undefined,

@@ -11,6 +11,8 @@ export interface WorldReport {
   cost: number[];
   contacts: number;
   truncated_contacts: number;
+  /** constraint islands solved one by one (solve_islands); absent when the world was solved whole */
+  islands?: number;
   /** set when a non-finite value was found: the quantity's name (the world then keeps its input state) */
   nonfinite?: string;
 }

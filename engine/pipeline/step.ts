@@ -327,6 +327,7 @@ export class SolverSAP {
         report.iterations = res.iterations;
         report.line_search_iterations = res.line_search_iterations;
         report.cost = res.cost;
+        if (res.islands > 1) report.islands = res.islands;
         const bad = firstNonFinite(vOut, 'v');
         if (bad) {
           report.status = 'invalid_input';

@@ -48,6 +48,21 @@ export function boxStack(n: number, h = 0.1, mu = 0.6, worlds = 1): SapModel {
   return b.finalize();
 }
 
+/** `stacks` separate stacks of n cubes of half size h, 0.5 m apart along x (one island each) */
+export function boxStacks(stacks: number, n: number, h = 0.1, mu = 0.6): SapModel {
+  const b = new ModelBuilder();
+  b.default_shape = { ...b.default_shape, ke: 1e6, tau: 0.01, mu };
+  for (let s = 0; s < stacks; s++) {
+    for (let i = 0; i < n; i++) {
+      const body = b.addBody({ label: `box${s}_${i}`, X_wb: [0.5 * s, 0, h + 2 * h * i, 0, 0, 0, 1] });
+      b.addShape({ body, type: 'box', size: [h, h, h], cfg: { density: 125 } });
+      b.addJoint({ type: 'free', parent: -1, child: body });
+    }
+  }
+  b.addGround();
+  return b.finalize();
+}
+
 /** a compound pendulum about y: rod (capsule) plus bob, pivot at height 2 */
 export function pendulum(): SapModel {
   const b = new ModelBuilder();

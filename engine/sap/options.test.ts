@@ -87,6 +87,7 @@ const OVERRIDES: Record<SolverOptionKey, unknown> = {
   contact_sigma: 1e-2,
   contact_tau_d: 0.1,
   max_rigid_contact: 17,
+  solve_islands: true,
 };
 
 /** keys whose defaults derive from another key (SPEC §3.6), pinned to isolate one change */

@@ -53,6 +53,12 @@ export interface SapSolverOptions {
   contact_tau_d: number;
   /** per-world contact capacity */
   max_rigid_contact: number;
+  /**
+   * solve each constraint island (cliques coupled by constraints; static bodies couple nothing) as
+   * its own problem, with its own line search and stopping test (default false: one solve per
+   * world, as SAP Warp and Drake do; the minimizer is the same, the iterates differ)
+   */
+  solve_islands: boolean;
 }
 
 export type SolverOptionKey = keyof SapSolverOptions;
@@ -129,7 +135,7 @@ const ENUMS: Partial<Record<SolverOptionKey, readonly string[]>> = {
   line_search_variant: ['monotone_decay', 'armijo_decay', 'exact_root'],
 };
 
-const BOOLEANS: readonly SolverOptionKey[] = ['use_f64_boundary_pose'];
+const BOOLEANS: readonly SolverOptionKey[] = ['use_f64_boundary_pose', 'solve_islands'];
 
 /** numeric keys with their admissible range and whether they must be integers */
 const NUMBERS: Partial<Record<SolverOptionKey, { min: number; max: number; open?: boolean; int?: boolean }>> =
@@ -174,6 +180,7 @@ export const SOLVER_OPTION_KEYS: readonly SolverOptionKey[] = [
   'contact_sigma',
   'contact_tau_d',
   'max_rigid_contact',
+  'solve_islands',
 ];
 
 /** the allowed values of an enum-valued key (undefined for numeric/boolean keys) */
@@ -287,6 +294,7 @@ export function resolveSolverOptions(input: Record<string, unknown> = {}): SapSo
     contact_sigma: 1e-3,
     contact_tau_d: 0,
     max_rigid_contact: 256,
+    solve_islands: false,
     ...given,
   } as SapSolverOptions;
 }

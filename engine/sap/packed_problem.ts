@@ -26,7 +26,8 @@ export type SapKind = (typeof SapKind)[keyof typeof SapKind];
 /** numbers of physical input per constraint record */
 export const PHYS_STRIDE = 12;
 
-function growI32(a: Int32Array, n: number): Int32Array {
+/** `a`, or a larger copy of it when it holds fewer than n entries */
+export function growI32(a: Int32Array, n: number): Int32Array {
   if (a.length >= n) return a;
   const b = new Int32Array(Math.max(n, 2 * a.length, 16));
   b.set(a);
@@ -38,7 +39,8 @@ function growU8(a: Uint8Array, n: number): Uint8Array {
   b.set(a);
   return b;
 }
-function growF64(a: Float64Array, n: number): Float64Array {
+/** `a`, or a larger copy of it when it holds fewer than n entries */
+export function growF64(a: Float64Array, n: number): Float64Array {
   if (a.length >= n) return a;
   const b = new Float64Array(Math.max(n, 2 * a.length, 64));
   b.set(a);

@@ -59,8 +59,17 @@ import {
   type LineSearchResult,
 } from './linesearch';
 import { resolveSolverOptions, type SapSolverOptions } from './options';
+import { SapIslands } from './islands';
 import { PHYS_STRIDE, PackedSapProblem, SapKind } from './packed_problem';
 import type { SapConstraintSpec, SapProblem, SapSolveResult, SapSolveStatus } from './problem';
+
+/** severity order of solve statuses */
+const STATUS_RANK: Record<SapSolveStatus, number> = {
+  converged: 0,
+  max_iterations: 1,
+  line_search_failed: 2,
+  invalid_input: 3,
+};
 
 const KIND_CONTACT = SapKind.Contact;
 const KIND_LIMIT = SapKind.Limit;
@@ -298,6 +307,8 @@ export interface PackedSolveOutcome {
   /** ℓ(v_k) per iteration (a new array per solve) */
   cost: number[];
   message?: string;
+  /** islands solved one by one (options.solve_islands), 1 when the problem was solved whole */
+  islands: number;
 }
 
 /**
@@ -331,6 +342,16 @@ export class SapSolver {
 
   // problem in packed form (own storage for solve(), the caller's for solvePacked())
   private readonly own = new PackedSapProblem();
+
+  // islands (options.solve_islands): results of the last solve in the caller's numbering
+  private readonly islands = new SapIslands();
+  private islandMode = false;
+  private rowOffAll: Int32Array = new Int32Array(0);
+  private gammaAll: Float64Array = new Float64Array(0);
+  private vcAll: Float64Array = new Float64Array(0);
+  private jAll: Float64Array = new Float64Array(0);
+  private regionAll: Uint8Array = new Uint8Array(0);
+  private subV: Float64Array = new Float64Array(0);
   private pp: PackedSapProblem = this.own;
 
   // problem layout
@@ -448,6 +469,7 @@ export class SapSolver {
     iterations: 0,
     line_search_iterations: 0,
     cost: [],
+    islands: 1,
   };
   // scratch inputs of the parameter builders
   private readonly limitIn = {
@@ -492,21 +514,12 @@ export class SapSolver {
   solve(p: SapProblem, vGuess?: Float64Array): SapSolveResult {
     const err = this.setup(p, vGuess);
     if (err !== null) return this.invalidResult(p, err);
-    if (p.constraints.length === 0) {
-      return {
-        status: 'converged',
-        v: Float64Array.from(p.v_star),
-        gamma: [],
-        j: new Float64Array(this.nvTotal),
-        iterations: 0,
-        line_search_iterations: 0,
-        cost: [0],
-        vc: [],
-        contact_state: [],
-      };
+    const v = new Float64Array(this.own.nv);
+    const o = this.solvePacked(this.own, vGuess, v);
+    if (o.status === 'invalid_input' && o.cost.length === 0) {
+      return this.invalidResult(p, o.message ?? 'invalid input');
     }
-    const o = this.newton();
-    return this.pack(p, o.status, o.iterations, o.line_search_iterations, o.cost, o.message);
+    return this.pack(p, v, o);
   }
 
   /**
@@ -516,6 +529,21 @@ export class SapSolver {
    * arrays are read, never modified. Never throws for numerical trouble.
    */
   solvePacked(
+    pp: PackedSapProblem,
+    vGuess: Float64Array | undefined,
+    vOut: Float64Array,
+  ): PackedSolveOutcome {
+    this.islandMode = false;
+    if (this.options.solve_islands && pp.nCon > 1 && this.islands.find(pp) > 1) {
+      return this.solveIslands(pp, vGuess, vOut);
+    }
+    const o = this.solveWhole(pp, vGuess, vOut);
+    o.islands = 1;
+    return o;
+  }
+
+  /** one Newton solve of the whole problem (see {@link solvePacked}) */
+  private solveWhole(
     pp: PackedSapProblem,
     vGuess: Float64Array | undefined,
     vOut: Float64Array,
@@ -552,23 +580,134 @@ export class SapSolver {
 
   /** impulses γ of all constraint rows of the last solve (constraint i starts at {@link rowOffset}) */
   get impulses(): Float64Array {
-    return this.gamma;
+    return this.islandMode ? this.gammaAll : this.gamma;
   }
 
   /** first row of constraint i in {@link impulses} */
   rowOffset(i: number): number {
-    return this.rowOff[i];
+    return this.islandMode ? this.rowOffAll[i] : this.rowOff[i];
   }
 
   /** region of contact constraint i at the last solution */
   contactRegionOf(i: number): ContactRegion {
+    if (this.islandMode) return this.regionAll[i] as ContactRegion;
     return contactRegion(this.params, i * PARAM_STRIDE, this.vc, this.rowOff[i]);
+  }
+
+  // ---------------------------------------------------------------------------------------------
+  // islands
+
+  /**
+   * Solves every island of `pp` (after `islands.find`) as a problem of its own, one after the
+   * other with this solver, and gathers velocities, impulses, constraint velocities, Jᵀγ and
+   * contact regions in the problem's numbering. Outcome: the worst status (message prefixed with
+   * the island), the most Newton iterations of any island, the line-search iterations of all, and
+   * the cost per iteration summed over islands (an island that stopped keeps its last cost).
+   * An island with invalid input sends the whole problem to {@link solveWhole}, whose message
+   * names the offending entry in the caller's numbering.
+   */
+  private solveIslands(
+    pp: PackedSapProblem,
+    vGuess: Float64Array | undefined,
+    vOut: Float64Array,
+  ): PackedSolveOutcome {
+    const isl = this.islands;
+    const nK = isl.count;
+    const nCon = pp.nCon;
+    const nv = pp.nv;
+    this.rowOffAll = growI32(this.rowOffAll, nCon + 1);
+    const rowOffAll = this.rowOffAll;
+    let nRows = 0;
+    for (let i = 0; i < nCon; i++) {
+      rowOffAll[i] = nRows;
+      nRows += pp.rows[i];
+    }
+    rowOffAll[nCon] = nRows;
+    this.gammaAll = growF64(this.gammaAll, nRows);
+    this.vcAll = growF64(this.vcAll, nRows);
+    this.jAll = growF64(this.jAll, nv);
+    if (this.regionAll.length < nCon)
+      this.regionAll = new Uint8Array(Math.max(nCon, 2 * this.regionAll.length));
+    this.gammaAll.fill(0, 0, nRows);
+    this.vcAll.fill(0, 0, nRows);
+    this.jAll.fill(0, 0, nv);
+    this.regionAll.fill(0, 0, nCon);
+    vOut.set(pp.v_star.subarray(0, nv));
+
+    let status: SapSolveStatus = 'converged';
+    let message: string | undefined;
+    let iterations = 0;
+    let lsIters = 0;
+    let sparse = false;
+    const cost: number[] = [];
+    for (let k = 0; k < nK; k++) {
+      const sub = isl.extract(pp, k, vGuess);
+      this.subV = growF64(this.subV, sub.nv);
+      const o = this.solveWhole(sub, vGuess === undefined ? undefined : isl.subGuess, this.subV);
+      if (o.status === 'invalid_input') {
+        const w = this.solveWhole(pp, vGuess, vOut);
+        w.islands = 1;
+        return w;
+      }
+      // gather in the caller's numbering
+      const c0 = isl.cliqueStart[k];
+      for (let t = c0; t < isl.cliqueStart[k + 1]; t++) {
+        const c = isl.cliqueList[t];
+        const lc = t - c0;
+        const n = pp.cliqueNv[c];
+        const g = pp.cliqueOff[c];
+        const ls = sub.cliqueOff[lc];
+        const r = this.redOff[lc];
+        for (let m = 0; m < n; m++) {
+          vOut[g + m] = this.subV[ls + m];
+          if (r >= 0) this.jAll[g + m] = this.jv[r + m];
+        }
+      }
+      const k0 = isl.conStart[k];
+      for (let t = k0; t < isl.conStart[k + 1]; t++) {
+        const i = isl.conList[t];
+        const j = t - k0;
+        const src = this.rowOff[j];
+        const dst = rowOffAll[i];
+        for (let e = 0; e < pp.rows[i]; e++) {
+          this.gammaAll[dst + e] = this.gamma[src + e];
+          this.vcAll[dst + e] = this.vc[src + e];
+        }
+        if (this.kind[j] === KIND_CONTACT) {
+          this.regionAll[i] = contactRegion(this.params, j * PARAM_STRIDE, this.vc, src);
+        }
+      }
+      // outcome
+      if (o.status !== 'converged' && message === undefined && o.message !== undefined) {
+        message = `island ${k}: ${o.message}`;
+      }
+      if (STATUS_RANK[o.status] > STATUS_RANK[status]) status = o.status;
+      iterations = Math.max(iterations, o.iterations);
+      lsIters += o.line_search_iterations;
+      // every earlier island sits at its last cost from index cost.length − 1 on
+      const c = o.cost;
+      const L = cost.length;
+      for (let t = L; t < c.length; t++) cost.push(L > 0 ? cost[L - 1] : 0);
+      const last = c.length > 0 ? c[c.length - 1] : 0;
+      for (let t = 0; t < cost.length; t++) cost[t] += t < c.length ? c[t] : last;
+      sparse = sparse || this.last_linear_solver === 'block_sparse';
+    }
+    this.islandMode = true;
+    this.last_linear_solver = sparse ? 'block_sparse' : 'dense';
+    const out = this.outcome;
+    out.status = status;
+    out.iterations = iterations;
+    out.line_search_iterations = lsIters;
+    out.cost = cost;
+    out.message = message;
+    out.islands = nK;
+    return out;
   }
 
   // ---------------------------------------------------------------------------------------------
   // setup
 
-  /** validates the public problem, packs it into the own storage and prepares the solve */
+  /** validates the public problem and packs it into the own storage */
   private setup(p: SapProblem, vGuess: Float64Array | undefined): string | null {
     if (typeof p !== 'object' || p === null) return 'problem must be an object';
     if (!(typeof p.dt === 'number' && p.dt > 0 && Number.isFinite(p.dt))) {
@@ -604,7 +743,10 @@ export class SapSolver {
       if (e !== null) return e;
       pk.addSpec(s);
     }
-    return this.prepare(pk, vGuess);
+    if (vGuess !== undefined && (!(vGuess instanceof Float64Array) || vGuess.length !== nv)) {
+      return `v_guess must be a Float64Array of length ${nv}`;
+    }
+    return null;
   }
 
   /** layout, participation, parameters, ordering and workspaces for a packed problem */
@@ -633,10 +775,11 @@ export class SapSolver {
     if (pk.v_star.length < nv) return `v_star must have ${nv} entries`;
     if (!finiteArray(pk.v_star, 0, nv)) return 'v_star has a NaN or Inf entry';
     if (vGuess !== undefined) {
-      if (!(vGuess instanceof Float64Array) || vGuess.length !== nv) {
+      // (the public solve() checks the exact length; island problems pass longer scratch)
+      if (!(vGuess instanceof Float64Array) || vGuess.length < nv) {
         return `v_guess must be a Float64Array of length ${nv}`;
       }
-      if (!finiteArray(vGuess)) return 'v_guess has a NaN or Inf entry';
+      if (!finiteArray(vGuess, 0, nv)) return 'v_guess has a NaN or Inf entry';
     }
     if (!finiteArray(pk.jData, 0, pk.nJ)) {
       for (let i = 0; i < pk.nCon; i++) {
@@ -2113,52 +2256,55 @@ export class SapSolver {
     return -1;
   }
 
-  private pack(
-    p: SapProblem,
-    status: SapSolveStatus,
-    iterations: number,
-    lsIters: number,
-    cost: number[],
-    message: string | undefined,
-  ): SapSolveResult {
-    const v = Float64Array.from(p.v_star);
-    const j = new Float64Array(this.nvTotal);
-    for (let q = 0; q < this.nPart; q++) {
-      const c = this.partCliques[q];
-      const g = this.cliqueOff[c];
-      const n = this.cliqueOff[c + 1] - g;
-      const off = this.redOff[c];
-      for (let m = 0; m < n; m++) {
-        v[g + m] = this.v[off + m];
-        j[g + m] = this.jv[off + m];
-      }
-    }
+  /** the public result of the last {@link solvePacked} on the own problem (velocities in `v`) */
+  private pack(p: SapProblem, v: Float64Array, o: PackedSolveOutcome): SapSolveResult {
+    const nCon = p.constraints.length;
+    let j: Float64Array;
     const gamma: Float64Array[] = [];
     const vc: Float64Array[] = [];
     const state: (ContactRegionName | null)[] = [];
-    for (let i = 0; i < this.nCon; i++) {
-      const ro = this.rowOff[i];
-      const r = this.rows[i];
-      gamma.push(this.gamma.slice(ro, ro + r));
-      vc.push(this.vc.slice(ro, ro + r));
-      state.push(
-        this.kind[i] === KIND_CONTACT
-          ? CONTACT_REGION_NAMES[contactRegion(this.params, i * PARAM_STRIDE, this.vc, ro)]
-          : null,
-      );
+    if (this.islandMode) {
+      j = this.jAll.slice(0, p.v_star.length);
+      for (let i = 0; i < nCon; i++) {
+        const ro = this.rowOffAll[i];
+        const r = this.rowOffAll[i + 1] - ro;
+        gamma.push(this.gammaAll.slice(ro, ro + r));
+        vc.push(this.vcAll.slice(ro, ro + r));
+        state.push(p.constraints[i].kind === 'contact' ? CONTACT_REGION_NAMES[this.regionAll[i]] : null);
+      }
+    } else {
+      j = new Float64Array(this.nvTotal);
+      for (let q = 0; q < this.nPart; q++) {
+        const c = this.partCliques[q];
+        const g = this.cliqueOff[c];
+        const n = this.cliqueOff[c + 1] - g;
+        const off = this.redOff[c];
+        for (let m = 0; m < n; m++) j[g + m] = this.jv[off + m];
+      }
+      for (let i = 0; i < this.nCon; i++) {
+        const ro = this.rowOff[i];
+        const r = this.rows[i];
+        gamma.push(this.gamma.slice(ro, ro + r));
+        vc.push(this.vc.slice(ro, ro + r));
+        state.push(
+          this.kind[i] === KIND_CONTACT
+            ? CONTACT_REGION_NAMES[contactRegion(this.params, i * PARAM_STRIDE, this.vc, ro)]
+            : null,
+        );
+      }
     }
     const out: SapSolveResult = {
-      status,
+      status: o.status,
       v,
       gamma,
       j,
-      iterations,
-      line_search_iterations: lsIters,
-      cost,
+      iterations: o.iterations,
+      line_search_iterations: o.line_search_iterations,
+      cost: o.cost,
       vc,
       contact_state: state,
     };
-    if (message !== undefined) out.message = message;
+    if (o.message !== undefined) out.message = o.message;
     return out;
   }
 }

@@ -100,7 +100,8 @@ export class WebGpuBackend implements Backend {
   }
 
   get description(): string {
-    return `webgpu: ${this.gpu.description}${this.gpu.software ? ' (software)' : ''}; fp32 knobs in f32, fp64 knobs as fp64 (df64); ${this.collisionNote}`;
+    const islands = this.opts.solve_islands ? '; solve_islands is CPU-only: each world is solved whole' : '';
+    return `webgpu: ${this.gpu.description}${this.gpu.software ? ' (software)' : ''}; fp32 knobs in f32, fp64 knobs as fp64 (df64); ${this.collisionNote}${islands}`;
   }
 
   /**

@@ -23,6 +23,9 @@ export interface MjData {
   /** the solver's warm start (the last step's accelerations) */
   qacc_warmstart: Float64Array;
   ncon: number;
+  /** constraint islands of the last step (solved one by one) */
+  nisland: number;
+  /** solver iterations per island (the first mjNISLAND islands) */
   solver_niter: Int32Array;
   time: number;
   delete(): void;

@@ -146,6 +146,8 @@ export function cpuWorldProblem(fx: StageFixture, o: SapSolverOptions, w = 0): C
 /** the reference solver's private state, as the twin reads it */
 interface SolverInternals {
   setup(p: SapProblem, vGuess: Float64Array | undefined): string | null;
+  prepare(pk: unknown, vGuess: Float64Array | undefined): string | null;
+  own: unknown;
   evalAtV(): number;
   assembleH(): void;
   multiplyA(x: Float64Array, out: Float64Array): void;
@@ -192,11 +194,11 @@ export class CpuNewtonTwin {
     // the dense path keeps H as one nvp × nvp matrix (both paths give bit-identical results)
     (solver as unknown as { linear_solver: string }).linear_solver = 'dense';
     this.s = solver as unknown as SolverInternals;
-    for (const k of ['setup', 'evalAtV', 'assembleH', 'multiplyA', 'multiplyJ'] as const) {
+    for (const k of ['setup', 'prepare', 'evalAtV', 'assembleH', 'multiplyA', 'multiplyJ'] as const) {
       if (typeof this.s[k] !== 'function')
         throw new Error(`reference SapSolver has no ${k}(); update testing/cpu_twin.ts`);
     }
-    const err = this.s.setup(problem, vGuess);
+    const err = this.s.setup(problem, vGuess) ?? this.s.prepare(this.s.own, vGuess);
     if (err) throw new Error(err);
     this.o = o;
     this.nvp = this.s.nvp;
