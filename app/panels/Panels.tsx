@@ -314,7 +314,9 @@ export function StatsPanel() {
     set({
       time: `${stats.time.toFixed(3)} s (step ${stats.step})`,
       status: stats.status,
-      'Newton iterations': `${stats.iterations.toFixed(1)} (max ${stats.iterations_max})`,
+      'Newton iterations':
+        `${stats.iterations.toFixed(1)} (max ${stats.iterations_max}` +
+        (stats.islands > 0 ? `; ${stats.islands} islands, max over them)` : ')'),
       'line-search iterations': String(stats.line_search_iterations),
       contacts:
         stats.truncated > 0 ? `${stats.contacts} (+${stats.truncated} truncated)` : String(stats.contacts),

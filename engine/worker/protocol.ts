@@ -355,6 +355,8 @@ export interface StatsInfo {
   iterations: number;
   iterations_max: number;
   line_search_iterations: number;
+  /** constraint islands solved one by one in the last step, all worlds (0: worlds solved whole) */
+  islands: number;
   contacts: number;
   truncated: number;
   /** mean wall time per step over the last interval [ms] */

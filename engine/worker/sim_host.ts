@@ -1115,6 +1115,7 @@ export class SimHost {
         iterations: r?.iterations_mean ?? 0,
         iterations_max: r?.iterations_max ?? 0,
         line_search_iterations: r?.line_search_iterations ?? 0,
+        islands: r ? r.worlds.reduce((n, w) => n + (w.islands ?? 0), 0) : 0,
         contacts: r?.contact_count ?? 0,
         truncated: r?.truncated_contact_count ?? 0,
         step_ms,
