@@ -9,8 +9,9 @@
 // (the fp32 kernels round on load, which is exact because every stored entry is already binary32).
 //
 // Every pointer is a byte offset into the imported memory; Int32 arrays hold i32, value arrays f64.
-// Where a loop updates independent entries (a contiguous row of a JᵀGJ block, a row of G·J), two
-// entries share one f64x2 SIMD operation: each lane performs the scalar operation sequence of its
+// Where a loop updates independent entries (a contiguous row of a JᵀGJ block, a row of G·J, the
+// columns of a rank-6 update in the factorization), two entries share one f64x2 SIMD operation, or
+// four one f32x4 operation in binary32: each lane performs the scalar operation sequence of its
 // entry, so the results stay bit for bit those of the JS loops.
 
 export * from './evaluation.as';
@@ -101,6 +102,123 @@ export function round32(val: usize): void {
   }
 }
 
+// Rank-6 update of the blocks e0 .. e1 − 1 of column K below J: T_IJ −= L_IK · L_JKᵀ with the
+// per-entry order of the scalar loop (k ascending, a product then a difference per k). Lanes run
+// over adjacent columns j of J; y_k holds (L_JK[j][k], L_JK[j+1][k], …).
+
+/** {@link below6x32} in binary64: f64x2 over column pairs, the last odd column scalar */
+function below6x64(val: usize, e0: i32, e1: i32, oJ: i32, nJ: i32, base: i32, pK: i32): void {
+  let j = 0;
+  for (; j + 1 < nJ; j += 2) {
+    const r0 = val + ((<usize>(oJ + j * 6)) << 3);
+    const r1 = r0 + 48;
+    let a = v128.load(r0);
+    let b = v128.load(r1);
+    const y0 = v128.shuffle<f64>(a, b, 0, 2);
+    const y1 = v128.shuffle<f64>(a, b, 1, 3);
+    a = v128.load(r0, 16);
+    b = v128.load(r1, 16);
+    const y2 = v128.shuffle<f64>(a, b, 0, 2);
+    const y3 = v128.shuffle<f64>(a, b, 1, 3);
+    a = v128.load(r0, 32);
+    b = v128.load(r1, 32);
+    const y4 = v128.shuffle<f64>(a, b, 0, 2);
+    const y5 = v128.shuffle<f64>(a, b, 1, 3);
+    for (let e = e0; e < e1; e++) {
+      const I = gi(sIdx, e);
+      const nI = gi(size, I);
+      let ra = val + ((<usize>(pK + gi(sRow, e) * 6)) << 3);
+      let pt = val + ((<usize>(base + gi(rowOf, I) * nJ + j)) << 3);
+      const step = (<usize>nJ) << 3;
+      for (let i = 0; i < nI; i++) {
+        let t = v128.load(pt);
+        t = f64x2.sub(t, f64x2.mul(v128.load64_splat(ra), y0));
+        t = f64x2.sub(t, f64x2.mul(v128.load64_splat(ra, 8), y1));
+        t = f64x2.sub(t, f64x2.mul(v128.load64_splat(ra, 16), y2));
+        t = f64x2.sub(t, f64x2.mul(v128.load64_splat(ra, 24), y3));
+        t = f64x2.sub(t, f64x2.mul(v128.load64_splat(ra, 32), y4));
+        t = f64x2.sub(t, f64x2.mul(v128.load64_splat(ra, 40), y5));
+        v128.store(pt, t);
+        ra += 48;
+        pt += step;
+      }
+    }
+  }
+  if (j < nJ) belowColumn6<f64>(val, e0, e1, oJ, nJ, base, pK, j);
+}
+
+/**
+ * {@link below6x64} in binary32 (values stored as f64, exactly binary32): f32x4 over four
+ * columns, then f32x4 on two lanes, then the last odd column scalar
+ */
+function below6x32(val: usize, e0: i32, e1: i32, oJ: i32, nJ: i32, base: i32, pK: i32): void {
+  let j = 0;
+  for (; j + 1 < nJ; j += j + 3 < nJ ? 4 : 2) {
+    const four = j + 3 < nJ;
+    const y0 = columnQuad(val, oJ + j * 6, four);
+    const y1 = columnQuad(val, oJ + j * 6 + 1, four);
+    const y2 = columnQuad(val, oJ + j * 6 + 2, four);
+    const y3 = columnQuad(val, oJ + j * 6 + 3, four);
+    const y4 = columnQuad(val, oJ + j * 6 + 4, four);
+    const y5 = columnQuad(val, oJ + j * 6 + 5, four);
+    for (let e = e0; e < e1; e++) {
+      const I = gi(sIdx, e);
+      const nI = gi(size, I);
+      let ra = val + ((<usize>(pK + gi(sRow, e) * 6)) << 3);
+      let pt = val + ((<usize>(base + gi(rowOf, I) * nJ + j)) << 3);
+      const step = (<usize>nJ) << 3;
+      for (let i = 0; i < nI; i++) {
+        let t = f32x4.demote_f64x2_zero(v128.load(pt));
+        if (four) t = v128.shuffle<f32>(t, f32x4.demote_f64x2_zero(v128.load(pt, 16)), 0, 1, 4, 5);
+        t = f32x4.sub(t, f32x4.mul(f32x4.splat(<f32>load<f64>(ra)), y0));
+        t = f32x4.sub(t, f32x4.mul(f32x4.splat(<f32>load<f64>(ra, 8)), y1));
+        t = f32x4.sub(t, f32x4.mul(f32x4.splat(<f32>load<f64>(ra, 16)), y2));
+        t = f32x4.sub(t, f32x4.mul(f32x4.splat(<f32>load<f64>(ra, 24)), y3));
+        t = f32x4.sub(t, f32x4.mul(f32x4.splat(<f32>load<f64>(ra, 32)), y4));
+        t = f32x4.sub(t, f32x4.mul(f32x4.splat(<f32>load<f64>(ra, 40)), y5));
+        v128.store(pt, f64x2.promote_low_f32x4(t));
+        if (four) v128.store(pt, f64x2.promote_low_f32x4(v128.shuffle<f32>(t, t, 2, 3, 0, 1)), 16);
+        ra += 48;
+        pt += step;
+      }
+    }
+  }
+  if (j < nJ) belowColumn6<f32>(val, e0, e1, oJ, nJ, base, pK, j);
+}
+
+/** (L_JK[j][k], L_JK[j+1][k], L_JK[j+2][k], L_JK[j+3][k]) in binary32 from index o = row j, col k */
+function columnQuad(val: usize, o: i32, four: bool): v128 {
+  let y = f32x4.splat(<f32>gd(val, o));
+  y = f32x4.replace_lane(y, 1, <f32>gd(val, o + 6));
+  if (four) {
+    y = f32x4.replace_lane(y, 2, <f32>gd(val, o + 12));
+    y = f32x4.replace_lane(y, 3, <f32>gd(val, o + 18));
+  }
+  return y;
+}
+
+/** one column j of {@link below6x32}'s update, scalar */
+function belowColumn6<T>(val: usize, e0: i32, e1: i32, oJ: i32, nJ: i32, base: i32, pK: i32, j: i32): void {
+  const rj = oJ + j * 6;
+  for (let e = e0; e < e1; e++) {
+    const I = gi(sIdx, e);
+    const nI = gi(size, I);
+    const oI = pK + gi(sRow, e) * 6;
+    const tgt = base + gi(rowOf, I) * nJ + j;
+    for (let i = 0; i < nI; i++) {
+      const ri = oI + i * 6;
+      let s = ld<T>(val, tgt + i * nJ);
+      s = s - ld<T>(val, ri) * ld<T>(val, rj);
+      s = s - ld<T>(val, ri + 1) * ld<T>(val, rj + 1);
+      s = s - ld<T>(val, ri + 2) * ld<T>(val, rj + 2);
+      s = s - ld<T>(val, ri + 3) * ld<T>(val, rj + 3);
+      s = s - ld<T>(val, ri + 4) * ld<T>(val, rj + 4);
+      s = s - ld<T>(val, ri + 5) * ld<T>(val, rj + 5);
+      st<T>(val, tgt + i * nJ, s);
+    }
+  }
+}
+
 /** left-looking supernodal factorization in T arithmetic (values stored as f64); first bad pivot or −1 */
 function factorPanels<T>(val: usize): i32 {
   for (let J = 0; J < nb; J++) {
@@ -124,6 +242,12 @@ function factorPanels<T>(val: usize): i32 {
         const tgt = base + gi(rowOf, I) * nJ;
         const diag = e == eJ;
         if (nK == 6) {
+          if (!diag) {
+            // the blocks below J: SIMD across columns of J (each lane: its entry's scalar sequence)
+            if (sizeof<T>() == 8) below6x64(val, e, eEnd, oJ, nJ, base, pK);
+            else below6x32(val, e, eEnd, oJ, nJ, base, pK);
+            break;
+          }
           // free bodies: rows i and i+1 of L_IK held in registers, each row of L_JK loaded once for
           // both (per-entry order unchanged: k ascending)
           let i = 0;
