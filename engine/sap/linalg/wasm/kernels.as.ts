@@ -345,6 +345,9 @@ function factorPanels<T>(val: usize): i32 {
       }
     }
     const R = gi(pRows, J);
+    // free bodies: the rows below the diagonal block are solved after it, several rows per SIMD
+    // operation (each entry's operations are those of the column-by-column loop, in its order)
+    const R0 = nJ == 6 ? 6 : R;
     for (let j = 0; j < nJ; j++) {
       const rj = base + j * nJ;
       let d = ld<T>(val, rj + j);
@@ -352,15 +355,208 @@ function factorPanels<T>(val: usize): i32 {
       if (!(d > 0)) return gi(dofStart, J) + j;
       const ljj = sqrt<T>(d);
       st<T>(val, rj + j, ljj);
-      for (let i = j + 1; i < R; i++) {
+      for (let i = j + 1; i < R0; i++) {
         const ri = base + i * nJ;
         let s = ld<T>(val, ri + j);
         for (let k = 0; k < j; k++) s = s - ld<T>(val, ri + k) * ld<T>(val, rj + k);
         st<T>(val, ri + j, s / ljj);
       }
     }
+    if (R0 < R) {
+      if (sizeof<T>() == 8) rowsBelow6x64(val, base, R);
+      else rowsBelow6x32(val, base, R);
+    }
   }
   return -1;
+}
+
+// Rows 6 .. R − 1 of a 6-wide panel at `base` (diagonal block already factored): each row x solves
+// x·L_JJᵀ = row, x_j = (row_j − Σ_{k<j} x_k L_jk) / L_jj with k ascending, as the scalar loop does.
+
+/** {@link rowsBelow6x32} in binary64: f64x2 over row pairs, a last odd row scalar */
+function rowsBelow6x64(val: usize, base: i32, R: i32): void {
+  const L = val + ((<usize>base) << 3);
+  const l10 = f64x2.splat(load<f64>(L, 48));
+  const l20 = f64x2.splat(load<f64>(L, 96));
+  const l21 = f64x2.splat(load<f64>(L, 104));
+  const l30 = f64x2.splat(load<f64>(L, 144));
+  const l31 = f64x2.splat(load<f64>(L, 152));
+  const l32 = f64x2.splat(load<f64>(L, 160));
+  const l40 = f64x2.splat(load<f64>(L, 192));
+  const l41 = f64x2.splat(load<f64>(L, 200));
+  const l42 = f64x2.splat(load<f64>(L, 208));
+  const l43 = f64x2.splat(load<f64>(L, 216));
+  const l50 = f64x2.splat(load<f64>(L, 240));
+  const l51 = f64x2.splat(load<f64>(L, 248));
+  const l52 = f64x2.splat(load<f64>(L, 256));
+  const l53 = f64x2.splat(load<f64>(L, 264));
+  const l54 = f64x2.splat(load<f64>(L, 272));
+  let i = 6;
+  for (; i + 1 < R; i += 2) {
+    const p0 = L + ((<usize>(i * 6)) << 3);
+    const p1 = p0 + 48;
+    let a = v128.load(p0);
+    let b = v128.load(p1);
+    let x0 = v128.shuffle<f64>(a, b, 0, 2);
+    let x1 = v128.shuffle<f64>(a, b, 1, 3);
+    a = v128.load(p0, 16);
+    b = v128.load(p1, 16);
+    let x2 = v128.shuffle<f64>(a, b, 0, 2);
+    let x3 = v128.shuffle<f64>(a, b, 1, 3);
+    a = v128.load(p0, 32);
+    b = v128.load(p1, 32);
+    let x4 = v128.shuffle<f64>(a, b, 0, 2);
+    let x5 = v128.shuffle<f64>(a, b, 1, 3);
+    x0 = f64x2.div(x0, v128.load64_splat(L));
+    x1 = f64x2.div(f64x2.sub(x1, f64x2.mul(x0, l10)), v128.load64_splat(L, 56));
+    x2 = f64x2.sub(x2, f64x2.mul(x0, l20));
+    x2 = f64x2.div(f64x2.sub(x2, f64x2.mul(x1, l21)), v128.load64_splat(L, 112));
+    x3 = f64x2.sub(x3, f64x2.mul(x0, l30));
+    x3 = f64x2.sub(x3, f64x2.mul(x1, l31));
+    x3 = f64x2.div(f64x2.sub(x3, f64x2.mul(x2, l32)), v128.load64_splat(L, 168));
+    x4 = f64x2.sub(x4, f64x2.mul(x0, l40));
+    x4 = f64x2.sub(x4, f64x2.mul(x1, l41));
+    x4 = f64x2.sub(x4, f64x2.mul(x2, l42));
+    x4 = f64x2.div(f64x2.sub(x4, f64x2.mul(x3, l43)), v128.load64_splat(L, 224));
+    x5 = f64x2.sub(x5, f64x2.mul(x0, l50));
+    x5 = f64x2.sub(x5, f64x2.mul(x1, l51));
+    x5 = f64x2.sub(x5, f64x2.mul(x2, l52));
+    x5 = f64x2.sub(x5, f64x2.mul(x3, l53));
+    x5 = f64x2.div(f64x2.sub(x5, f64x2.mul(x4, l54)), v128.load64_splat(L, 280));
+    v128.store(p0, v128.shuffle<f64>(x0, x1, 0, 2));
+    v128.store(p1, v128.shuffle<f64>(x0, x1, 1, 3));
+    v128.store(p0, v128.shuffle<f64>(x2, x3, 0, 2), 16);
+    v128.store(p1, v128.shuffle<f64>(x2, x3, 1, 3), 16);
+    v128.store(p0, v128.shuffle<f64>(x4, x5, 0, 2), 32);
+    v128.store(p1, v128.shuffle<f64>(x4, x5, 1, 3), 32);
+  }
+  for (; i < R; i++) rowBelow6<f64>(val, base, i);
+}
+
+/** stores columns k (x) and k+1 (y) of four 6-wide rows at p (+off bytes), in binary64 */
+function storeQuadColumns(p: usize, off: usize, x: v128, y: v128): void {
+  const lo = v128.shuffle<f32>(x, y, 0, 4, 1, 5); // (r0k, r0k+1, r1k, r1k+1)
+  const hi = v128.shuffle<f32>(x, y, 2, 6, 3, 7); // (r2k, r2k+1, r3k, r3k+1)
+  v128.store(p + off, f64x2.promote_low_f32x4(lo));
+  v128.store(p + off + 48, f64x2.promote_low_f32x4(v128.shuffle<f32>(lo, lo, 2, 3, 0, 1)));
+  v128.store(p + off + 96, f64x2.promote_low_f32x4(hi));
+  v128.store(p + off + 144, f64x2.promote_low_f32x4(v128.shuffle<f32>(hi, hi, 2, 3, 0, 1)));
+}
+
+/** rows below a 6-wide diagonal block in binary32: f32x4 over four rows, the rest scalar */
+function rowsBelow6x32(val: usize, base: i32, R: i32): void {
+  const L = val + ((<usize>base) << 3);
+  const l10 = f32x4.splat(<f32>load<f64>(L, 48));
+  const l20 = f32x4.splat(<f32>load<f64>(L, 96));
+  const l21 = f32x4.splat(<f32>load<f64>(L, 104));
+  const l30 = f32x4.splat(<f32>load<f64>(L, 144));
+  const l31 = f32x4.splat(<f32>load<f64>(L, 152));
+  const l32 = f32x4.splat(<f32>load<f64>(L, 160));
+  const l40 = f32x4.splat(<f32>load<f64>(L, 192));
+  const l41 = f32x4.splat(<f32>load<f64>(L, 200));
+  const l42 = f32x4.splat(<f32>load<f64>(L, 208));
+  const l43 = f32x4.splat(<f32>load<f64>(L, 216));
+  const l50 = f32x4.splat(<f32>load<f64>(L, 240));
+  const l51 = f32x4.splat(<f32>load<f64>(L, 248));
+  const l52 = f32x4.splat(<f32>load<f64>(L, 256));
+  const l53 = f32x4.splat(<f32>load<f64>(L, 264));
+  const l54 = f32x4.splat(<f32>load<f64>(L, 272));
+  const d0 = f32x4.splat(<f32>load<f64>(L));
+  const d1 = f32x4.splat(<f32>load<f64>(L, 56));
+  const d2 = f32x4.splat(<f32>load<f64>(L, 112));
+  const d3 = f32x4.splat(<f32>load<f64>(L, 168));
+  const d4 = f32x4.splat(<f32>load<f64>(L, 224));
+  const d5 = f32x4.splat(<f32>load<f64>(L, 280));
+  let i = 6;
+  for (; i + 3 < R; i += 4) {
+    const p = L + ((<usize>(i * 6)) << 3);
+    // columns k, k+1 of the four rows: (r0k, r1k, r0k+1, r1k+1) and (r2k, r3k, r2k+1, r3k+1)
+    let t01 = v128.shuffle<f32>(
+      f32x4.demote_f64x2_zero(v128.load(p)),
+      f32x4.demote_f64x2_zero(v128.load(p, 48)),
+      0,
+      4,
+      1,
+      5,
+    );
+    let t23 = v128.shuffle<f32>(
+      f32x4.demote_f64x2_zero(v128.load(p, 96)),
+      f32x4.demote_f64x2_zero(v128.load(p, 144)),
+      0,
+      4,
+      1,
+      5,
+    );
+    let x0 = v128.shuffle<f32>(t01, t23, 0, 1, 4, 5);
+    let x1 = v128.shuffle<f32>(t01, t23, 2, 3, 6, 7);
+    t01 = v128.shuffle<f32>(
+      f32x4.demote_f64x2_zero(v128.load(p, 16)),
+      f32x4.demote_f64x2_zero(v128.load(p, 64)),
+      0,
+      4,
+      1,
+      5,
+    );
+    t23 = v128.shuffle<f32>(
+      f32x4.demote_f64x2_zero(v128.load(p, 112)),
+      f32x4.demote_f64x2_zero(v128.load(p, 160)),
+      0,
+      4,
+      1,
+      5,
+    );
+    let x2 = v128.shuffle<f32>(t01, t23, 0, 1, 4, 5);
+    let x3 = v128.shuffle<f32>(t01, t23, 2, 3, 6, 7);
+    t01 = v128.shuffle<f32>(
+      f32x4.demote_f64x2_zero(v128.load(p, 32)),
+      f32x4.demote_f64x2_zero(v128.load(p, 80)),
+      0,
+      4,
+      1,
+      5,
+    );
+    t23 = v128.shuffle<f32>(
+      f32x4.demote_f64x2_zero(v128.load(p, 128)),
+      f32x4.demote_f64x2_zero(v128.load(p, 176)),
+      0,
+      4,
+      1,
+      5,
+    );
+    let x4 = v128.shuffle<f32>(t01, t23, 0, 1, 4, 5);
+    let x5 = v128.shuffle<f32>(t01, t23, 2, 3, 6, 7);
+    x0 = f32x4.div(x0, d0);
+    x1 = f32x4.div(f32x4.sub(x1, f32x4.mul(x0, l10)), d1);
+    x2 = f32x4.sub(x2, f32x4.mul(x0, l20));
+    x2 = f32x4.div(f32x4.sub(x2, f32x4.mul(x1, l21)), d2);
+    x3 = f32x4.sub(x3, f32x4.mul(x0, l30));
+    x3 = f32x4.sub(x3, f32x4.mul(x1, l31));
+    x3 = f32x4.div(f32x4.sub(x3, f32x4.mul(x2, l32)), d3);
+    x4 = f32x4.sub(x4, f32x4.mul(x0, l40));
+    x4 = f32x4.sub(x4, f32x4.mul(x1, l41));
+    x4 = f32x4.sub(x4, f32x4.mul(x2, l42));
+    x4 = f32x4.div(f32x4.sub(x4, f32x4.mul(x3, l43)), d4);
+    x5 = f32x4.sub(x5, f32x4.mul(x0, l50));
+    x5 = f32x4.sub(x5, f32x4.mul(x1, l51));
+    x5 = f32x4.sub(x5, f32x4.mul(x2, l52));
+    x5 = f32x4.sub(x5, f32x4.mul(x3, l53));
+    x5 = f32x4.div(f32x4.sub(x5, f32x4.mul(x4, l54)), d5);
+    storeQuadColumns(p, 0, x0, x1);
+    storeQuadColumns(p, 16, x2, x3);
+    storeQuadColumns(p, 32, x4, x5);
+  }
+  for (; i < R; i++) rowBelow6<f32>(val, base, i);
+}
+
+/** one row i below a 6-wide diagonal block, scalar */
+function rowBelow6<T>(val: usize, base: i32, i: i32): void {
+  const ri = base + i * 6;
+  for (let j = 0; j < 6; j++) {
+    const rj = base + j * 6;
+    let s = ld<T>(val, ri + j);
+    for (let k = 0; k < j; k++) s = s - ld<T>(val, ri + k) * ld<T>(val, rj + k);
+    st<T>(val, ri + j, s / ld<T>(val, rj + j));
+  }
 }
 
 /** {@link factorPanels} in binary64 */
