@@ -84,6 +84,7 @@ const RANK = { converged: 0, max_iterations: 1, line_search_failed: 2, invalid_i
 class RunRecorder {
   private status: RunOutput['stats']['status'] = 'converged';
   private itSum = 0;
+  private islandSum = 0;
   private itMax = 0;
   private lsSum = 0;
   private contactsMax = 0;
@@ -112,6 +113,7 @@ class RunRecorder {
   record(step: number, r: StepReport, state: SapState): void {
     if (RANK[r.status] > RANK[this.status]) this.status = r.status;
     this.itSum += r.iterations_mean;
+    for (const w of r.worlds) this.islandSum += (w.islands ?? 1) / this.m.num_worlds;
     this.itMax = Math.max(this.itMax, r.iterations_max);
     this.lsSum += r.line_search_iterations / this.m.num_worlds;
     for (const w of r.worlds) this.contactsMax = Math.max(this.contactsMax, w.contacts);
@@ -182,6 +184,7 @@ class RunRecorder {
         iterations_mean: this.itSum / n,
         iterations_max: this.itMax,
         line_search_iterations_mean: this.lsSum / n,
+        islands_mean: this.islandSum / n,
         contacts_max: this.contactsMax,
         truncated_contacts: this.truncated,
         wall_ms: wall,

@@ -10,6 +10,7 @@ export function formatRun(o: RunOutput): string {
   lines.push(
     `preset ${o.options.contact_preset_variant}, line search ${o.options.line_search_variant}; status ${o.stats.status}, ` +
       `Newton ${f(o.stats.iterations_mean, 2)} mean / ${o.stats.iterations_max} max, line search ${f(o.stats.line_search_iterations_mean, 2)} mean, ` +
+      (o.options.solve_islands ? `islands ${f(o.stats.islands_mean, 1)} mean, ` : '') +
       `contacts ≤ ${o.stats.contacts_max}, truncated ${o.stats.truncated_contacts}, ${f(o.stats.wall_ms, 1)} ms`,
   );
   o.worlds.forEach((w, i) => {

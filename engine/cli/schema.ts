@@ -53,6 +53,8 @@ export const RunOutputSchema = z
         iterations_mean: z.number(),
         iterations_max: z.number(),
         line_search_iterations_mean: z.number(),
+        /** constraint islands per world and step (1: solved whole; solve_islands splits them) */
+        islands_mean: z.number(),
         contacts_max: z.number(),
         truncated_contacts: z.number(),
         wall_ms: z.number(),

@@ -172,7 +172,7 @@ export class SapIslands {
       const i = this.conList[t];
       const r = pp.rows[i];
       const j = sub.beginConstraint(pp.kind[i] as SapKind, r);
-      sub.phys.set(pp.phys.subarray(i * PHYS_STRIDE, (i + 1) * PHYS_STRIDE), j * PHYS_STRIDE);
+      for (let q = 0; q < PHYS_STRIDE; q++) sub.phys[j * PHYS_STRIDE + q] = pp.phys[i * PHYS_STRIDE + q];
       for (let b = pp.blkStart[i]; b < pp.blkStart[i + 1]; b++) {
         const c = pp.blkClique[b];
         if (isl[c] !== k) continue;
