@@ -279,6 +279,8 @@ function applySinusoid(
 /** what the timing loop needs of Simulation (CPU, synchronous) and BackendSimulation (async) */
 interface Stepper {
   readonly model: Simulation['model'];
+  /** per-stage clock reads (CPU simulation; see SolverSAP.stage_timing) */
+  stage_timing?: boolean;
   state: SapState;
   readonly control: Simulation['control'];
   step(): StepReport | Promise<StepReport>;
@@ -287,6 +289,8 @@ interface Stepper {
 /** per-step sums of one configuration over its timed rounds */
 interface StepStats {
   n: number;
+  /** steps whose stage times are in `stage` (the profiled round) */
+  nStage: number;
   it: number;
   ls: number;
   contacts: number;
@@ -297,6 +301,7 @@ interface StepStats {
 function newStepStats(): StepStats {
   return {
     n: 0,
+    nStage: 0,
     it: 0,
     ls: 0,
     contacts: 0,
@@ -305,13 +310,18 @@ function newStepStats(): StepStats {
   };
 }
 
-/** times `steps` steps, adds their reports to `acc`, returns steps/s */
+/**
+ * times `steps` steps and returns steps/s; adds the reports' iterations and contacts to `acc` and,
+ * when `stages`, their stage times (otherwise the step does not read the clock per stage)
+ */
 async function timeRound(
   sim: Stepper,
   steps: number,
   before: (sim: Stepper) => void,
   acc: StepStats,
+  stages = false,
 ): Promise<number> {
+  if (sim.stage_timing !== undefined) sim.stage_timing = stages;
   const nw = sim.model.num_worlds;
   const stage = acc.stage;
   const t0 = performance.now();
@@ -324,6 +334,8 @@ async function timeRound(
     acc.ls += rep.line_search_iterations / nw;
     acc.contacts += rep.contact_count / nw;
     for (const w of rep.worlds) acc.islands += (w.islands ?? 1) / nw;
+    acc.n++;
+    if (!stages) continue;
     const tm = rep.timing;
     stage.collision += tm.collision ?? 0;
     stage.free_motion += tm.free_motion;
@@ -331,7 +343,7 @@ async function timeRound(
     stage.solve += tm.solve;
     stage.integrate += tm.integrate;
     stage.total += tm.total + (tm.collision ?? 0);
-    acc.n++;
+    acc.nStage++;
   }
   return steps / ((performance.now() - t0) / 1000);
 }
@@ -462,6 +474,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         linear: () => string;
         dispose: () => void;
         acc: StepStats;
+        /** the profiled round (stage times) */
+        prof: StepStats;
         rates: number[];
       }
       const configs: Config[] = [];
@@ -489,6 +503,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
                   linear: () => cpu.solver.last_linear_solver,
                   dispose: () => {},
                   acc,
+                  prof: newStepStats(),
                   rates: [],
                 });
                 continue;
@@ -513,6 +528,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
                 linear: () => 'dense per world (WebGPU)',
                 dispose: () => backend.dispose(),
                 acc,
+                prof: newStepStats(),
                 rates: [],
               });
             }
@@ -564,11 +580,22 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
             }
           }
         }
+        // the split per stage from one more round with the stage clocks on (the timed rounds leave
+        // them off: reading the clock at every stage boundary costs a small scene ~8%)
+        for (const c of configs) {
+          copyState(snap, c.sim.state);
+          for (let i = 0; i < (spec.lead_in ?? 0); i++) {
+            drive(c.sim);
+            await c.sim.step();
+          }
+          await timeRound(c.sim, steps, drive, c.prof, true);
+        }
         for (const c of configs) {
           const t = c.acc;
           const n = Math.max(1, t.n);
-          const stage_ms = { ...t.stage };
-          for (const k of Object.keys(stage_ms) as (keyof StageMs)[]) stage_ms[k] /= n;
+          const stage_ms = { ...c.prof.stage };
+          const ns = Math.max(1, c.prof.nStage);
+          for (const k of Object.keys(stage_ms) as (keyof StageMs)[]) stage_ms[k] /= ns;
           const sps = median(c.rates);
           const row: BenchRow = {
             scene: id,

@@ -44,11 +44,20 @@ export class Simulation {
     this.solver.updateBodyState(this.state);
   }
 
+  /** whether steps read the clock per stage (report `timing`; see SolverSAP.stage_timing) */
+  get stage_timing(): boolean {
+    return this.solver.stage_timing;
+  }
+  set stage_timing(on: boolean) {
+    this.solver.stage_timing = on;
+  }
+
   /** advances one step of dt */
   step(): StepReport {
-    const t0 = now();
+    const timed = this.solver.stage_timing;
+    const t0 = timed ? now() : 0;
     this.collision.collide(this.state, this.contacts);
-    const tc = now() - t0;
+    const tc = timed ? now() - t0 : 0;
     const r = this.solver.step(this.state, this.next, this.control, this.contacts, this.dt);
     r.timing.collision = tc;
     const t = this.state;

@@ -316,3 +316,25 @@ describe('joint limits', () => {
     expect(Math.abs(sim.state.joint_qd[0])).toBeLessThan(1e-4);
   });
 });
+
+describe('stage timing', () => {
+  it('times every stage by default; stage_timing = false reads no clock and changes no result', () => {
+    const run = (timed: boolean) => {
+      const sim = new Simulation(boxStack(3), { dt: 2e-3 });
+      sim.stage_timing = timed;
+      const reports = [];
+      for (let i = 0; i < 20; i++) reports.push(sim.step());
+      return { sim, reports };
+    };
+    const on = run(true);
+    const off = run(false);
+    expect(on.reports.some((r) => r.timing.total > 0 && r.timing.solve > 0)).toBe(true);
+    for (const r of off.reports) {
+      const t = r.timing;
+      expect([t.free_motion, t.constraints, t.solve, t.integrate, t.total, t.collision]).toEqual([
+        0, 0, 0, 0, 0, 0,
+      ]);
+    }
+    expect(Array.from(off.sim.state.joint_q)).toEqual(Array.from(on.sim.state.joint_q));
+  });
+});

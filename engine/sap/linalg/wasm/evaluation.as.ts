@@ -56,6 +56,12 @@ const KIND_LIMIT = 1;
 const KIND_PD = 2;
 
 /** sets the structure and the vectors the evaluation reads and writes (once per solve) */
+/** the counts of {@link setEvaluation} alone (its arrays unchanged since the last call) */
+export function setEvaluationCounts(nCon: i32, nPart: i32): void {
+  eNCon = nCon;
+  eNPart = nPart;
+}
+
 export function setEvaluation(
   nCon: i32,
   nPart: i32,

@@ -60,6 +60,11 @@ const N_INT = INT_REGIONS.length;
 const H_REGION = REGIONS.length - 1;
 /** vectors over constraint rows (the others but G, GT are over participating dofs) */
 const ROW_VECTORS: ReadonlySet<EvalVector> = new Set(['vc', 'gamma', 'dvc', 'vcT', 'gammaT']);
+
+/** per EVAL_VECTORS entry, what sizes it: 0 dofs, 1 rows, 2 G blocks, 3 none (H: ensureH), 4 eight */
+const VECTOR_SIZE = Int8Array.from(EVAL_VECTORS, (name) =>
+  name === 'H' ? 3 : name === 'out' ? 4 : name === 'G' || name === 'GT' ? 2 : ROW_VECTORS.has(name) ? 1 : 0,
+);
 /** the first bytes stay unused: offset 0 means "no array" to the kernels */
 const BASE = 64;
 
@@ -100,6 +105,8 @@ export class EvaluationWasm {
   private readonly off = new Float64Array(REGIONS.length);
   private readonly need = new Float64Array(REGIONS.length);
   private buffer: ArrayBuffer | null = null;
+  /** the kernels hold this layout's array offsets (set by the first bind after a layout) */
+  private offsetsBound = false;
   private heapI32 = new Int32Array(0);
   private heapF64 = new Float64Array(0);
 
@@ -154,14 +161,10 @@ export class EvaluationWasm {
     need[i++] = s.nA; // A
     need[i++] = s.nT; // T
     // vectors (EVAL_VECTORS order)
-    for (const name of EVAL_VECTORS) {
-      // H: sized by ensureH; out: the kernels' scalar inputs and results
-      let n = s.np;
-      if (name === 'H') n = 0;
-      else if (name === 'out') n = 8;
-      else if (name === 'G' || name === 'GT') n = s.nG;
-      else if (ROW_VECTORS.has(name)) n = s.nRows;
-      need[i++] = n;
+    // (H: sized by ensureH; out: the kernels' scalar inputs and results)
+    for (let k = 0; k < VECTOR_SIZE.length; k++) {
+      const z = VECTOR_SIZE[k];
+      need[i++] = z === 0 ? s.np : z === 1 ? s.nRows : z === 2 ? s.nG : z === 3 ? 0 : 8;
     }
     let grow = this.buffer === null;
     for (let r = 0; r < REGIONS.length; r++) {
@@ -198,6 +201,7 @@ export class EvaluationWasm {
     if (!this.kernels.reserve(bytes)) throw new RangeError('WebAssembly memory cannot grow');
     const buf = this.kernels.buffer;
     this.buffer = buf;
+    this.offsetsBound = false;
     this.heapI32 = new Int32Array(buf);
     this.heapF64 = new Float64Array(buf);
     for (let k = 0; k < EVAL_VECTORS.length; k++) {
@@ -260,6 +264,11 @@ export class EvaluationWasm {
     copyRun(f64, off[N_INT] >> 3, s.jData, s.nJ);
     copyRun(f64, off[N_INT + 1] >> 3, s.params, 12 * s.nCon);
     const k = this.kernels.exports;
+    if (this.offsetsBound) {
+      k.setEvaluationCounts(s.nCon, s.nPart);
+      return;
+    }
+    this.offsetsBound = true;
     // the dense assembly's structure (its pair tables are the sparse path's: unused here)
     k.setAssembly(
       off[1],

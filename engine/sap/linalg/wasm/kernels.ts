@@ -40,6 +40,7 @@ export interface LinalgWasmExports {
    * redOff, cliqueOff, colStart, colIdx, partCliques, aOff (Int32), jd, params and A (f64)
    */
   setEvaluation(nCon: number, nPart: number, ...ptrs: number[]): void;
+  setEvaluationCounts(nCon: number, nPart: number): void;
   /** byte offsets of v, vStar, Ar, p, jv, grad, vc, gamma, G, dvc, vcT, gammaT, GT, dInv, rhs, dv, dp, out */
   setEvaluationVectors(...ptrs: number[]): void;
   multiplyJ(x: number, out: number): void;
