@@ -342,6 +342,8 @@ export class SapSolver {
 
   // problem in packed form (own storage for solve(), the caller's for solvePacked())
   private readonly own = new PackedSapProblem();
+  /** the sparse assembly's index arrays for the kernels ({@link assemblyArrays}; reused) */
+  private readonly asmRuns: IntRuns = Array.from({ length: 13 }, () => [new Int32Array(0), 0]);
 
   // islands (options.solve_islands): results of the last solve in the caller's numbering
   private readonly islands = new SapIslands();
@@ -1252,26 +1254,33 @@ export class SapSolver {
   /** the arrays the WebAssembly assembly reads, in the order {@link bindAssembly} lays them out */
   private assemblyArrays(nBlk: number, nPairs: number): IntRuns {
     const nCl = this.nCliques;
-    return [
-      [this.rows, this.nCon],
-      [this.gOff, this.nCon],
-      [this.blkStart, this.nCon + 1],
-      [this.blkClique, nBlk],
-      [this.blkJ, nBlk],
-      [this.blkDiag, nBlk],
-      [this.pairStart, this.nCon + 1],
-      [this.pairOff, nPairs],
-      [this.pairT, nPairs],
-      [this.redOff, nCl],
-      [this.cliqueOff, nCl + 1],
-      [this.colStart, nBlk + 1],
-      [this.colIdx, this.colStart[nBlk]],
-    ];
+    const r = this.asmRuns;
+    const set = (k: number, a: Int32Array | Uint8Array, n: number): void => {
+      r[k][0] = a;
+      r[k][1] = n;
+    };
+    set(0, this.rows, this.nCon);
+    set(1, this.gOff, this.nCon);
+    set(2, this.blkStart, this.nCon + 1);
+    set(3, this.blkClique, nBlk);
+    set(4, this.blkJ, nBlk);
+    set(5, this.blkDiag, nBlk);
+    set(6, this.pairStart, this.nCon + 1);
+    set(7, this.pairOff, nPairs);
+    set(8, this.pairT, nPairs);
+    set(9, this.redOff, nCl);
+    set(10, this.cliqueOff, nCl + 1);
+    set(11, this.colStart, nBlk + 1);
+    set(12, this.colIdx, this.colStart[nBlk]);
+    return r;
   }
 
   /** bytes of the WebAssembly assembly's inputs: the index arrays, J, the G·J scratch and G */
   private assemblyBytes(nBlk: number, nPairs: number): number {
-    return intRunsBytes(this.assemblyArrays(nBlk, nPairs)) + 8 * (this.nJ + this.T.length + this.nG);
+    // the lengths of assemblyArrays, summed
+    const nCl = this.nCliques;
+    const ints = 4 * this.nCon + 2 + 4 * nBlk + 1 + 2 * nPairs + 2 * nCl + 1 + this.colStart[nBlk];
+    return ((4 * ints + 7) & ~7) + 8 * (this.nJ + this.T.length + this.nG);
   }
 
   /** copies the assembly's inputs into the kernels' memory (sparse path on WebAssembly) */
