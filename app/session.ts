@@ -7,6 +7,7 @@ import { SOLVER_OPTION_KEYS } from '../engine/index';
 import { SimClient } from '../engine/worker/client';
 import type {
   AblationSample,
+  TrajectoryAblationSample,
   BackendChoice,
   CommandBody,
   ErrorInfo,
@@ -89,6 +90,45 @@ function pushSample(s: AblationSample): void {
   seriesListeners.forEach((f) => f());
 }
 
+/** the trajectory-mode series (divergence of the shadow simulations since `start`) */
+export const trajectory = {
+  time: [] as number[],
+  start: 0,
+  qp: [] as (number | null)[],
+  qm: [] as (number | null)[],
+  vp: [] as (number | null)[],
+  vm: [] as (number | null)[],
+  version: 0,
+};
+function clearTrajectory(): void {
+  for (const a of [trajectory.time, trajectory.qp, trajectory.qm, trajectory.vp, trajectory.vm]) a.length = 0;
+  trajectory.version++;
+  seriesListeners.forEach((f) => f());
+}
+const positive = (x: number): number | null => (x > 0 && Number.isFinite(x) ? x : null);
+function pushTrajectory(s: TrajectoryAblationSample): void {
+  const last = trajectory.time[trajectory.time.length - 1];
+  // a restart (reset, seek, new options) begins a new series
+  if (s.start_time !== trajectory.start || (last !== undefined && s.time <= last)) clearTrajectory();
+  trajectory.start = s.start_time;
+  trajectory.time.push(s.time);
+  trajectory.qp.push(positive(s.q_precision));
+  trajectory.qm.push(positive(s.q_model));
+  trajectory.vp.push(positive(s.v_precision));
+  trajectory.vm.push(positive(s.v_model));
+  if (trajectory.time.length > MAX_POINTS) {
+    for (const a of [trajectory.time, trajectory.qp, trajectory.qm, trajectory.vp, trajectory.vm])
+      a.splice(0, a.length - MAX_POINTS);
+  }
+  trajectory.version++;
+  seriesListeners.forEach((f) => f());
+}
+
+/** starts or stops trajectory-mode ablation from the current state */
+export function setTrajectory(on: boolean): void {
+  send({ type: 'request_trajectory', on });
+}
+
 /** CSV of the series */
 export function seriesCsv(): string {
   const rows = ['time_s,delta_precision,delta_model,delta_precision_max,delta_model_max,iterations,contacts'];
@@ -104,6 +144,21 @@ export function seriesCsv(): string {
         series.contacts[i],
       ].join(','),
     );
+  }
+  if (trajectory.time.length > 0) {
+    rows.push('', `trajectory from t0 = ${trajectory.start} s`);
+    rows.push('time_s,q_precision,q_model,v_precision,v_model');
+    for (let i = 0; i < trajectory.time.length; i++) {
+      rows.push(
+        [
+          trajectory.time[i],
+          trajectory.qp[i] ?? 0,
+          trajectory.qm[i] ?? 0,
+          trajectory.vp[i] ?? 0,
+          trajectory.vm[i] ?? 0,
+        ].join(','),
+      );
+    }
   }
   return rows.join('\n') + '\n';
 }
@@ -147,7 +202,9 @@ function onEvent(e: WorkerEvent): void {
       const p = e.request_id !== undefined ? pending.get(e.request_id) : undefined;
       if (e.request_id !== undefined) pending.delete(e.request_id);
       clearSeries();
+      clearTrajectory();
       st.set({
+        trajectory: false, // a load (or a restarted worker) stops trajectory-mode ablation
         scene: e.scene,
         options: e.options,
         loads: st.loads + 1,
@@ -174,6 +231,13 @@ function onEvent(e: WorkerEvent): void {
       break;
     case 'ablation':
       pushSample(e.sample);
+      break;
+    case 'trajectory':
+      pushTrajectory(e.sample);
+      break;
+    case 'trajectory_state':
+      st.set({ trajectory: e.on });
+      if (e.on) clearTrajectory();
       break;
     case 'play_state':
       st.set({ playing: e.playing });
@@ -569,6 +633,16 @@ export const testApi = {
       : null;
   },
   series: () => ({ time: series.time.slice(), dp: series.dp.slice(), dm: series.dm.slice() }),
+  /** trajectory-mode ablation: running?, its start and the recorded divergences */
+  trajectory: () => ({
+    on: useStudio.getState().trajectory,
+    start: trajectory.start,
+    time: trajectory.time.slice(),
+    q_precision: trajectory.qp.slice(),
+    q_model: trajectory.qm.slice(),
+    v_precision: trajectory.vp.slice(),
+    v_model: trajectory.vm.slice(),
+  }),
   contacts: () => {
     const c = client.latest.contacts;
     return c ? { count: c.count, truncated: c.truncated, data: Array.from(c.data) } : null;

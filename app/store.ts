@@ -50,6 +50,8 @@ export interface StudioState {
   speed: number;
   num_worlds: number;
   stats: StatsInfo | null;
+  /** trajectory-mode ablation is running (shadow simulations beside the live one) */
+  trajectory: boolean;
   /** the backend the user chose (links carry it) */
   backendChoice: BackendChoice;
   /** what the worker reports: requested and active backend, fallback reason, adapter, precision */
@@ -76,6 +78,7 @@ export const useStudio = create<StudioState>()((set) => ({
   speed: 1,
   num_worlds: 1,
   stats: null,
+  trajectory: false,
   backendChoice: 'cpu',
   backend: null,
   errors: [],

@@ -19,6 +19,15 @@ export interface StudioApi {
   contacts(): { count: number; truncated: number; data: number[] } | null;
   markers(): { pC: number[][]; x0: number[][]; x1: number[][] } | null;
   plotData(): Record<string, (number | null)[][]> | null;
+  trajectory(): {
+    on: boolean;
+    start: number;
+    time: number[];
+    q_precision: (number | null)[];
+    q_model: (number | null)[];
+    v_precision: (number | null)[];
+    v_model: (number | null)[];
+  };
   project(p: number[]): [number, number] | null;
   bodyPosition(b: number): number[] | null;
   selection(): number | null;

@@ -138,6 +138,28 @@ test('every solver knob applies live through the panel; the Δ plots draw on the
   const lines = (await (await csv.createReadStream()).toArray()).join('').trim().split('\n');
   expect(lines[0]).toMatch(/^time_s,delta_precision,delta_model/);
   expect(lines.length).toBeGreaterThan(5);
+
+  // trajectory-mode ablation: approx32, approx64 and drake shadows from now, beside the live scene
+  await page.getByTestId('plots-pause').click(); // resume drawing
+  await page.getByTestId('trajectory-toggle').click();
+  await expect(page.getByTestId('trajectory-toggle')).toHaveText('stop trajectory ablation');
+  await expect
+    .poll(async () => {
+      const t = await studio(page, (s) => s.trajectory());
+      const rising = t.time.every((x, i) => x > t.start && (i === 0 || x > t.time[i - 1]));
+      const vals = [...t.q_precision, ...t.q_model, ...t.v_precision, ...t.v_model].filter(
+        (v) => v !== null,
+      ) as number[];
+      return t.on && rising && vals.every((v) => Number.isFinite(v) && v > 0) ? t.time.length : -1;
+    })
+    .toBeGreaterThan(3);
+  await expect
+    .poll(async () => (await studio(page, (s) => s.plotData()))?.trajectory[0].length ?? 0)
+    .toBeGreaterThan(3);
+  await page.screenshot({ path: `${SHOTS}/03b-trajectory-ablation.png` });
+  await page.getByTestId('trajectory-toggle').click();
+  await expect(page.getByTestId('trajectory-toggle')).toHaveText('start trajectory ablation');
+  expect(await studio(page, (s) => s.trajectory().on)).toBe(false);
   expect(errors).toEqual([]);
 });
 

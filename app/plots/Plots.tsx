@@ -3,12 +3,15 @@
  * ‖v(drake) − v(approx64)‖ side by side on log scales, plus Newton iterations and contact count,
  * all against the scene clock with a shared hover cursor. Samples stream from the worker (one-step
  * ablation every N steps); the charts redraw at most once per animation frame. Pause freezes the
- * drawing (samples keep arriving); CSV and PNG export what is recorded.
+ * drawing (samples keep arriving); CSV and PNG export what is recorded. The trajectory chart shows
+ * trajectory-mode ablation: ‖Δq‖ and ‖Δv‖ between approx32, approx64 and drake shadow simulations
+ * run from the state at which it was started.
  */
 import { useEffect, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
-import { onSeries, plots, series, seriesCsv } from '../session';
+import { onSeries, plots, series, seriesCsv, setTrajectory, trajectory } from '../session';
+import { useStudio } from '../store';
 
 function download(name: string, href: string): void {
   const a = document.createElement('a');
@@ -21,7 +24,14 @@ function download(name: string, href: string): void {
 
 const fmtSci = (v: number | null) => (v === null || v === undefined ? '—' : Number(v).toExponential(3));
 
-function makeChart(el: HTMLElement, title: string, width: number, kind: 'dp' | 'dm' | 'solver'): uPlot {
+const CHARTS = 4;
+
+function makeChart(
+  el: HTMLElement,
+  title: string,
+  width: number,
+  kind: 'dp' | 'dm' | 'solver' | 'traj',
+): uPlot {
   const common = {
     width,
     height: 180,
@@ -47,6 +57,41 @@ function makeChart(el: HTMLElement, title: string, width: number, kind: 'dp' | '
         ],
       },
       [[], [], []],
+      el,
+    );
+  }
+  const logAxis = (label: string) => ({
+    ...xAxis,
+    label,
+    values: (_u: uPlot, ticks: number[]) =>
+      ticks.map((t) => (t === null || t === undefined ? '' : Number(t).toExponential(0))),
+  });
+  const tValue = (_u: uPlot, v: number | null) =>
+    v === null || v === undefined ? '—' : Number(v).toFixed(3);
+  if (kind === 'traj') {
+    const line = (label: string, stroke: string, dash?: number[]) => ({
+      label,
+      stroke,
+      width: 1.5,
+      dash,
+      spanGaps: false,
+      value: (_u: uPlot, v: number | null) => fmtSci(v),
+      points: { show: false },
+    });
+    return new uPlot(
+      {
+        ...common,
+        scales: { x: { time: false }, y: { distr: 3 } },
+        axes: [{ ...xAxis, label: 't [s]' }, logAxis('‖Δq‖ [m, rad], ‖Δv‖ (dashed)')],
+        series: [
+          { label: 't [s]', value: tValue },
+          line('Δq precision', '#8be9fd'),
+          line('Δq model', '#ff79c6'),
+          line('Δv precision', '#8be9fd', [4, 4]),
+          line('Δv model', '#ff79c6', [4, 4]),
+        ],
+      },
+      [[], [], [], [], []],
       el,
     );
   }
@@ -80,48 +125,68 @@ function makeChart(el: HTMLElement, title: string, width: number, kind: 'dp' | '
   );
 }
 
+/** every chart's data from the recorded series */
+function setAll(c: { dp: uPlot; dm: uPlot; so: uPlot; tr: uPlot }): void {
+  const t = series.time.slice();
+  c.dp.setData([t, series.dp.slice()]);
+  c.dm.setData([t, series.dm.slice()]);
+  c.so.setData([t, series.iterations.slice(), series.contacts.slice()]);
+  c.tr.setData([
+    trajectory.time.slice(),
+    trajectory.qp.slice(),
+    trajectory.qm.slice(),
+    trajectory.vp.slice(),
+    trajectory.vm.slice(),
+  ]);
+}
+
 export function Plots() {
   const dpRef = useRef<HTMLDivElement>(null);
   const dmRef = useRef<HTMLDivElement>(null);
   const soRef = useRef<HTMLDivElement>(null);
-  const charts = useRef<{ dp: uPlot; dm: uPlot; so: uPlot } | null>(null);
+  const trRef = useRef<HTMLDivElement>(null);
+  const charts = useRef<{ dp: uPlot; dm: uPlot; so: uPlot; tr: uPlot } | null>(null);
+  const trajectoryOn = useStudio((s) => s.trajectory);
   const [paused, setPaused] = useState(false);
   const pausedRef = useRef(false);
   pausedRef.current = paused;
   const [count, setCount] = useState(0);
 
   useEffect(() => {
-    const w = Math.max(240, Math.floor((dpRef.current?.parentElement?.clientWidth ?? 900) / 3) - 12);
+    const w = Math.max(220, Math.floor((dpRef.current?.parentElement?.clientWidth ?? 900) / CHARTS) - 12);
     const c = {
       dp: makeChart(dpRef.current!, 'Δprecision = ‖v(approx64) − v(approx32)‖', w, 'dp'),
       dm: makeChart(dmRef.current!, 'Δmodel = ‖v(drake) − v(approx64)‖', w, 'dm'),
       so: makeChart(soRef.current!, 'solver', w, 'solver'),
+      tr: makeChart(trRef.current!, 'trajectory: shadows from t₀', w, 'traj'),
     };
     charts.current = c;
     let raf = 0;
     let drawn = -1;
     const draw = () => {
       raf = 0;
-      if (pausedRef.current || drawn === series.version) return;
-      drawn = series.version;
-      const t = series.time.slice();
-      c.dp.setData([t, series.dp.slice()]);
-      c.dm.setData([t, series.dm.slice()]);
-      c.so.setData([t, series.iterations.slice(), series.contacts.slice()]);
-      setCount(t.length);
+      const version = series.version + trajectory.version;
+      if (pausedRef.current || drawn === version) return;
+      drawn = version;
+      setAll(c);
+      setCount(series.time.length);
     };
     const off = onSeries(() => {
       if (!raf) raf = requestAnimationFrame(draw);
     });
     const ro = new ResizeObserver(() => {
-      const width = Math.max(240, Math.floor((dpRef.current?.parentElement?.clientWidth ?? 900) / 3) - 12);
-      for (const u of [c.dp, c.dm, c.so]) u.setSize({ width, height: 180 });
+      const width = Math.max(
+        220,
+        Math.floor((dpRef.current?.parentElement?.clientWidth ?? 900) / CHARTS) - 12,
+      );
+      for (const u of [c.dp, c.dm, c.so, c.tr]) u.setSize({ width, height: 180 });
     });
     if (dpRef.current?.parentElement) ro.observe(dpRef.current.parentElement);
     plots.data = () => ({
       delta_precision: c.dp.data as (number | null)[][],
       delta_model: c.dm.data as (number | null)[][],
       solver: c.so.data as (number | null)[][],
+      trajectory: c.tr.data as (number | null)[][],
     });
     return () => {
       off();
@@ -131,6 +196,7 @@ export function Plots() {
       c.dp.destroy();
       c.dm.destroy();
       c.so.destroy();
+      c.tr.destroy();
     };
   }, []);
 
@@ -139,19 +205,14 @@ export function Plots() {
     if (!paused) {
       series.version++;
       const c = charts.current;
-      if (c) {
-        const t = series.time.slice();
-        c.dp.setData([t, series.dp.slice()]);
-        c.dm.setData([t, series.dm.slice()]);
-        c.so.setData([t, series.iterations.slice(), series.contacts.slice()]);
-      }
+      if (c) setAll(c);
     }
   }, [paused]);
 
   const exportPng = () => {
     const c = charts.current;
     if (!c) return;
-    const canvases = [c.dp, c.dm, c.so].map((u) => u.ctx.canvas);
+    const canvases = [c.dp, c.dm, c.so, c.tr].map((u) => u.ctx.canvas);
     const titleH = 24;
     const out = document.createElement('canvas');
     out.width = canvases.reduce((s, k) => s + k.width, 0);
@@ -162,7 +223,7 @@ export function Plots() {
     ctx.fillStyle = '#ddd';
     ctx.font = '14px sans-serif';
     let x = 0;
-    ['Δprecision', 'Δmodel', 'iterations / contacts'].forEach((t, i) => {
+    ['Δprecision', 'Δmodel', 'iterations / contacts', 'trajectory ‖Δq‖, ‖Δv‖'].forEach((t, i) => {
       ctx.fillText(t, x + 8, 17);
       ctx.drawImage(canvases[i], x, titleH);
       x += canvases[i].width;
@@ -178,7 +239,7 @@ export function Plots() {
   return (
     <section className="plots" aria-label="ablation plots">
       <div className="plots-bar">
-        <strong>one-step ablation</strong>
+        <strong>preset ablation</strong>
         <span className="muted">
           {count} samples · log scale · hover for values · drag to zoom, double-click to reset
         </span>
@@ -191,11 +252,19 @@ export function Plots() {
         <button onClick={exportPng} data-testid="plots-png">
           export PNG
         </button>
+        <button
+          onClick={() => setTrajectory(!trajectoryOn)}
+          data-testid="trajectory-toggle"
+          title="approx32, approx64 and drake shadow simulations from the current state, stepped beside the live one"
+        >
+          {trajectoryOn ? 'stop trajectory ablation' : 'start trajectory ablation'}
+        </button>
       </div>
       <div className="plots-row">
         <div ref={dpRef} data-testid="plot-dp" />
         <div ref={dmRef} data-testid="plot-dm" />
         <div ref={soRef} data-testid="plot-solver" />
+        <div ref={trRef} data-testid="plot-trajectory" />
       </div>
     </section>
   );

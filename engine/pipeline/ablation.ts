@@ -105,24 +105,42 @@ export interface TrajectorySample {
 export class TrajectoryAblator {
   readonly sims: Simulation[];
 
+  /**
+   * @param base  solver options (preset-derived keys are dropped: each shadow takes its preset's)
+   * @param start  shared start state (default: the model's initial state)
+   * @param max_rigid_contact  contact slots per world (default: the solver option), e.g. those of
+   *   a live simulation the shadows run beside
+   */
   constructor(
     readonly model: SapModel,
     dt: number,
     base: Record<string, unknown> = {},
     start?: SapState,
+    max_rigid_contact?: number,
   ) {
     this.sims = ABLATION_PRESETS.map((p) => {
       const sim = new Simulation(model, {
         dt,
         solver: { ...stripModeKeys(base), contact_preset_variant: p },
+        max_rigid_contact,
       });
       if (start) sim.state = cloneState(start);
       return sim;
     });
   }
 
-  /** steps all three once and returns the divergence at the new time */
-  step(): TrajectorySample {
+  /**
+   * steps all three once and returns the divergence at the new time; `control`, when given, is
+   * copied into every shadow first (the live simulation's control inputs)
+   */
+  step(control?: SapControl): TrajectorySample {
+    if (control) {
+      for (const s of this.sims) {
+        s.control.joint_f.set(control.joint_f);
+        s.control.joint_target_pos.set(control.joint_target_pos);
+        s.control.joint_target_vel.set(control.joint_target_vel);
+      }
+    }
     for (const s of this.sims) s.step();
     const [a, b, c] = this.sims.map((s) => s.state);
     const m = this.model;

@@ -140,6 +140,18 @@ export const commandSchema = z.discriminatedUnion('type', [
     now: z.boolean().optional(),
   }),
   /**
+   * trajectory-mode ablation (SPEC §3.8): `on` starts approx32, approx64 and drake shadow
+   * simulations from the current state, stepped beside the live one with its control inputs (a
+   * `trajectory` event every `every` steps); `on: false` stops them. A reset, seek, restore or
+   * option change restarts them from the new state; loading a scene stops them.
+   */
+  z.object({
+    v,
+    type: z.literal('request_trajectory'),
+    on: z.boolean(),
+    every: z.number().int().min(1).max(100_000).optional(),
+  }),
+  /**
    * chooses the step backend (kept for later loads); answered by `backend` events. 'webgpu' falls
    * back to the CPU with the reason when no adapter is available or the model needs a feature the
    * GPU path lacks; collision stays on the CPU either way.
@@ -369,6 +381,22 @@ export interface StatsInfo {
   history: { first_step: number; last_step: number; first_time: number; last_time: number };
 }
 
+/** trajectory-mode ablation: divergence of the three shadow simulations since `start_time` */
+export interface TrajectoryAblationSample {
+  time: number;
+  step: number;
+  /** when the shadows started from the live state [s] */
+  start_time: number;
+  /** ‖q(approx64) − q(approx32)‖ and ‖q(drake) − q(approx64)‖ [m, rad] */
+  q_precision: number;
+  q_model: number;
+  /** the same for the velocities [m/s, rad/s] */
+  v_precision: number;
+  v_model: number;
+  /** wall time of the shadow steps since the last sample [ms] */
+  ms: number;
+}
+
 export interface AblationSample {
   time: number;
   step: number;
@@ -435,6 +463,9 @@ export type WorkerEvent =
     }
   | { v: V; type: 'stats'; stats: StatsInfo }
   | { v: V; type: 'ablation'; sample: AblationSample }
+  | { v: V; type: 'trajectory'; sample: TrajectoryAblationSample }
+  /** trajectory-mode ablation started (`on`) or stopped */
+  | { v: V; type: 'trajectory_state'; on: boolean }
   | { v: V; type: 'play_state'; playing: boolean }
   | { v: V; type: 'backend'; backend: BackendInfo }
   | { v: V; type: 'pong'; id: number }

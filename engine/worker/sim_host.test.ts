@@ -190,3 +190,44 @@ describe('loadAnyFile', () => {
     ).rejects.toThrow(/UTF-8/);
   });
 });
+
+describe('SimHost trajectory-mode ablation', () => {
+  it('runs three shadow simulations beside the live one, restarts them after a jump, stops on request', async () => {
+    const { h, of } = await host('box_sliding');
+    const live = h.sim!.solver.options.contact_preset_variant;
+    h.handle({ v, type: 'request_trajectory', on: true, every: 5 });
+    h.handle({ v, type: 'step', n: 20 });
+    await h.idle();
+    expect(of('trajectory_state').at(-1)!.on).toBe(true);
+    let s = of('trajectory').map((e) => e.sample);
+    expect(s.map((x) => x.step)).toEqual([5, 10, 15, 20]);
+    expect(s.at(-1)!.time).toBe(h.sim!.state.time);
+    expect(s.every((x) => x.start_time === 0)).toBe(true);
+    for (const x of s) {
+      for (const k of ['q_precision', 'q_model', 'v_precision', 'v_model'] as const) {
+        expect(Number.isFinite(x[k]) && x[k] >= 0, k).toBe(true);
+      }
+    }
+    expect(s.at(-1)!.v_model).toBeGreaterThan(0);
+    // the shadow of the live preset is the live simulation, bit for bit
+    const shadows = (h as unknown as { traj: { sims: { state: { joint_q: Float64Array } }[] } }).traj.sims;
+    const twin = shadows[['approx32', 'approx64', 'drake'].indexOf(live)];
+    expect(Array.from(twin.state.joint_q)).toEqual(Array.from(h.sim!.state.joint_q));
+
+    // a reset starts them again from the reset state
+    h.handle({ v, type: 'reset' });
+    h.handle({ v, type: 'step', n: 10 });
+    await h.idle();
+    s = of('trajectory').map((e) => e.sample);
+    expect(s.slice(4).map((x) => [x.step, x.start_time])).toEqual([
+      [5, 0],
+      [10, 0],
+    ]);
+    // off: no more samples
+    h.handle({ v, type: 'request_trajectory', on: false });
+    h.handle({ v, type: 'step', n: 10 });
+    await h.idle();
+    expect(of('trajectory_state').at(-1)!.on).toBe(false);
+    expect(of('trajectory')).toHaveLength(6);
+  });
+});

@@ -29,7 +29,7 @@ import {
   type BackendKind,
   type CreateBackendResult,
 } from '../backends';
-import { OneStepAblator, Simulation } from '../pipeline';
+import { OneStepAblator, Simulation, TrajectoryAblator } from '../pipeline';
 import type { StepReport } from '../pipeline';
 import { resolveSolverOptions } from '../sap/options';
 import { HistoryRing } from './history';
@@ -45,6 +45,7 @@ import {
   PROTOCOL_VERSION,
   parseCommand,
   type AblationSample,
+  type TrajectoryAblationSample,
   type BackendInfo,
   type Command,
   type ContactFrame,
@@ -128,6 +129,12 @@ export class SimHost {
   private ablator: OneStepAblator | null = null;
   private ablContacts: SapContacts | null = null;
   private lastAblationStep = -1;
+  /** trajectory-mode ablation: shadow simulations beside the live one (null: off) */
+  private traj: TrajectoryAblator | null = null;
+  private trajEvery = 10;
+  private trajStart = 0;
+  private trajLastStep = 0;
+  private trajMs = 0;
   private history: HistoryRing | null = null;
   private ring: RingWriter | null = null;
   private seq = 0;
@@ -253,6 +260,11 @@ export class SimHost {
           if (cmd.every !== undefined) this.ablation_every = cmd.every;
           if (cmd.now) this.ablate();
           break;
+        case 'request_trajectory':
+          if (cmd.every !== undefined) this.trajEvery = cmd.every;
+          if (cmd.on) this.startTrajectory();
+          else this.stopTrajectory();
+          break;
         case 'ping':
           this.emit({ v: PROTOCOL_VERSION, type: 'pong', id: cmd.id });
           break;
@@ -328,6 +340,7 @@ export class SimHost {
       this.pacer.dt = sim.dt;
       this.pacer.restart();
       this.ablator = null;
+      this.stopTrajectory();
       this.ablContacts = sim.collision.contacts();
       this.lastAblationStep = -1;
       this.history = new HistoryRing(
@@ -403,6 +416,7 @@ export class SimHost {
       }
     }
     this.ablator = null;
+    this.restartTrajectory();
     this.emit({ v: PROTOCOL_VERSION, type: 'options', options: this.optionsInfo() });
     this.sendBackend();
     // the contact capacity is fixed per collision pipeline: a new one needs a reload
@@ -796,6 +810,7 @@ export class SimHost {
 
   private afterSteps(taken: number): void {
     if (taken <= 0) return;
+    if (this.traj) this.stepTrajectory(taken);
     if (this.ablation_every > 0 && this.stepCount - this.lastAblationStep >= this.ablation_every)
       this.ablate();
     this.sendFrame();
@@ -860,6 +875,7 @@ export class SimHost {
     this.frozenAt.clear();
     this.pacer.restart();
     clearContacts(sim.contacts);
+    this.restartTrajectory();
     this.sendFrame();
     this.sendStats(true);
   }
@@ -881,6 +897,7 @@ export class SimHost {
     this.frozenAt.clear();
     // the contact buffer belongs to the step that produced it: empty until the next step
     clearContacts(sim.contacts);
+    this.restartTrajectory();
     this.sendFrame();
     this.sendStats(true);
   }
@@ -968,6 +985,7 @@ export class SimHost {
     this.frozenAt.clear();
     this.pacer.restart();
     clearContacts(sim.contacts);
+    this.restartTrajectory();
     this.sendFrame();
     this.sendStats(true);
   }
@@ -1024,6 +1042,57 @@ export class SimHost {
     };
     this.emit({ v: PROTOCOL_VERSION, type: 'ablation', sample });
     return sample;
+  }
+
+  /** trajectory-mode ablation (SPEC §3.8): three shadow simulations from the current state */
+  private startTrajectory(): void {
+    const sim = this.sim;
+    if (!sim) return;
+    this.traj = new TrajectoryAblator(sim.model, sim.dt, this.explicit, sim.state, sim.contacts.capacity);
+    this.trajStart = sim.state.time;
+    this.trajLastStep = this.stepCount;
+    this.trajMs = 0;
+    this.emit({ v: PROTOCOL_VERSION, type: 'trajectory_state', on: true });
+  }
+
+  private stopTrajectory(): void {
+    if (!this.traj) return;
+    this.traj = null;
+    this.emit({ v: PROTOCOL_VERSION, type: 'trajectory_state', on: false });
+  }
+
+  /** after a jump of the live state (reset, seek, restore, new options): start again from it */
+  private restartTrajectory(): void {
+    if (this.traj) this.startTrajectory();
+  }
+
+  /**
+   * steps the shadows `n` times (the live simulation's last n steps) with the live control; a
+   * sample every `trajEvery` live steps
+   */
+  private stepTrajectory(n: number): void {
+    const traj = this.traj!;
+    const control = this.sim!.control;
+    for (let i = 0; i < n; i++) {
+      const t0 = this.now();
+      const s = traj.step(control);
+      this.trajMs += this.now() - t0;
+      const step = this.stepCount - n + i + 1;
+      if (step - this.trajLastStep < this.trajEvery) continue;
+      this.trajLastStep = step;
+      const sample: TrajectoryAblationSample = {
+        time: s.time,
+        step,
+        start_time: this.trajStart,
+        q_precision: s.q_divergence.precision,
+        q_model: s.q_divergence.model,
+        v_precision: s.v_divergence.precision,
+        v_model: s.v_divergence.model,
+        ms: this.trajMs,
+      };
+      this.trajMs = 0;
+      this.emit({ v: PROTOCOL_VERSION, type: 'trajectory', sample });
+    }
   }
 
   private packContacts(): ContactFrame | undefined {
