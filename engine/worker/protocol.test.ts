@@ -56,6 +56,8 @@ describe('protocol validation', () => {
         all_worlds: true,
       },
       { v, type: 'request_ablation', every: 5, now: true },
+      { v, type: 'request_trajectory', on: true, every: 5 },
+      { v, type: 'request_trajectory', on: false },
       { v, type: 'set_backend', backend: 'webgpu' },
       { v, type: 'set_backend', backend: 'cpu' },
     ];
@@ -74,6 +76,10 @@ describe('protocol validation', () => {
       /perturb\.target\[1\]/,
     );
     expect(bad({ v: PROTOCOL_VERSION, type: 'set_sim', speed: 100 })).toMatch(/set_sim\.speed/);
+    expect(bad({ v: PROTOCOL_VERSION, type: 'request_trajectory', on: true, every: 0 })).toMatch(
+      /request_trajectory\.every/,
+    );
+    expect(bad({ v: PROTOCOL_VERSION, type: 'request_trajectory' })).toMatch(/request_trajectory\.on/);
     expect(bad({ v: PROTOCOL_VERSION, type: 'set_backend', backend: 'cuda' })).toMatch(
       /set_backend\.backend/,
     );
