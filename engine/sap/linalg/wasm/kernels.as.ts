@@ -443,6 +443,21 @@ function storeQuadColumns(p: usize, off: usize, x: v128, y: v128): void {
   v128.store(p + off + 144, f64x2.promote_low_f32x4(v128.shuffle<f32>(hi, hi, 2, 3, 0, 1)));
 }
 
+/**
+ * two adjacent entries (columns k, k+1) of two consecutive 6-wide rows at byte q and q + 48, in
+ * binary32 and interleaved: (row0 k, row1 k, row0 k+1, row1 k+1)
+ */
+function rowPair32(q: usize): v128 {
+  return v128.shuffle<f32>(
+    f32x4.demote_f64x2_zero(v128.load(q)),
+    f32x4.demote_f64x2_zero(v128.load(q, 48)),
+    0,
+    4,
+    1,
+    5,
+  );
+}
+
 /** rows below a 6-wide diagonal block in binary32: f32x4 over four rows, the rest scalar */
 function rowsBelow6x32(val: usize, base: i32, R: i32): void {
   const L = val + ((<usize>base) << 3);
@@ -470,59 +485,17 @@ function rowsBelow6x32(val: usize, base: i32, R: i32): void {
   let i = 6;
   for (; i + 3 < R; i += 4) {
     const p = L + ((<usize>(i * 6)) << 3);
-    // columns k, k+1 of the four rows: (r0k, r1k, r0k+1, r1k+1) and (r2k, r3k, r2k+1, r3k+1)
-    let t01 = v128.shuffle<f32>(
-      f32x4.demote_f64x2_zero(v128.load(p)),
-      f32x4.demote_f64x2_zero(v128.load(p, 48)),
-      0,
-      4,
-      1,
-      5,
-    );
-    let t23 = v128.shuffle<f32>(
-      f32x4.demote_f64x2_zero(v128.load(p, 96)),
-      f32x4.demote_f64x2_zero(v128.load(p, 144)),
-      0,
-      4,
-      1,
-      5,
-    );
+    // columns k, k+1 of the four rows from (r0k, r1k, r0k+1, r1k+1) and (r2k, r3k, r2k+1, r3k+1)
+    let t01 = rowPair32(p);
+    let t23 = rowPair32(p + 96);
     let x0 = v128.shuffle<f32>(t01, t23, 0, 1, 4, 5);
     let x1 = v128.shuffle<f32>(t01, t23, 2, 3, 6, 7);
-    t01 = v128.shuffle<f32>(
-      f32x4.demote_f64x2_zero(v128.load(p, 16)),
-      f32x4.demote_f64x2_zero(v128.load(p, 64)),
-      0,
-      4,
-      1,
-      5,
-    );
-    t23 = v128.shuffle<f32>(
-      f32x4.demote_f64x2_zero(v128.load(p, 112)),
-      f32x4.demote_f64x2_zero(v128.load(p, 160)),
-      0,
-      4,
-      1,
-      5,
-    );
+    t01 = rowPair32(p + 16);
+    t23 = rowPair32(p + 112);
     let x2 = v128.shuffle<f32>(t01, t23, 0, 1, 4, 5);
     let x3 = v128.shuffle<f32>(t01, t23, 2, 3, 6, 7);
-    t01 = v128.shuffle<f32>(
-      f32x4.demote_f64x2_zero(v128.load(p, 32)),
-      f32x4.demote_f64x2_zero(v128.load(p, 80)),
-      0,
-      4,
-      1,
-      5,
-    );
-    t23 = v128.shuffle<f32>(
-      f32x4.demote_f64x2_zero(v128.load(p, 128)),
-      f32x4.demote_f64x2_zero(v128.load(p, 176)),
-      0,
-      4,
-      1,
-      5,
-    );
+    t01 = rowPair32(p + 32);
+    t23 = rowPair32(p + 128);
     let x4 = v128.shuffle<f32>(t01, t23, 0, 1, 4, 5);
     let x5 = v128.shuffle<f32>(t01, t23, 2, 3, 6, 7);
     x0 = f32x4.div(x0, d0);
