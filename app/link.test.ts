@@ -6,7 +6,9 @@ import {
   MAX_LINK_CHARS,
   MAX_LINK_JSON_BYTES,
   boundedInflate,
+  decodeF64,
   decodeLink,
+  encodeF64,
   encodeLink,
   fromBase64Url,
   linkPayloadFromHash,
@@ -109,5 +111,27 @@ describe('share links', () => {
   it('base64url round-trips arbitrary bytes', () => {
     const b = new Uint8Array(70000).map((_, i) => (i * 7919) & 255);
     expect(Array.from(fromBase64Url(toBase64Url(b)))).toEqual(Array.from(b));
+  });
+
+  it('carries an exact state as binary64 values and rejects a damaged one with its path', () => {
+    const q = [0, -1.5, Math.PI, 1e-300, -0, 123456789.12345679, Number.MIN_VALUE];
+    const back = decodeF64(encodeF64(q), 'state.joint_q');
+    expect(Array.from(back)).toEqual(q);
+    expect(Object.is(back[4], -0)).toBe(true);
+    const withState: LinkState = {
+      ...state,
+      state: { joint_q: encodeF64(q), joint_qd: encodeF64([0.5, -0.25]) },
+    };
+    expect(decodeLink(encodeLink(withState))).toEqual(withState);
+
+    expect(() => decodeF64(encodeF64(q).slice(0, 10), 'state.joint_q')).toThrow(
+      /state\.joint_q: .*whole number/,
+    );
+    expect(() => decodeF64(encodeF64([1, NaN]), 'state.joint_qd')).toThrow(
+      /state\.joint_qd\[1\]: not a finite/,
+    );
+    expect(() => decodeF64('a*b', 'state.joint_q')).toThrow(/state\.joint_q: .*base64url/);
+    const bad = raw({ ...state, state: { joint_q: 'a+b', joint_qd: '' } });
+    expect(() => decodeLink(bad)).toThrow(/state\.joint_q/);
   });
 });

@@ -101,8 +101,25 @@ export const linkSchema = z
       .min(0)
       .max(MAX_LINK_STEPS, limitMessage('the step count', 'max_link_steps'))
       .optional(),
-    /** informational: the scene time when the link was made [s] */
+    /** informational: the scene time when the link was made [s] (with `state`: the time restored) */
     time: finite.min(0).optional(),
+    /**
+     * the exact state at `step`, carried when replaying the steps would not reproduce it (bodies
+     * were dragged or controls set): binary64 little-endian values, base64url
+     */
+    state: z
+      .object({
+        joint_q: z
+          .string()
+          .max(MAX_LINK_CHARS)
+          .regex(/^[A-Za-z0-9_-]*$/, 'base64url'),
+        joint_qd: z
+          .string()
+          .max(MAX_LINK_CHARS)
+          .regex(/^[A-Za-z0-9_-]*$/, 'base64url'),
+      })
+      .strict()
+      .optional(),
     playing: z.boolean().optional(),
     /** selected body index */
     selection: z.number().int().min(0).max(1e7).nullable().optional(),
@@ -185,6 +202,36 @@ export function boundedInflate(data: Uint8Array, limit: number): Uint8Array {
   for (const c of chunks) {
     out.set(c, o);
     o += c.length;
+  }
+  return out;
+}
+
+// ------------------------------------------------------------------------------------------ state arrays
+
+/** float64 values as base64url (little-endian binary64) */
+export function encodeF64(values: ArrayLike<number>): string {
+  const bytes = new Uint8Array(values.length * 8);
+  const view = new DataView(bytes.buffer);
+  for (let i = 0; i < values.length; i++) view.setFloat64(8 * i, values[i], true);
+  return toBase64Url(bytes);
+}
+
+/** {@link encodeF64}'s inverse; `path` names the field in errors (whole 8-byte values, all finite) */
+export function decodeF64(text: string, path: string): Float64Array<ArrayBuffer> {
+  let bytes: Uint8Array;
+  try {
+    bytes = fromBase64Url(text);
+  } catch (e) {
+    throw new LinkError(path, e instanceof LinkError ? e.reason : String(e));
+  }
+  if (bytes.length % 8 !== 0)
+    throw new LinkError(path, `${bytes.length} bytes is not a whole number of values`);
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const out = new Float64Array(bytes.length / 8);
+  for (let i = 0; i < out.length; i++) {
+    const x = view.getFloat64(8 * i, true);
+    if (!Number.isFinite(x)) throw new LinkError(`${path}[${i}]`, 'not a finite number');
+    out[i] = x;
   }
   return out;
 }

@@ -18,7 +18,9 @@ import { DropError, chooseEntry, collectFiles } from './files';
 import {
   LinkError,
   MAX_INLINE_SCENE,
+  decodeF64,
   decodeLink,
+  encodeF64,
   linkPayloadFromHash,
   linkUrl,
   type LinkState,
@@ -203,6 +205,7 @@ function onEvent(e: WorkerEvent): void {
       if (e.request_id !== undefined) pending.delete(e.request_id);
       clearSeries();
       clearTrajectory();
+      interacted = false;
       st.set({
         trajectory: false, // a load (or a restarted worker) stops trajectory-mode ablation
         scene: e.scene,
@@ -257,7 +260,15 @@ function onEvent(e: WorkerEvent): void {
 
 export const client = new SimClient(onEvent);
 
+/**
+ * bodies were dragged or controls set since the scene loaded or reset: replaying the steps from the
+ * initial state would not reproduce what is on screen, so links carry the state itself
+ */
+let interacted = false;
+
 export function send(cmd: CommandBody, transfer?: Transferable[]): void {
+  if ((cmd.type === 'perturb' && cmd.body >= 0) || cmd.type === 'set_control') interacted = true;
+  else if (cmd.type === 'reset') interacted = false;
   client.send(cmd, transfer);
 }
 
@@ -410,8 +421,16 @@ export async function loadFiles(items: { path: string; file: Blob }[]): Promise<
 
 // ------------------------------------------------------------------------------------------ links
 
-/** the link state of what is on screen now; throws LinkError when the scene cannot travel in a link */
-export function currentLinkState(): LinkState {
+/**
+ * the link state of what is on screen now; throws LinkError when the scene cannot travel in a link.
+ * With `snapshot` (the worker's state), the link carries that exact state at its step.
+ */
+export function currentLinkState(snapshot?: {
+  step: number;
+  time: number;
+  joint_q: ArrayLike<number>;
+  joint_qd: ArrayLike<number>;
+}): LinkState {
   const st = useStudio.getState();
   const ref = st.sceneRef;
   if (!ref) throw new LinkError('scene', 'no scene loaded');
@@ -442,26 +461,51 @@ export function currentLinkState(): LinkState {
       ...(st.backendChoice !== 'cpu' ? { backend: st.backendChoice } : {}),
     },
     camera: cam ? { position: round(cam.position), target: round(cam.target) } : undefined,
-    step: client.latest.step,
-    time: client.latest.time,
+    step: snapshot?.step ?? client.latest.step,
+    time: snapshot?.time ?? client.latest.time,
+    ...(snapshot
+      ? { state: { joint_q: encodeF64(snapshot.joint_q), joint_qd: encodeF64(snapshot.joint_qd) } }
+      : {}),
     playing: st.playing,
     selection: st.selection,
     view: { overlay: st.view.overlay, collision: st.view.collision, visual: st.view.visual },
   };
 }
 
+/**
+ * the link of what is on screen: after drags or control changes it carries the worker's exact state
+ * (falling back to the step replay, with `note` saying so, when that state does not fit in a link)
+ */
+export async function buildLink(): Promise<{ url: string; note: string }> {
+  if (interacted) {
+    const snap = await client.fetchSnapshot();
+    if (snap) {
+      try {
+        return { url: linkUrl(location.href, currentLinkState(snap)), note: ' with the current state' };
+      } catch (e) {
+        if (!(e instanceof LinkError) || e.path !== '') throw e;
+        return {
+          url: linkUrl(location.href, currentLinkState()),
+          note: `; the state is too large for a link, so it replays ${client.latest.step} steps from the start without your drags`,
+        };
+      }
+    }
+  }
+  return { url: linkUrl(location.href, currentLinkState()), note: '' };
+}
+
 /** builds the link, puts it in the address bar and on the clipboard */
 export async function copyLink(): Promise<string | null> {
   const st = useStudio.getState();
   try {
-    const url = linkUrl(location.href, currentLinkState());
+    const { url, note } = await buildLink();
     history.replaceState(null, '', url);
     try {
       await navigator.clipboard.writeText(url);
-      st.set({ notice: `link copied (${url.length} characters)` });
+      st.set({ notice: `link copied (${url.length} characters)${note}` });
     } catch {
       st.set({
-        notice: `link in the address bar (${url.length} characters); the clipboard was not available`,
+        notice: `link in the address bar (${url.length} characters)${note}; the clipboard was not available`,
       });
     }
     return url;
@@ -499,7 +543,24 @@ export function applyLink(link: LinkState, consented = false): 'applied' | 'cons
   );
   Object.assign(options, link.options ?? {});
   const after = () => {
-    if (link.step && link.step > 0) send({ type: 'step', n: link.step });
+    if (link.state) {
+      // the exact state (it cannot be replayed: it followed drags or control changes)
+      try {
+        send({
+          type: 'restore',
+          step: link.step ?? 0,
+          time: link.time ?? 0,
+          joint_q: decodeF64(link.state.joint_q, 'state.joint_q'),
+          joint_qd: decodeF64(link.state.joint_qd, 'state.joint_qd'),
+        });
+        interacted = true;
+      } catch (e) {
+        const err = e instanceof LinkError ? e : new LinkError('state', String(e));
+        useStudio
+          .getState()
+          .pushError({ code: 'link', message: err.message, path: err.path, reason: err.reason });
+      }
+    } else if (link.step && link.step > 0) send({ type: 'step', n: link.step });
     const s = useStudio.getState();
     if (link.camera) viewport.handle?.setCamera(link.camera.position, link.camera.target);
     const sel = link.selection ?? null;

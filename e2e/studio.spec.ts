@@ -276,6 +276,37 @@ test('links reproduce the scene, options, camera and state; a corrupted link sho
   await other.close();
   expect(otherErrors).toEqual([]);
 
+  // after a drag the link carries the exact state (replaying the steps would not reproduce it)
+  await page.getByTestId('play-toggle').click();
+  await expect.poll(() => studio(page, (s) => s.playing)).toBe(true);
+  const top = (await studio(page, (s) => s.bodyPosition(9)))!;
+  const at = await project(page, top);
+  await page.mouse.move(at[0], at[1]);
+  await page.mouse.down();
+  for (let i = 1; i <= 10; i++) await page.mouse.move(at[0] + 12 * i, at[1] - 2 * i, { steps: 2 });
+  await expect
+    .poll(async () => {
+      const p = (await studio(page, (s) => s.bodyPosition(9)))!;
+      return Math.hypot(p[0] - top[0], p[1] - top[1]);
+    })
+    .toBeGreaterThan(0.05);
+  await page.mouse.up();
+  await page.getByTestId('play-toggle').click();
+  await expect.poll(() => studio(page, (s) => s.playing)).toBe(false);
+  const draggedStep = await studio(page, (s) => s.step);
+  const draggedPoses = await studio(page, (s) => s.poses());
+  await page.getByRole('button', { name: 'copy link' }).click();
+  await expect(page.getByTestId('notice')).toContainText('with the current state');
+  const draggedUrl = page.url();
+  expect(draggedUrl).not.toBe(url);
+  const third = await browser.newPage();
+  const thirdErrors = watchConsole(third);
+  await third.goto(draggedUrl);
+  await expect.poll(() => studio(third, (s) => [s.sceneName, s.step])).toEqual(['box_stack', draggedStep]);
+  await expect.poll(() => studio(third, (s) => s.poses())).toEqual(draggedPoses);
+  await third.close();
+  expect(thirdErrors).toEqual([]);
+
   // a corrupted link: a clear error, and the default scene still loads
   const bad = await browser.newPage();
   const badErrors = watchConsole(bad);

@@ -95,6 +95,8 @@ export class SimClient {
   private backend: BackendChoice = 'cpu';
   private playing = false;
   private snapshot: Snapshot | null = null;
+  /** callers of {@link fetchSnapshot} waiting for the next snapshot */
+  private snapshotWaiters: ((s: Snapshot | null) => void)[] = [];
   private lastSnapshotAt = 0;
   private restoring: { id: number; snapshot: Snapshot | null; playing: boolean } | null = null;
   private nextRequest = 1_000_000;
@@ -142,9 +144,13 @@ export class SimClient {
     switch (e.type) {
       case 'pong':
         return; // liveness only
-      case 'snapshot':
+      case 'snapshot': {
         this.snapshot = e;
+        const waiters = this.snapshotWaiters;
+        this.snapshotWaiters = [];
+        for (const w of waiters) w(e);
         return;
+      }
       case 'ring':
         this.ring = new RingReader(e.buffer);
         this.transport = 'ring';
@@ -247,6 +253,24 @@ export class SimClient {
         if (cmd.n > 1000) this.busyStepping = true;
         break;
     }
+  }
+
+  /**
+   * the worker's state now (a fresh `snapshot`: step, time, joint_q, joint_qd), or null when it does
+   * not answer within `timeoutMs`
+   */
+  fetchSnapshot(timeoutMs = 2000): Promise<Snapshot | null> {
+    return new Promise((resolve) => {
+      let done = false;
+      const finish = (s: Snapshot | null) => {
+        if (done) return;
+        done = true;
+        resolve(s);
+      };
+      this.snapshotWaiters.push(finish);
+      setTimeout(() => finish(null), timeoutMs);
+      this.requestSnapshot();
+    });
   }
 
   private requestSnapshot(): void {
