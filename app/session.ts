@@ -216,7 +216,7 @@ function onEvent(e: WorkerEvent): void {
         selection: null,
         ...(p ? { sceneRef: p.ref } : {}),
       });
-      client.send({ type: 'set_sim', contacts: st.view.overlay, speed: st.speed });
+      client.send({ type: 'set_sim', contacts: st.view.overlay, islands: st.view.islands, speed: st.speed });
       p?.after?.();
       const a = afterNextReady;
       afterNextReady = null;
@@ -709,6 +709,8 @@ export const testApi = {
     return c ? { count: c.count, truncated: c.truncated, data: Array.from(c.data) } : null;
   },
   markers: () => viewport.handle?.markers() ?? null,
+  /** constraint island per body from the latest frame (colour by island on), else null */
+  islands: () => (client.latest.islands ? Array.from(client.latest.islands) : null),
   project: (p: number[]) => viewport.handle?.project(p) ?? null,
   bodyPosition: (b: number) => viewport.handle?.bodyPosition(b) ?? null,
   plotData: () => plots.data?.() ?? null,

@@ -38,6 +38,8 @@ export interface ViewState {
   /** force arrow length per newton [m/N] */
   force_scale: number;
   shadows: boolean;
+  /** colour bodies by their constraint island (CPU backend) */
+  islands: boolean;
 }
 
 export interface StudioState {
@@ -94,6 +96,7 @@ export const useStudio = create<StudioState>()((set) => ({
     forces: true,
     force_scale: 0.01,
     shadows: true,
+    islands: false,
   },
   set: (partial) => set(partial),
   setView: (partial) => set((s) => ({ view: { ...s.view, ...partial } })),

@@ -18,6 +18,7 @@ export interface StudioApi {
   stats(): { step: number; contacts: number; truncated: number } | null;
   contacts(): { count: number; truncated: number; data: number[] } | null;
   markers(): { pC: number[][]; x0: number[][]; x1: number[][] } | null;
+  islands(): number[] | null;
   plotData(): Record<string, (number | null)[][]> | null;
   trajectory(): {
     on: boolean;

@@ -207,6 +207,26 @@ test('contact overlay markers sit at the engine contact points; a contact can be
   expect(errors).toEqual([]);
 });
 
+test('colour by island: objects resting apart in the bin are separate constraint islands', async ({
+  page,
+}) => {
+  const errors = watchConsole(page);
+  await openStudio(page);
+  await pickCatalogScene(page, 'clutter_bin');
+  await toggleCheckbox(page, 'view.colour by island');
+  // the bin is static (no island); the falling objects land apart: several islands
+  await expect
+    .poll(async () => {
+      const k = await studio(page, (s) => s.islands());
+      return k ? new Set(k.filter((x) => x >= 0)).size : 0;
+    })
+    .toBeGreaterThan(1);
+  await page.screenshot({ path: `${SHOTS}/04b-islands.png` });
+  await toggleCheckbox(page, 'view.colour by island');
+  await expect.poll(() => studio(page, (s) => s.islands())).toBeNull();
+  expect(errors).toEqual([]);
+});
+
 test('a broken scene file shows where and why, and the current scene keeps running', async ({ page }) => {
   const errors = watchConsole(page);
   await openStudio(page);

@@ -243,6 +243,13 @@ export function ViewPanel() {
           send({ type: 'set_sim', contacts: v });
         },
       },
+      'colour by island': {
+        value: false,
+        onChange: (v: boolean) => {
+          useStudio.getState().setView({ islands: v });
+          send({ type: 'set_sim', islands: v });
+        },
+      },
       normals: { value: true, onChange: (v: boolean) => useStudio.getState().setView({ normals: v }) },
       forces: { value: true, onChange: (v: boolean) => useStudio.getState().setView({ forces: v }) },
       'force scale (m/N)': {

@@ -16,6 +16,7 @@ import {
   SHAPE,
   buildGeometry,
   composeShapeMatrix,
+  islandColor,
   shapeColor,
   shapeGeometry,
 } from './geometry';
@@ -61,6 +62,15 @@ const tmp = {
   sc: new THREE.Vector3(),
 };
 const M = new THREE.Matrix4();
+const HIGHLIGHT = new THREE.Color(1, 0.85, 0.2);
+
+/** whether two island labellings are equal (frames bring a new array each time) */
+function sameLabels(a: Int32Array, b: Int32Array | null): boolean {
+  if (b === null || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+const paintColor = new THREE.Color();
 
 function ShapeGroup({
   scene,
@@ -76,6 +86,7 @@ function ShapeGroup({
   const ref = useRef<THREE.InstancedMesh>(null);
   const selection = useStudio((s) => s.selection);
   const shadows = useStudio((s) => s.view.shadows);
+  const byIsland = useStudio((s) => s.view.islands);
   const material = useMemo(
     () =>
       layer === 'visual'
@@ -85,21 +96,26 @@ function ShapeGroup({
   );
   useEffect(() => () => material.dispose(), [material]);
 
-  // colours: scene colours, the selected body highlighted
-  useEffect(() => {
+  // colours: scene colours (or each body's constraint island), the selected body highlighted
+  const colourIslands = useRef<Int32Array | null>(null);
+  const paint = (islands: Int32Array | null) => {
     const mesh = ref.current;
     if (!mesh) return;
-    const c = new THREE.Color();
-    const hi = new THREE.Color(1, 0.85, 0.2);
+    const c = paintColor;
     group.shapes.forEach((si, k) => {
       const s = scene.shapes[si];
       if (layer === 'collision') c.setRGB(0.2, 1, 0.45);
+      else if (islands && s.body >= 0 && s.body < islands.length) islandColor(islands[s.body], c);
       else shapeColor(s, c);
-      if (selection !== null && s.body === selection) c.lerp(hi, 0.55);
+      if (selection !== null && s.body === selection) c.lerp(HIGHLIGHT, 0.55);
       mesh.setColorAt(k, c);
     });
     if (mesh.instanceColor) mesh.instanceColor.needsUpdate = true;
-  }, [scene, group, layer, selection]);
+  };
+  useEffect(() => {
+    colourIslands.current = null;
+    paint(byIsland ? client.latest.islands : null);
+  }, [scene, group, layer, selection, byIsland]);
 
   const lastSeq = useRef(-1);
   useFrame(() => {
@@ -107,6 +123,11 @@ function ShapeGroup({
     if (!mesh) return;
     const poses = client.poses();
     const seq = client.latest.seq;
+    const islands = client.latest.islands;
+    if (byIsland && islands && !sameLabels(islands, colourIslands.current)) {
+      colourIslands.current = islands;
+      paint(islands);
+    }
     if (seq === lastSeq.current && lastSeq.current >= 0) return;
     lastSeq.current = seq;
     group.shapes.forEach((si, k) => {

@@ -107,6 +107,15 @@ export function buildGeometry(key: string, meshes: MeshInfo[], hfields: HfieldIn
 }
 
 /** linear RGB → three Color (three's working space is linear sRGB) */
+/**
+ * the colour of constraint island k (golden-angle hues, so neighbouring numbers differ), grey for
+ * bodies in no island (−1)
+ */
+export function islandColor(k: number, out = new THREE.Color()): THREE.Color {
+  if (k < 0) return out.setRGB(0.42, 0.42, 0.45);
+  return out.setHSL((k * 0.381966) % 1, 0.7, 0.55);
+}
+
 export function shapeColor(s: ShapeInfo, out = new THREE.Color()): THREE.Color {
   const [r, g, b] = s.color;
   return out.setRGB(r ?? 0.7, g ?? 0.7, b ?? 0.7);

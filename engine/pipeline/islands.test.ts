@@ -59,4 +59,15 @@ describe('solve_islands in the pipeline', () => {
     const j = run(opts, 60, 'js');
     for (let i = 0; i < w.q.length; i++) expect(w.q[i], `step ${i}`).toEqual(j.q[i]);
   });
+
+  it('labels every body with its constraint island when track_islands is on', () => {
+    const sim = new Simulation(boxStacks(STACKS, PER_STACK), { dt: DT });
+    sim.step();
+    expect(Array.from(sim.solver.body_island).every((k) => k === -1)).toBe(true); // off by default
+    sim.solver.track_islands = true;
+    sim.step();
+    // one island per stack, numbered by their first body (the stacks are built in order)
+    const want = Array.from({ length: STACKS * PER_STACK }, (_, b) => Math.floor(b / PER_STACK));
+    expect(Array.from(sim.solver.body_island)).toEqual(want);
+  });
 });

@@ -23,6 +23,7 @@ import {
 } from '../kinematics';
 import { JointType, type SapModel } from '../model';
 import type { SapConstraintSpec } from '../sap/problem';
+import { SapIslands } from '../sap/islands';
 import { PackedSapProblem } from '../sap/packed_problem';
 import { SapSolver, type LinearSolverMode } from '../sap/solver';
 import type { LinalgKernels } from '../sap/linalg/wasm/kernels';
@@ -118,6 +119,7 @@ export class SolverSAP {
       this.treeA.push(new Float64Array(n * n));
     }
     this.cliqueIndex = new Int32Array(model.tree_count).fill(-1);
+    this.body_island = new Int32Array(model.body_count).fill(-1);
     this.fmBad = new Uint8Array(model.num_worlds);
     for (let w = 0; w < model.num_worlds; w++) {
       const d0 = model.world_dof_start[w],
@@ -134,6 +136,19 @@ export class SolverSAP {
    * measures throughput
    */
   stage_timing = true;
+
+  /**
+   * label the constraint islands every step into {@link body_island} (default false; the studio's
+   * island colouring turns it on)
+   */
+  track_islands = false;
+  /**
+   * (body_count) the constraint island of each body in the last step (track_islands): its index
+   * within its world (islands are numbered by their first tree), −1 where no constraint touches the
+   * body's tree (static, free-flying or without velocities)
+   */
+  readonly body_island: Int32Array;
+  private readonly islandLabels = new SapIslands();
 
   /**
    * factorization of the SAP Newton step (SapSolver.linear_solver): 'auto' (default) picks block
@@ -188,6 +203,19 @@ export class SolverSAP {
     forwardKinematics(this.model, q, this.kin);
     this.kinQ.set(q);
     this.kinQValid = true;
+  }
+
+  /** {@link body_island} of world w from its packed problem */
+  private labelIslands(w: number, pp: PackedSapProblem): void {
+    const m = this.model;
+    const isl = this.islandLabels;
+    const n = isl.find(pp);
+    for (let t = m.world_tree_start[w]; t < m.world_tree_start[w + 1]; t++) {
+      const nv = m.tree_dof_start[t + 1] - m.tree_dof_start[t];
+      const c = nv === 0 ? -1 : this.cliqueIndex[t];
+      const k = n > 0 && c >= 0 ? isl.cliqueIsland[c] : -1;
+      for (let b = m.tree_joint_start[t]; b < m.tree_joint_start[t + 1]; b++) this.body_island[b] = k;
+    }
   }
 
   /** advances state_in by dt into state_out using contacts from collide(state_in) */
@@ -314,6 +342,7 @@ export class SolverSAP {
         buildEqualityConstraints(m, this.kin, state_in.joint_q, w, this.cliqueIndex, eq);
         for (const sp of eq) pp.addSpec(sp);
       }
+      if (this.track_islands) this.labelIslands(w, pp);
       t1 = now();
       timing.constraints += t1 - t0;
       t0 = t1;

@@ -26,6 +26,8 @@ export interface LatestFrame {
   step: number;
   poses: Float32Array | null;
   contacts: ContactFrame | null;
+  /** constraint island per body (when set_sim islands is on) */
+  islands: Int32Array | null;
 }
 
 /** what the client needs from a Worker (a fake one in tests) */
@@ -68,7 +70,14 @@ export class SimClient {
   private worker: WorkerLike;
   private ring: RingReader | null = null;
   /** the newest frame metadata and poses; mutated in place */
-  readonly latest: LatestFrame = { seq: 0, time: 0, step: 0, poses: null, contacts: null };
+  readonly latest: LatestFrame = {
+    seq: 0,
+    time: 0,
+    step: 0,
+    poses: null,
+    contacts: null,
+    islands: null,
+  };
   /** 'ring' or 'transfer', once the first frame arrived */
   transport: 'ring' | 'transfer' | 'none' = 'none';
   /** restarts so far (for tests and the stats panel) */
@@ -90,7 +99,7 @@ export class SimClient {
   private sentLoad: LoadCommand | null = null;
   private keptLoad: LoadCommand | null = null;
   private explicit: Record<string, string | number | boolean> | null = null;
-  private sim: { dt?: number; speed?: number; contacts?: boolean } = {};
+  private sim: { dt?: number; speed?: number; contacts?: boolean; islands?: boolean } = {};
   /** the backend the app chose (a restarted worker gets it before the scene) */
   private backend: BackendChoice = 'cpu';
   private playing = false;
@@ -159,6 +168,7 @@ export class SimClient {
         this.ring = null;
         this.latest.poses = null;
         this.latest.contacts = null;
+        this.latest.islands = null;
         this.loading = false;
         this.explicit = { ...e.options.explicit };
         if (this.sentLoad) this.keptLoad = this.sentLoad;
@@ -190,6 +200,7 @@ export class SimClient {
         this.latest.time = e.time;
         this.latest.step = e.step;
         this.latest.contacts = e.contacts ?? null;
+        this.latest.islands = e.islands ?? null;
         if (e.poses) {
           this.latest.poses = e.poses;
           this.transport = 'transfer';
@@ -237,6 +248,7 @@ export class SimClient {
           dt: cmd.dt ?? this.sim.dt,
           speed: cmd.speed ?? this.sim.speed,
           contacts: cmd.contacts ?? this.sim.contacts,
+          islands: cmd.islands ?? this.sim.islands,
         };
         break;
       case 'set_backend':
@@ -378,7 +390,7 @@ export class SimClient {
     const r = this.restoring!;
     this.restoring = null;
     const post = (c: CommandBody) => this.worker.postMessage({ ...c, v: PROTOCOL_VERSION });
-    post({ type: 'set_sim', speed: this.sim.speed, contacts: this.sim.contacts });
+    post({ type: 'set_sim', speed: this.sim.speed, contacts: this.sim.contacts, islands: this.sim.islands });
     if (r.snapshot) {
       post({
         type: 'restore',

@@ -98,6 +98,8 @@ export const commandSchema = z.discriminatedUnion('type', [
     speed: finite.min(0.01).max(10).optional(),
     /** send contact data with frames (the overlay is on) */
     contacts: z.boolean().optional(),
+    /** send each body's constraint island with frames (island colouring is on; CPU backend) */
+    islands: z.boolean().optional(),
   }),
   z.object({ v, type: z.literal('play') }),
   z.object({ v, type: z.literal('pause') }),
@@ -460,6 +462,8 @@ export type WorkerEvent =
       /** present in transfer mode; in ring mode read slot `seq % slots` */
       poses?: Float32Array;
       contacts?: ContactFrame;
+      /** (body_count) constraint island per body in the last step, −1 for none (set_sim islands) */
+      islands?: Int32Array;
     }
   | { v: V; type: 'stats'; stats: StatsInfo }
   | { v: V; type: 'ablation'; sample: AblationSample }

@@ -231,3 +231,21 @@ describe('SimHost trajectory-mode ablation', () => {
     expect(of('trajectory')).toHaveLength(6);
   });
 });
+
+describe('SimHost island labels', () => {
+  it("sends each body's constraint island with frames when asked", async () => {
+    const { h, of } = await host('box_stack');
+    h.handle({ v, type: 'step', n: 2 });
+    await h.idle();
+    expect(of('frame').at(-1)!.islands).toBeUndefined();
+    h.handle({ v, type: 'set_sim', islands: true });
+    h.handle({ v, type: 'step', n: 2 });
+    await h.idle();
+    const f = of('frame').at(-1)!;
+    expect(Array.from(f.islands!)).toEqual(new Array(10).fill(0)); // one stack, one island
+    h.handle({ v, type: 'set_sim', islands: false });
+    h.handle({ v, type: 'step', n: 1 });
+    await h.idle();
+    expect(of('frame').at(-1)!.islands).toBeUndefined();
+  });
+});

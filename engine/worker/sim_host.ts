@@ -119,6 +119,8 @@ export class SimHost {
   playing = false;
   speed = 1;
   sendContacts = false;
+  /** frames carry each body's constraint island (set_sim islands) */
+  sendIslands = false;
   ablation_every = 10;
   /** steps taken since the last load or reset */
   stepCount = 0;
@@ -233,6 +235,11 @@ export class SimHost {
             this.sendContacts = cmd.contacts;
             this.sendFrame();
           }
+          if (cmd.islands !== undefined) {
+            this.sendIslands = cmd.islands;
+            if (this.sim) this.sim.solver.track_islands = cmd.islands;
+            this.sendFrame();
+          }
           break;
         case 'play':
           this.setPlaying(true);
@@ -340,6 +347,7 @@ export class SimHost {
       this.pacer.dt = sim.dt;
       this.pacer.restart();
       this.ablator = null;
+      sim.solver.track_islands = this.sendIslands;
       this.stopTrajectory();
       this.ablContacts = sim.collision.contacts();
       this.lastAblationStep = -1;
@@ -1141,6 +1149,9 @@ export class SimHost {
     const seq = ++this.seq;
     const contacts = this.packContacts();
     const transfer: Transferable[] = contacts ? [contacts.data.buffer] : [];
+    // island labels come from the CPU step (none while the WebGPU backend steps)
+    const islands = this.sendIslands && !this.gpu ? Int32Array.from(sim.solver.body_island) : undefined;
+    if (islands) transfer.push(islands.buffer);
     let poses: Float32Array | undefined;
     if (this.ring) this.ring.publish(seq, sim.state.time, this.stepCount, sim.state.body_q);
     else {
@@ -1156,6 +1167,7 @@ export class SimHost {
         step: this.stepCount,
         poses,
         contacts,
+        islands,
       },
       transfer,
     );
