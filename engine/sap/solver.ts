@@ -424,6 +424,8 @@ export class SapSolver {
   private edges: Int32Array = new Int32Array(0);
   private dofPerm: Int32Array = new Int32Array(0); // dense path: H' row → reduced dof
   private identityPerm = true;
+  /** dense path on the evaluation's memory: byte offset of the permutation there (0: identity) */
+  private evPerm = 0;
   /** sparse path, per block (index into blkClique): values offset of its diagonal block */
   private blkDiag: Int32Array = new Int32Array(0);
   /** sparse path, per constraint: (nCon + 1) ranges into pairOff */
@@ -964,7 +966,9 @@ export class SapSolver {
       return;
     }
     try {
-      if (ev.ensureH(n2)) this.takeEvaluationViews(ev);
+      // after H: the factor (n² values), the permuted right-hand side (n) and the permutation (n)
+      const n = Math.round(Math.sqrt(n2));
+      if (ev.ensureH(2 * n2 + 2 * n)) this.takeEvaluationViews(ev);
     } catch {
       // no room for it: from here on the JS evaluation runs (on the views, which stay valid)
       this.ev = null;
@@ -2006,6 +2010,19 @@ export class SapSolver {
       return r.status === 'ok' ? -1 : r.pivot;
     }
     this.assembleH();
+    const ev = this.ev;
+    if (ev !== null) {
+      // H, its factor and the solve stay in the evaluation's memory (DenseCholesky's kernels)
+      const n = this.nvp;
+      const S = ev.ptr.H + 8 * n * n;
+      let perm = 0;
+      if (!this.identityPerm) {
+        perm = S + 8 * (n * n + n);
+        ev.setInts(perm, this.dofPerm, n);
+      }
+      this.evPerm = perm;
+      return ev.kernels.exports.denseLoadFactor(ev.ptr.H, S, n, perm, prec === 'fp32');
+    }
     this.chol.precision = prec;
     const r = this.chol.factor(this.H, this.nvp, this.identityPerm ? undefined : this.dofPerm);
     return r.status === 'ok' ? -1 : r.pivot;
@@ -2014,7 +2031,13 @@ export class SapSolver {
   /** dv = H⁻¹·rhs with the last factorization */
   private solveH(): void {
     if (this.sparse) this.bs.solve(this.rhs, this.dv, this.partStart);
-    else this.chol.solve(this.rhs, this.dv, this.identityPerm ? undefined : this.dofPerm);
+    else if (this.ev !== null) {
+      const ev = this.ev;
+      const n = this.nvp;
+      const S = ev.ptr.H + 8 * n * n;
+      const f32 = this.options.contact_linear_solve_precision === 'fp32';
+      ev.kernels.exports.denseSolveInto(S, n, ev.ptr.rhs, ev.ptr.dv, S + 8 * n * n, this.evPerm, f32);
+    } else this.chol.solve(this.rhs, this.dv, this.identityPerm ? undefined : this.dofPerm);
   }
 
   // ---------------------------------------------------------------------------------------------

@@ -233,6 +233,11 @@ export class EvaluationWasm {
     );
   }
 
+  /** copies n Int32 values into the memory at byte offset `at` (4-aligned) */
+  setInts(at: number, src: Int32Array, n: number): void {
+    copyRun(this.heapI32, at >> 2, src, n);
+  }
+
   /** copies the solve's structure, J, the parameters and the A blocks (after {@link layout}) */
   bind(s: EvaluationInputs): void {
     const heap = this.heapI32;

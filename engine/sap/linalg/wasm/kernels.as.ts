@@ -690,6 +690,51 @@ export function denseFactor64(a: usize, n: i32): i32 {
   return denseFactor<f64>(a, n);
 }
 
+/**
+ * S ← the lower triangle of H' = PHPᵀ in T storage, H' (i, j) = H (perm i, perm j) read from the
+ * lower triangle of the row-major n×n f64 matrix H (perm = 0: the identity); DenseCholesky.factor's
+ * copy, inside the module
+ */
+function denseLoad<T>(H: usize, S: usize, n: i32, perm: usize): void {
+  if (perm == 0) {
+    for (let i = 0; i < n; i++) for (let j = 0; j <= i; j++) ds<T>(S, i * n + j, <T>gd(H, i * n + j));
+    return;
+  }
+  for (let i = 0; i < n; i++) {
+    const pi = gi(perm, i);
+    for (let j = 0; j <= i; j++) {
+      const pj = gi(perm, j);
+      ds<T>(S, i * n + j, <T>(pi >= pj ? gd(H, pi * n + pj) : gd(H, pj * n + pi)));
+    }
+  }
+}
+
+/** {@link denseLoad} then {@link denseFactor} in binary64 (f32 false) or binary32; first bad pivot or −1 */
+export function denseLoadFactor(H: usize, S: usize, n: i32, perm: usize, f32: bool): i32 {
+  if (f32) {
+    denseLoad<f32>(H, S, n, perm);
+    return denseFactor<f32>(S, n);
+  }
+  denseLoad<f64>(H, S, n, perm);
+  return denseFactor<f64>(S, n);
+}
+
+/**
+ * x = H'⁻¹-solve of b with the factor in S (DenseCholesky.solve inside the module): r_i = b[perm i]
+ * in T storage, L Lᵀ r = r, x[perm i] = r_i (f64 vectors; perm = 0: the identity)
+ */
+export function denseSolveInto(S: usize, n: i32, b: usize, x: usize, r: usize, perm: usize, f32: bool): void {
+  if (f32) {
+    for (let i = 0; i < n; i++) ds<f32>(r, i, <f32>gd(b, perm == 0 ? i : gi(perm, i)));
+    denseSolve<f32>(S, n, r);
+    for (let i = 0; i < n; i++) sd(x, perm == 0 ? i : gi(perm, i), <f64>dl<f32>(r, i));
+    return;
+  }
+  for (let i = 0; i < n; i++) ds<f64>(r, i, gd(b, perm == 0 ? i : gi(perm, i)));
+  denseSolve<f64>(S, n, r);
+  for (let i = 0; i < n; i++) sd(x, perm == 0 ? i : gi(perm, i), dl<f64>(r, i));
+}
+
 /** {@link denseFactor} in binary32 on f32 storage */
 export function denseFactor32(a: usize, n: i32): i32 {
   return denseFactor<f32>(a, n);

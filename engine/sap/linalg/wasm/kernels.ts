@@ -26,6 +26,8 @@ export interface LinalgWasmExports {
   substitute32(val: number, y: number): void;
   denseFactor64(a: number, n: number): number;
   denseFactor32(a: number, n: number): number;
+  denseLoadFactor(H: number, S: number, n: number, perm: number, f32: boolean): number;
+  denseSolveInto(S: number, n: number, b: number, x: number, r: number, perm: number, f32: boolean): void;
   denseSolve64(L: number, n: number, b: number): void;
   denseSolve32(L: number, n: number, b: number): void;
   /**
