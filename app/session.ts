@@ -47,49 +47,42 @@ export function onSeries(fn: () => void): () => void {
   seriesListeners.add(fn);
   return () => seriesListeners.delete(fn);
 }
+/** the columns of {@link series}, index-aligned with `series.time` */
+const SERIES_COLUMNS: unknown[][] = [
+  series.time,
+  series.dp,
+  series.dm,
+  series.dpMax,
+  series.dmMax,
+  series.iterations,
+  series.contacts,
+];
+/** after a push: keeps the newest MAX_POINTS rows of `columns`, then tells the plots */
+function changed(columns: unknown[][], bump: () => void): void {
+  if (columns[0].length > MAX_POINTS) for (const a of columns) a.splice(0, a.length - MAX_POINTS);
+  bump();
+  seriesListeners.forEach((f) => f());
+}
+/** log-scale plots cannot show 0: such values become gaps */
+const positive = (x: number): number | null => (x > 0 && Number.isFinite(x) ? x : null);
+
 function clearSeries(fromTime = -Infinity): void {
   let n = series.time.findIndex((t) => t >= fromTime);
   if (n < 0) n = series.time.length;
-  for (const a of [
-    series.time,
-    series.dp,
-    series.dm,
-    series.dpMax,
-    series.dmMax,
-    series.iterations,
-    series.contacts,
-  ]) {
-    a.length = n;
-  }
-  series.version++;
-  seriesListeners.forEach((f) => f());
+  for (const a of SERIES_COLUMNS) a.length = n;
+  changed(SERIES_COLUMNS, () => series.version++);
 }
 function pushSample(s: AblationSample): void {
   const last = series.time[series.time.length - 1];
   if (last !== undefined && s.time <= last) clearSeries(s.time); // history rewound (reset, seek)
-  // log-scale plots cannot show 0: such samples become gaps
   series.time.push(s.time);
-  series.dp.push(s.delta_precision > 0 && Number.isFinite(s.delta_precision) ? s.delta_precision : null);
-  series.dm.push(s.delta_model > 0 && Number.isFinite(s.delta_model) ? s.delta_model : null);
+  series.dp.push(positive(s.delta_precision));
+  series.dm.push(positive(s.delta_model));
   series.dpMax.push(s.delta_precision_max);
   series.dmMax.push(s.delta_model_max);
   series.iterations.push(s.iterations);
   series.contacts.push(s.contacts);
-  if (series.time.length > MAX_POINTS) {
-    for (const a of [
-      series.time,
-      series.dp,
-      series.dm,
-      series.dpMax,
-      series.dmMax,
-      series.iterations,
-      series.contacts,
-    ]) {
-      a.splice(0, a.length - MAX_POINTS);
-    }
-  }
-  series.version++;
-  seriesListeners.forEach((f) => f());
+  changed(SERIES_COLUMNS, () => series.version++);
 }
 
 /** the trajectory-mode series (divergence of the shadow simulations since `start`) */
@@ -102,12 +95,17 @@ export const trajectory = {
   vm: [] as (number | null)[],
   version: 0,
 };
+const TRAJECTORY_COLUMNS: unknown[][] = [
+  trajectory.time,
+  trajectory.qp,
+  trajectory.qm,
+  trajectory.vp,
+  trajectory.vm,
+];
 function clearTrajectory(): void {
-  for (const a of [trajectory.time, trajectory.qp, trajectory.qm, trajectory.vp, trajectory.vm]) a.length = 0;
-  trajectory.version++;
-  seriesListeners.forEach((f) => f());
+  for (const a of TRAJECTORY_COLUMNS) a.length = 0;
+  changed(TRAJECTORY_COLUMNS, () => trajectory.version++);
 }
-const positive = (x: number): number | null => (x > 0 && Number.isFinite(x) ? x : null);
 function pushTrajectory(s: TrajectoryAblationSample): void {
   const last = trajectory.time[trajectory.time.length - 1];
   // a restart (reset, seek, new options) begins a new series
@@ -118,12 +116,7 @@ function pushTrajectory(s: TrajectoryAblationSample): void {
   trajectory.qm.push(positive(s.q_model));
   trajectory.vp.push(positive(s.v_precision));
   trajectory.vm.push(positive(s.v_model));
-  if (trajectory.time.length > MAX_POINTS) {
-    for (const a of [trajectory.time, trajectory.qp, trajectory.qm, trajectory.vp, trajectory.vm])
-      a.splice(0, a.length - MAX_POINTS);
-  }
-  trajectory.version++;
-  seriesListeners.forEach((f) => f());
+  changed(TRAJECTORY_COLUMNS, () => trajectory.version++);
 }
 
 /** starts or stops trajectory-mode ablation from the current state */

@@ -958,8 +958,9 @@ export class SapSolver {
     this.GT = w.GT;
   }
 
-  /** room for the dense Newton matrix (np² entries) */
-  private reserveDenseH(n2: number): void {
+  /** room for the dense Newton matrix of n unknowns (n² entries) */
+  private reserveDenseH(n: number): void {
+    const n2 = n * n;
     const ev = this.ev;
     if (ev === null) {
       this.H = growF64(this.H, n2);
@@ -967,7 +968,6 @@ export class SapSolver {
     }
     try {
       // after H: the factor (n² values), the permuted right-hand side (n) and the permutation (n)
-      const n = Math.round(Math.sqrt(n2));
       if (ev.ensureH(2 * n2 + 2 * n)) this.takeEvaluationViews(ev);
     } catch {
       // no room for it: from here on the JS evaluation runs (on the views, which stay valid)
@@ -1163,7 +1163,7 @@ export class SapSolver {
       // one clique (an articulated robot) or none: dense, natural order, nothing to analyse
       this.sparse = false;
       this.last_linear_solver = 'dense';
-      this.reserveDenseH(np * np);
+      this.reserveDenseH(np);
       this.dofPerm = growI32(this.dofPerm, np);
       for (let k = 0; k < np; k++) this.dofPerm[k] = k;
       this.identityPerm = true;
@@ -1210,7 +1210,7 @@ export class SapSolver {
     this.sparse = sparse;
     this.last_linear_solver = sparse ? 'block_sparse' : 'dense';
     if (!sparse) {
-      this.reserveDenseH(np * np);
+      this.reserveDenseH(np);
       this.dofPerm = growI32(this.dofPerm, np);
       let k = 0;
       let identity = true;
