@@ -76,6 +76,20 @@ describe('MJCF import', () => {
     expect(h.dof).toMatchObject({ damping: 2, armature: 0.5, friction: 0.3 });
   });
 
+  it("a geom without friction gets MuJoCo's default 1, unless the importing scene sets mu", async () => {
+    const xml = `<mujoco><default><default class="f"><geom friction="0.3"/></default></default>
+  <worldbody><geom name="floor" type="plane" size="0 0 1"/>
+    <body name="p"><freejoint/><geom name="g" size="0.1"/><geom name="h" class="f" size="0.1"/></body>
+  </worldbody></mujoco>`;
+    const { b } = await load(xml);
+    expect(shapeNamed(b, 'world/floor').cfg.mu).toBe(1);
+    expect(shapeNamed(b, 'p/g').cfg.mu).toBe(1);
+    expect(shapeNamed(b, 'p/h').cfg.mu).toBe(0.3); // the class's friction
+    const scene = await load(xml, {}, { shape_cfg: { mu: 0.6 } });
+    expect(shapeNamed(scene.b, 'world/floor').cfg.mu).toBe(0.6);
+    expect(shapeNamed(scene.b, 'p/h').cfg.mu).toBe(0.3); // the file's own friction still wins
+  });
+
   it('fromto for capsule, cylinder, box and ellipsoid', async () => {
     const { b } = await load(`
 <mujoco><worldbody><body name="p"><freejoint/>

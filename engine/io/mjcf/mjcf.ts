@@ -20,8 +20,9 @@
  *   winding), refpos/refquat applied. hfield assets: `elevation` or a MuJoCo `.bin` file, normalized to
  *   [0, 1] like MuJoCo, as heightfield shapes (PNG files are not read). Sites: massless, non-colliding,
  *   hidden site shapes.
- *   friction[0] → mu. solref/solimp/condim/margin are not mapped (materials come from the scene's
- *   shape defaults); a warning says so.
+ *   friction[0] → mu; a geom without `friction` (its own or its class's) gets MuJoCo's default 1 unless
+ *   the importing scene sets `mu` for the asset. solref/solimp/condim/margin are not mapped (stiffness
+ *   and damping come from the scene's shape defaults); a warning says so.
  * - contype/conaffinity: every colliding geom gets collision group 1; MuJoCo's bitmask test, the
  *   same-weld-group and parent-weld filters and `<contact><exclude>` are realized exactly inside the
  *   asset as filter pairs. Against shapes outside the asset (a scene ground) every colliding geom
@@ -50,6 +51,9 @@ import {
   type ShapeTypeName,
 } from '../../model';
 import { ImportError } from '../assets/errors';
+
+/** MuJoCo's default sliding friction coefficient (geom `friction` "1 0.005 0.0001") */
+const MUJOCO_DEFAULT_FRICTION = 1;
 import {
   IDENTITY_POSE,
   axisAngleQuat,
@@ -831,6 +835,7 @@ class MjcfBuilder {
     const cfg: Partial<ShapeConfig> = { ...(this.opts.shape_cfg ?? {}) };
     const friction = rd.nums(c, cls, 'friction');
     if (friction && friction.length) cfg.mu = friction[0];
+    else if (cfg.mu === undefined) cfg.mu = MUJOCO_DEFAULT_FRICTION;
     let visible = group < 3;
     if (colliding) {
       if (this.opts.hide_collision_shapes) visible = false;
