@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { contactCalc, contactRecord, makeContactParams } from './constraints/contact';
 import type { SapSolverOptions } from './options';
 import { solveSapProblem, type SapProblem, type SapSolveResult } from './problem';
+import { PackedSapProblem } from './packed_problem';
 import { SapSolver, diagDelassusWeight } from './solver';
 import { boxOnPlane, diag, holonomicMix, limitsAndDrives, pointOnPlane, twoCliques } from './testing';
 
@@ -331,6 +332,34 @@ describe('invalid input', () => {
       const r = solveSapProblem(p, {}, name === 'guess' ? Float64Array.from([0, NaN, 0]) : undefined);
       expect(r.status, name).toBe('invalid_input');
       expect(r.message, name).toMatch(re);
+    }
+  });
+
+  it('a pooled problem with a non-finite Jacobian entry names its constraint and clique', () => {
+    for (const [k, bad, p] of [
+      ['js', NaN, twoCliques()],
+      ['wasm', -Infinity, twoCliques()],
+      ['js', Infinity, limitsAndDrives()],
+      ['wasm', NaN, limitsAndDrives()],
+    ] as const) {
+      const pp = new PackedSapProblem();
+      pp.reset(p.dt);
+      for (const c of p.cliques) pp.addClique(c.nv, c.A);
+      for (const s of p.constraints) pp.addSpec(s);
+      pp.v_star = p.v_star;
+      const last = pp.nCon - 1;
+      const b = pp.blkStart[last + 1] - 1; // the last constraint's last block
+      const jd = Float64Array.from(pp.jData);
+      const sp = Object.assign(new PackedSapProblem(), pp, { jData: jd });
+      jd[pp.blkJ[b] + pp.rows[last] * pp.cliqueNv[pp.blkClique[b]] - 1] = bad; // its last entry
+      const solver = new SapSolver();
+      solver.kernels = k;
+      const v = new Float64Array(pp.nv);
+      const o = solver.solvePacked(sp, undefined, v);
+      expect(o.status, k).toBe('invalid_input');
+      expect(o.message, k).toBe(
+        `constraints[${last}]: Jacobian block of clique ${pp.blkClique[b]} has a NaN or Inf entry`,
+      );
     }
   });
 

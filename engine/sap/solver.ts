@@ -785,16 +785,6 @@ export class SapSolver {
       }
       if (!finiteArray(vGuess, 0, nv)) return 'v_guess has a NaN or Inf entry';
     }
-    if (!finiteArray(pk.jData, 0, pk.nJ)) {
-      for (let i = 0; i < pk.nCon; i++) {
-        for (let b = pk.blkStart[i]; b < pk.blkStart[i + 1]; b++) {
-          const n = pk.rows[i] * pk.cliqueNv[pk.blkClique[b]];
-          if (!finiteArray(pk.jData, pk.blkJ[b], pk.blkJ[b] + n)) {
-            return `constraints[${i}]: Jacobian block of clique ${pk.blkClique[b]} has a NaN or Inf entry`;
-          }
-        }
-      }
-    }
 
     // constraint layout
     const nCon = pk.nCon;
@@ -853,7 +843,13 @@ export class SapSolver {
     }
     this.nvp = nvp;
     this.nPart = nPart;
-    this.buildColumns(pk);
+    // nonzero columns of every Jacobian block, and the first block with a NaN or ±∞ entry
+    const badBlock = this.buildColumns(pk);
+    if (badBlock >= 0) {
+      let i = 0;
+      while (pk.blkStart[i + 1] <= badBlock) i++;
+      return `constraints[${i}]: Jacobian block of clique ${pk.blkClique[badBlock]} has a NaN or Inf entry`;
+    }
 
     // parameters (needs w)
     const err = this.makeParams(pk);
@@ -1002,8 +998,11 @@ export class SapSolver {
     this.ev!.bind(s);
   }
 
-  /** nonzero-column lists of all Jacobian blocks ({@link colStart}, {@link colIdx}) */
-  private buildColumns(pk: PackedSapProblem): void {
+  /**
+   * Nonzero-column lists of all Jacobian blocks ({@link colStart}, {@link colIdx}), scanning every
+   * entry once; returns the first block holding a NaN or ±∞ entry, −1 when all are finite.
+   */
+  private buildColumns(pk: PackedSapProblem): number {
     const nBlk = pk.blkStart[pk.nCon];
     this.colStart = growI32(this.colStart, nBlk + 1);
     let total = 0;
@@ -1012,6 +1011,7 @@ export class SapSolver {
     const cs = this.colStart;
     const ci = this.colIdx;
     const jd = pk.jData;
+    let firstBad = -1;
     let e = 0;
     for (let i = 0; i < pk.nCon; i++) {
       const r = pk.rows[i];
@@ -1019,17 +1019,34 @@ export class SapSolver {
         cs[b] = e;
         const n = pk.cliqueNv[pk.blkClique[b]];
         const jo = pk.blkJ[b];
-        for (let m = 0; m < n; m++) {
-          for (let k = 0; k < r; k++) {
-            if (jd[jo + k * n + m] !== 0) {
-              ci[e++] = m;
-              break;
+        // x·0 is ±0 for a finite x and NaN otherwise: `bad` stays ±0 exactly when all are finite
+        let bad = 0;
+        if (r === 3) {
+          const j1 = jo + n;
+          const j2 = jo + 2 * n;
+          for (let m = 0; m < n; m++) {
+            const x0 = jd[jo + m];
+            const x1 = jd[j1 + m];
+            const x2 = jd[j2 + m];
+            bad += x0 * 0 + x1 * 0 + x2 * 0;
+            if (x0 !== 0 || x1 !== 0 || x2 !== 0) ci[e++] = m;
+          }
+        } else {
+          for (let m = 0; m < n; m++) {
+            let nz = false;
+            for (let k = 0; k < r; k++) {
+              const x = jd[jo + k * n + m];
+              bad += x * 0;
+              nz = nz || x !== 0;
             }
+            if (nz) ci[e++] = m;
           }
         }
+        if (bad !== 0 && firstBad < 0) firstBad = b;
       }
     }
     cs[nBlk] = e;
+    return firstBad;
   }
 
   /** constraint parameter records (R, v̂, gains) from the physical inputs */

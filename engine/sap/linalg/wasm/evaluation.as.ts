@@ -328,16 +328,8 @@ export function multiplyJ(x: usize, out: usize): void {
       const jo = gi(eBlkJ, b);
       const t0 = gi(cs, b);
       const t1 = gi(cs, b + 1);
-      if (t1 - t0 == n) {
-        for (let k = 0; k < r; k++) {
-          let s: f64 = 0;
-          const base = jo + k * n;
-          for (let m = 0; m < n; m++) s += gd(jd, base + m) * gd(x, off + m);
-          sd(out, ro + k, gd(out, ro + k) + s);
-        }
-        continue;
-      }
       if (r == 3) {
+        // contact rows fused (each row: the same sum in the same order as one row at a time)
         let s0: f64 = 0;
         let s1: f64 = 0;
         let s2: f64 = 0;
@@ -353,6 +345,15 @@ export function multiplyJ(x: usize, out: usize): void {
         sd(out, ro, gd(out, ro) + s0);
         sd(out, ro + 1, gd(out, ro + 1) + s1);
         sd(out, ro + 2, gd(out, ro + 2) + s2);
+        continue;
+      }
+      if (t1 - t0 == n) {
+        for (let k = 0; k < r; k++) {
+          let s: f64 = 0;
+          const base = jo + k * n;
+          for (let m = 0; m < n; m++) s += gd(jd, base + m) * gd(x, off + m);
+          sd(out, ro + k, gd(out, ro + k) + s);
+        }
         continue;
       }
       for (let k = 0; k < r; k++) {

@@ -938,6 +938,41 @@ function addJtT(
   if (r == 3) {
     const T1 = nq;
     const T2 = 2 * nq;
+    if (p1 - p0 == np && q1 - q0 == nq && rowStride == 1 && !same) {
+      // a transposed coupling block: its columns s are contiguous in a, two rows a per SIMD lane
+      // pair; a lane whose J_p entry is 0 keeps its value (the scalar loop skips that product)
+      const zero = f64x2.splat(0);
+      for (let s = 0; s < nq; s++) {
+        const col = target + s * colStride;
+        const t0 = f64x2.splat(gd(T, s));
+        const t1 = f64x2.splat(gd(T, T1 + s));
+        const t2 = f64x2.splat(gd(T, T2 + s));
+        let a = 0;
+        for (; a + 1 < np; a += 2) {
+          const px = val + ((<usize>(col + a)) << 3);
+          let h = v128.load(px);
+          const j0 = v128.load(jd + ((<usize>(jp + a)) << 3));
+          const j1 = v128.load(jd + ((<usize>(jp + np + a)) << 3));
+          const j2 = v128.load(jd + ((<usize>(jp + 2 * np + a)) << 3));
+          h = v128.bitselect(f64x2.add(h, f64x2.mul(j0, t0)), h, f64x2.ne(j0, zero));
+          h = v128.bitselect(f64x2.add(h, f64x2.mul(j1, t1)), h, f64x2.ne(j1, zero));
+          h = v128.bitselect(f64x2.add(h, f64x2.mul(j2, t2)), h, f64x2.ne(j2, zero));
+          v128.store(px, h);
+        }
+        for (; a < np; a++) {
+          const x = col + a;
+          const j0 = gd(jd, jp + a);
+          const j1 = gd(jd, jp + np + a);
+          const j2 = gd(jd, jp + 2 * np + a);
+          let h = gd(val, x);
+          if (j0 != 0) h += j0 * gd(T, s);
+          if (j1 != 0) h += j1 * gd(T, T1 + s);
+          if (j2 != 0) h += j2 * gd(T, T2 + s);
+          sd(val, x, h);
+        }
+      }
+      return;
+    }
     if (p1 - p0 == np && q1 - q0 == nq) {
       for (let a = 0; a < np; a++) {
         const row = target + a * rowStride;
