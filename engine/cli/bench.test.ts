@@ -8,6 +8,7 @@ import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { probeWebGpu } from '../backends';
 import { BENCH_GROUPS, BENCH_SCENES, benchMarkdown, contactScaling, runBench, type BenchRow } from './bench';
+import { main } from './main';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'sap-bench-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -35,10 +36,36 @@ describe('runBench', () => {
     expect(res.peers).toHaveLength(1);
     expect(res.peers[0].peer).toBe('mujoco');
     expect(r.ratio?.mujoco).toBeCloseTo(r.steps_per_s / res.peers[0].steps_per_s, 10);
-    expect(benchMarkdown(res)).toContain('| arm7 | approx32 | monotone_decay | off | cpu | 1 |');
+    expect(benchMarkdown(res)).toContain('| arm7 | approx32 | monotone_decay | off | – | cpu | 1 |');
     expect(log.join('\n')).toMatch(/settled 10 steps in/);
     expect(readdirSync(dir)).toEqual([expect.stringMatching(/^arm7_10_1_[0-9a-f]{16}\.json$/)]);
   }, 60_000);
+
+  it('measures each --variant beside the scene options in the same rounds, and labels it', async () => {
+    const res = await runBench({
+      scenes: ['scenes/box_stack.yaml'],
+      presets: ['approx32'],
+      variants: [{}, { contact_sigma: 0.01, max_iterations: 7 }],
+      num_worlds: [1],
+      steps: 3,
+      repeats: 1,
+      settle: 10,
+      peers: [],
+      settle_cache: null,
+    });
+    expect(res.rows.map((r) => r.overrides)).toEqual([{}, { contact_sigma: 0.01, max_iterations: 7 }]);
+    const md = benchMarkdown(res);
+    expect(md).toContain('| box_stack | approx32 | monotone_decay | off | – | cpu |');
+    expect(md).toContain(
+      '| box_stack | approx32 | monotone_decay | off | contact_sigma=0.01,max_iterations=7 | cpu |',
+    );
+  }, 60_000);
+
+  it('bench --variant rejects an unknown option with its name', async () => {
+    await expect(main(['bench', 'arm7', '--variant', 'contact_sigmaa=1', '--peers', 'none'])).rejects.toThrow(
+      /unknown option 'contact_sigmaa'/,
+    );
+  });
 
   it('reuses the cached settled state', async () => {
     const run = async (cache: string | null) => {
@@ -119,11 +146,13 @@ describe('contact scaling fit', () => {
     steps_per_s: number,
     contacts: number,
     solve_islands = false,
+    overrides: Record<string, unknown> = {},
   ): BenchRow => ({
     scene,
     preset,
     line_search: 'monotone_decay',
     solve_islands,
+    overrides,
     backend: 'cpu',
     num_worlds: 1,
     dt: 0.002,
@@ -149,12 +178,19 @@ describe('contact scaling fit', () => {
       row('pile_64', 'approx32', 1 / 100, 100, true),
       row('pile_1000', 'approx32', 1 / 1600, 1600, true),
     ];
+    // a --variant row pairs only with the same variant: p = 3 here
+    const sigma = { contact_sigma: 0.01 };
+    rows.push(row('pile_64', 'approx32', 1, 100, false, sigma));
+    rows.push(row('pile_1000', 'approx32', 1 / 16 ** 3, 1600, false, sigma));
     const fit = contactScaling(rows);
-    expect(fit.map((f) => [f.from, f.preset, f.solve_islands])).toEqual([
-      ['pile_64', 'approx32', false],
-      ['pile_64', 'approx32', true],
-      ['pile_64_landing', 'approx32', false],
+    expect(fit.map((f) => [f.from, f.preset, f.solve_islands, f.overrides])).toEqual([
+      ['pile_64', 'approx32', false, {}],
+      ['pile_64', 'approx32', true, {}],
+      ['pile_64', 'approx32', false, sigma],
+      ['pile_64_landing', 'approx32', false, {}],
     ]);
+    expect(fit[2].exponent).toBeCloseTo(3, 12);
+    fit.splice(2, 1);
     expect(fit[0].exponent).toBeCloseTo(2, 12);
     expect(fit[1].exponent).toBeCloseTo(1, 12);
     expect(fit[2].exponent).toBeCloseTo(1, 12);

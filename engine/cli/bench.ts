@@ -169,6 +169,8 @@ export interface BenchRow {
   line_search: string;
   /** solve_islands of the configuration */
   solve_islands: boolean;
+  /** solver options set on top of the scene, preset, line search and islands (`--set`; {} none) */
+  overrides: Record<string, unknown>;
   backend: BenchBackend;
   num_worlds: number;
   dt: number;
@@ -210,6 +212,12 @@ export interface BenchOptions {
   line_searches?: string[];
   /** overrides each scene's solve_islands values */
   islands?: boolean[];
+  /**
+   * sets of solver options (validated, normalized: `normalizeSolverOptions`), each measured as
+   * configurations of its own beside the others in the same interleaved rounds (default [{}]:
+   * the scene's options only)
+   */
+  variants?: Record<string, unknown>[];
   num_worlds: number[];
   /** backends measured (default cpu); webgpu falls back with a note when it cannot run */
   backends?: BenchBackend[];
@@ -237,6 +245,7 @@ export interface BenchResult {
     preset: string;
     line_search: string;
     solve_islands: boolean;
+    overrides: Record<string, unknown>;
     exponent: number;
     from: string;
     to: string;
@@ -463,6 +472,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       );
       const lss = o.line_searches ?? spec.line_searches;
       const isls = o.islands ?? spec.islands ?? [false];
+      const variants = o.variants ?? [{}];
       // every configuration is built and warmed up first, then timed in interleaved rounds (each
       // round restarts every configuration from the snapshot), so JIT tier-up and machine load
       // fall on all configurations alike instead of on the first one measured
@@ -470,6 +480,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         preset: string;
         ls: string;
         islands: boolean;
+        overrides: Record<string, unknown>;
         kind: BenchBackend;
         sim: Stepper;
         linear: () => string;
@@ -483,12 +494,15 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       const runners: PeerRunner[] = [];
       try {
         for (const preset of o.presets) {
-          for (const [ls, islands] of lss.flatMap((l) => isls.map((b) => [l, b] as const))) {
+          for (const [ls, islands, overrides] of lss.flatMap((l) =>
+            isls.flatMap((b) => variants.map((v) => [l, b, v] as const)),
+          )) {
             const solver = {
               ...scene.solver,
               contact_preset_variant: preset,
               line_search_variant: ls,
               solve_islands: islands,
+              ...overrides,
             };
             for (const kind of o.backends ?? ['cpu']) {
               if (kind !== 'cpu' && islands) continue; // CPU-only option
@@ -499,6 +513,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
                   preset,
                   ls,
                   islands,
+                  overrides,
                   kind,
                   sim: cpu,
                   linear: () => cpu.solver.last_linear_solver,
@@ -524,6 +539,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
                 preset,
                 ls,
                 islands,
+                overrides,
                 kind,
                 sim: new BackendSimulation(m, backend, { dt, max_rigid_contact: scene.max_rigid_contact }),
                 linear: () => 'dense per world (WebGPU)',
@@ -603,6 +619,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
             preset: c.preset,
             line_search: c.ls,
             solve_islands: c.islands,
+            overrides: c.overrides,
             backend: c.kind,
             num_worlds: nw,
             dt,
@@ -617,7 +634,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
           };
           rows.push(row);
           log(
-            `[bench] ${id} ${c.preset} ${c.ls}${c.islands ? ' islands' : ''} ${c.kind}: ${sps.toFixed(1)} steps/s, ${row.newton_iterations_mean.toFixed(2)} Newton it., ${row.contacts_per_world.toFixed(0)} contacts, ${row.linear_solver}`,
+            `[bench] ${id} ${c.preset} ${c.ls}${c.islands ? ' islands' : ''}${overrideText(c.overrides, ' ')} ${c.kind}: ${sps.toFixed(1)} steps/s, ${row.newton_iterations_mean.toFixed(2)} Newton it., ${row.contacts_per_world.toFixed(0)} contacts, ${row.linear_solver}`,
           );
         }
         for (const p of runners) {
@@ -657,7 +674,8 @@ export function contactScaling(rows: BenchRow[]): BenchResult['contact_scaling']
           r.num_worlds === 1 &&
           r.preset === a.preset &&
           r.line_search === a.line_search &&
-          r.solve_islands === a.solve_islands,
+          r.solve_islands === a.solve_islands &&
+          overrideText(r.overrides) === overrideText(a.overrides),
       );
       if (!b || !(b.contacts_per_world > a.contacts_per_world)) continue;
       const exponent =
@@ -666,6 +684,7 @@ export function contactScaling(rows: BenchRow[]): BenchResult['contact_scaling']
         preset: a.preset,
         line_search: a.line_search,
         solve_islands: a.solve_islands,
+        overrides: a.overrides,
         exponent,
         from,
         to: 'pile_1000',
@@ -873,16 +892,22 @@ async function startRapier(
 
 const fx = (x: number, d = 0): string => (Number.isFinite(x) ? x.toFixed(d) : '–');
 
+/** `key=value,…` of a configuration's `--set` options ('' for none), after `sep` when there are some */
+export function overrideText(o: Record<string, unknown> | undefined, sep = ''): string {
+  const e = Object.entries(o ?? {});
+  return e.length ? sep + e.map(([k, v]) => `${k}=${String(v)}`).join(',') : '';
+}
+
 export function benchMarkdown(res: BenchResult): string {
   const out: string[] = [];
   out.push(
-    '| scene | preset | line search | islands | backend | worlds | dt [s] | steps/s | real-time × | Newton it. | LS it. | contacts/world | factorization | ms/step: collision · free motion · constraints · solve · integrate | ours/MuJoCo | ours/Rapier |',
-    '|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|',
+    '| scene | preset | line search | islands | set | backend | worlds | dt [s] | steps/s | real-time × | Newton it. | LS it. | contacts/world | factorization | ms/step: collision · free motion · constraints · solve · integrate | ours/MuJoCo | ours/Rapier |',
+    '|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|',
   );
   for (const r of res.rows) {
     const s = r.stage_ms;
     out.push(
-      `| ${r.scene} | ${r.preset} | ${r.line_search} | ${r.solve_islands ? `on (${fx(r.islands_per_world, 1)}/world)` : 'off'} | ${r.backend} | ${r.num_worlds} | ${r.dt} | ${fx(r.steps_per_s, 1)} | ${fx(r.real_time_factor, 2)} | ${fx(r.newton_iterations_mean, 2)} | ${fx(r.line_search_iterations_mean, 2)} | ${fx(r.contacts_per_world, 1)} | ${r.linear_solver} | ${[s.collision, s.free_motion, s.constraints, s.solve, s.integrate].map((x) => x.toFixed(3)).join(' · ')} | ${r.ratio?.mujoco !== undefined ? r.ratio.mujoco.toFixed(2) : '–'} | ${r.ratio?.rapier !== undefined ? r.ratio.rapier.toFixed(2) : '–'} |`,
+      `| ${r.scene} | ${r.preset} | ${r.line_search} | ${r.solve_islands ? `on (${fx(r.islands_per_world, 1)}/world)` : 'off'} | ${overrideText(r.overrides) || '–'} | ${r.backend} | ${r.num_worlds} | ${r.dt} | ${fx(r.steps_per_s, 1)} | ${fx(r.real_time_factor, 2)} | ${fx(r.newton_iterations_mean, 2)} | ${fx(r.line_search_iterations_mean, 2)} | ${fx(r.contacts_per_world, 1)} | ${r.linear_solver} | ${[s.collision, s.free_motion, s.constraints, s.solve, s.integrate].map((x) => x.toFixed(3)).join(' · ')} | ${r.ratio?.mujoco !== undefined ? r.ratio.mujoco.toFixed(2) : '–'} | ${r.ratio?.rapier !== undefined ? r.ratio.rapier.toFixed(2) : '–'} |`,
     );
   }
   if (res.peers.length) {
@@ -901,7 +926,7 @@ export function benchMarkdown(res: BenchResult): string {
     out.push('', 'Per-step time vs contacts (fitted exponent p of t ∝ contacts^p):', '');
     for (const c of res.contact_scaling)
       out.push(
-        `- ${c.from} → ${c.to}${c.from === 'pile_64' ? ' (settled → landing)' : ' (both landing)'}, ${c.preset} / ${c.line_search}${c.solve_islands ? ' / islands' : ''}: p = ${c.exponent.toFixed(2)}`,
+        `- ${c.from} → ${c.to}${c.from === 'pile_64' ? ' (settled → landing)' : ' (both landing)'}, ${c.preset} / ${c.line_search}${c.solve_islands ? ' / islands' : ''}${overrideText(c.overrides, ' / ')}: p = ${c.exponent.toFixed(2)}`,
       );
   }
   if (res.notes.length) out.push('', 'Notes:', '', ...res.notes.map((n) => `- ${n}`));

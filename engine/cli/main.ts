@@ -6,12 +6,13 @@
  *   inspect MODEL [--q v,v,...] [--qd v,v,...] [--json]
  *   ablate SCENE --steps N [--dt S] [--json]
  *   schema run|inspect|ablate      print the JSON Schema of a command's --json output
- *   bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--islands off,on] [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,rapier|none]
+ *   bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--islands off,on] [--variant key=value,…]... [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,rapier|none]
  *         [--steps N] [--repeats R] [--settle N] [--linear-solver M] [--json]   CPU steps/s vs MuJoCo, Rapier
  *   bench webgpu [SCENE] [--worlds 1,64,…] [--steps N] [--json]   CPU vs WebGPU over num_worlds
  */
 import { parseArgs } from 'node:util';
 import { loadModelFile } from '../io/load_file';
+import { normalizeSolverOptions } from '../sap/options';
 import {
   benchMarkdown,
   runBackendScaling,
@@ -30,7 +31,7 @@ const USAGE = `usage: npm run sim -- <command> [options]
   inspect MODEL [--q v,v,...] [--qd v,v,...] [--json]
   ablate SCENE --steps N [--dt S] [--json]
   schema run|inspect|ablate
-  bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--islands off,on] [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,rapier|none] [--steps N] [--repeats R] [--settle N] [--linear-solver auto|dense|block_sparse] [--json]
+  bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--islands off,on] [--variant key=value,…]... [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,rapier|none] [--steps N] [--repeats R] [--settle N] [--linear-solver auto|dense|block_sparse] [--json]
   bench webgpu [SCENE] [--worlds 1,64,256,1024,4096] [--steps N] [--json]`;
 
 function parseSet(items: string[] | undefined): Record<string, unknown> {
@@ -41,6 +42,25 @@ function parseSet(items: string[] | undefined): Record<string, unknown> {
     out[item.slice(0, eq).trim()] = item.slice(eq + 1).trim();
   }
   return out;
+}
+
+/**
+ * `bench --variant key=value[,key=value…]` (repeatable): the scene's options ({}) first, then each
+ * variant's solver options, validated
+ */
+function variantList(items: string[] | undefined): Record<string, unknown>[] | undefined {
+  if (items === undefined) return undefined;
+  return [
+    {},
+    ...items.map((v) => {
+      const pairs = v
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean);
+      if (pairs.length === 0) throw new Error(`--variant expects key=value[,key=value…]; got '${v}'`);
+      return normalizeSolverOptions(parseSet(pairs));
+    }),
+  ];
 }
 
 /** `bench --backend cpu,webgpu` */
@@ -96,6 +116,7 @@ export async function main(argv: string[]): Promise<number> {
       'line-search': { type: 'string' },
       islands: { type: 'string' },
       set: { type: 'string', multiple: true },
+      variant: { type: 'string', multiple: true },
       trace: { type: 'string' },
       json: { type: 'boolean', default: false },
       q: { type: 'string' },
@@ -207,6 +228,7 @@ export async function main(argv: string[]): Promise<number> {
         presets: list(values.preset) ?? ['approx32', 'drake'],
         line_searches: list(values['line-search']),
         islands: islandList(values.islands),
+        variants: variantList(values.variant),
         num_worlds: parseList(values.worlds, '--worlds') ?? [1],
         backends: benchBackends(list(values.backend)),
         steps: values.steps !== undefined ? positiveInt(values.steps, '--steps', 1) : undefined,
