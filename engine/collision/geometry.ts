@@ -2,7 +2,7 @@
  * Per-collide world-frame shape data: pose, rotation matrix and inflated AABB of every shape,
  * computed once from `SapState.body_q` and read by the broad and narrow phases.
  */
-import { quatToMat3, transformMul, type Vec } from '../math';
+import { len3, quatToMat3, transformMul, type Vec } from '../math';
 import { ShapeType, type SapModel } from '../model';
 import { getCollisionMeshData, meshScale, type CollisionMeshData } from './mesh_data';
 
@@ -58,19 +58,23 @@ const AABB_GUARD = 1e-9;
  * Allocation-free.
  */
 export function updateShapeGeom(model: SapModel, body_q: Vec, g: ShapeGeom): void {
-  updateShapeGeomRange(model, body_q, g, 0, model.shape_count);
+  updateShapeGeomOf(model, body_q, g, null, model.shape_count);
 }
 
-/** {@link updateShapeGeom} for shapes [from, to) only */
-export function updateShapeGeomRange(
+/**
+ * {@link updateShapeGeom} for the shapes `shapes[0 .. count)` only (null: shapes 0 .. count), e.g.
+ * the shapes that take part in collision; the others keep their last values
+ */
+export function updateShapeGeomOf(
   model: SapModel,
   body_q: Vec,
   g: ShapeGeom,
-  from: number,
-  to: number,
+  shapes: Int32Array | null,
+  count: number,
 ): void {
   const { pose, pos, rot, aabb, size, type } = g;
-  for (let s = from; s < to; s++) {
+  for (let i = 0; i < count; i++) {
+    const s = shapes === null ? i : shapes[i];
     const b = model.shape_body[s];
     const po = s * 7;
     if (b >= 0) transformMul(body_q, b * 7, model.shape_X_bs, po, pose, po);
@@ -127,9 +131,9 @@ export function updateShapeGeomRange(
         const a = size[sz],
           b = size[sz + 1],
           c = size[sz + 2];
-        ex = Math.hypot(rot[r] * a, rot[r + 1] * b, rot[r + 2] * c);
-        ey = Math.hypot(rot[r + 3] * a, rot[r + 4] * b, rot[r + 5] * c);
-        ez = Math.hypot(rot[r + 6] * a, rot[r + 7] * b, rot[r + 8] * c);
+        ex = len3(rot[r] * a, rot[r + 1] * b, rot[r + 2] * c);
+        ey = len3(rot[r + 3] * a, rot[r + 4] * b, rot[r + 5] * c);
+        ez = len3(rot[r + 6] * a, rot[r + 7] * b, rot[r + 8] * c);
         break;
       }
       case ShapeType.PLANE: {

@@ -12,6 +12,8 @@
  * - a point is only appended when it lies inside the candidate band, {@link inBand}.
  */
 
+import { len3 } from '../math';
+
 /** the most points one pair may produce (a box–plane pair is capped at 4; room for growth) */
 export const MAX_MANIFOLD_POINTS = 8;
 
@@ -220,7 +222,7 @@ export function selectSpread(
           const dx = pos[i * 3] - x0,
             dy = pos[i * 3 + 1] - y0,
             dz = pos[i * 3 + 2] - z0;
-          const a = Math.hypot(ey * dz - ez * dy, ez * dx - ex * dz, ex * dy - ey * dx);
+          const a = len3(ey * dz - ez * dy, ez * dx - ex * dz, ex * dy - ey * dx);
           if (a > ba) {
             ba = a;
             i2 = i;
@@ -266,5 +268,5 @@ function triArea(pos: Float64Array, i: number, j: number, k: number): number {
   const bx = pos[k * 3] - pos[i * 3],
     by = pos[k * 3 + 1] - pos[i * 3 + 1],
     bz = pos[k * 3 + 2] - pos[i * 3 + 2];
-  return Math.hypot(ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx);
+  return len3(ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx);
 }

@@ -44,8 +44,8 @@ import {
   totalTruncated,
   type SapContacts,
 } from './contacts';
-import { makePairFilter, pairAllowed, type PairFilter } from './filter';
-import { makeShapeGeom, updateShapeGeom, type ShapeGeom } from './geometry';
+import { makePairFilter, pairAllowed, shapeCollides, type PairFilter } from './filter';
+import { makeShapeGeom, updateShapeGeomOf, type ShapeGeom } from './geometry';
 import { makeManifold, sortManifoldByFeature, type ContactManifold } from './manifold';
 import { NARROW_PHASE_TABLE, pairName } from './narrowphase';
 
@@ -224,8 +224,10 @@ export class SapCollisionPipeline {
    */
   readonly unsupported_pair_types: readonly string[];
 
-  /** world-frame shape data of the last collide */
+  /** world-frame shape data of the last collide (shapes that take part in collision) */
   readonly geom: ShapeGeom;
+  /** the shapes whose {@link geom} each collide updates: those with shape–shape collision */
+  private readonly collidingShapes: Int32Array;
   /** the static pair filter */
   readonly filter: PairFilter;
   private readonly manifold: ContactManifold = makeManifold();
@@ -244,6 +246,9 @@ export class SapCollisionPipeline {
       filter_pairs: o.filter_pairs,
     });
     this.geom = makeShapeGeom(model);
+    const colliding: number[] = [];
+    for (let s = 0; s < model.shape_count; s++) if (shapeCollides(model, s)) colliding.push(s);
+    this.collidingShapes = Int32Array.from(colliding);
     this.pairs = new PairList(Math.max(1, model.shape_count));
     const ws = makeWorldShapes(model);
     if (o.broad_phase === 'explicit') this.broad = new ExplicitBroadPhase(ws, this.filter);
@@ -273,7 +278,7 @@ export class SapCollisionPipeline {
     this.last_unsupported_pair_count = 0;
     this.last_unsupported_pair[0] = -1;
     this.last_unsupported_pair[1] = -1;
-    updateShapeGeom(m, state.body_q, this.geom);
+    updateShapeGeomOf(m, state.body_q, this.geom, this.collidingShapes, this.collidingShapes.length);
     const aabb = this.geom.aabb;
     const pl = this.pairs;
     for (let w = 0; w < m.num_worlds; w++) {

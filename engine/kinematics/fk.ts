@@ -9,7 +9,7 @@
  *   world). With identity joint frames M is the body origin: SAP Warp's angular-first, body-origin
  *   order. The public order (v_COM; ω) is converted by `velocityPublicToInternal` and its inverse.
  */
-import { quatRotate, quatToMat3, rotateInertia, transformMul } from '../math';
+import { len4, quatRotate, quatToMat3, rotateInertia, transformMul } from '../math';
 import { JointType, type SapModel } from '../model';
 import type { KinematicsData } from './data';
 
@@ -126,7 +126,7 @@ export function forwardKinematics(
 }
 
 function normalizedQuatInto(q: Float64Array, o: number, out: Float64Array, oo: number): void {
-  const n = Math.hypot(q[o], q[o + 1], q[o + 2], q[o + 3]) || 1;
+  const n = len4(q[o], q[o + 1], q[o + 2], q[o + 3]) || 1;
   out[oo] = q[o] / n;
   out[oo + 1] = q[o + 1] / n;
   out[oo + 2] = q[o + 2] / n;

@@ -2,7 +2,7 @@
  * Quaternions stored xyzw (SPEC §3.1) and rigid transforms stored as 7 numbers [px, py, pz, qx, qy, qz, qw].
  * Hamilton product convention: q ⊗ p rotates by p first, then q. All functions write into outputs.
  */
-import type { Vec } from './vec3';
+import { len3, len4, type Vec } from './vec3';
 
 /** out = a ⊗ b (Hamilton product), quaternions xyzw */
 export function quatMul(a: Vec, ao: number, b: Vec, bo: number, out: Vec, oo: number): void {
@@ -30,7 +30,7 @@ export function quatConj(q: Vec, qo: number, out: Vec, oo: number): void {
 
 /** normalizes in place; a zero quaternion becomes identity */
 export function quatNormalize(q: Vec, qo: number): void {
-  const n = Math.hypot(q[qo], q[qo + 1], q[qo + 2], q[qo + 3]);
+  const n = len4(q[qo], q[qo + 1], q[qo + 2], q[qo + 3]);
   if (!(n > 0) || !Number.isFinite(n)) {
     q[qo] = 0;
     q[qo + 1] = 0;
@@ -105,7 +105,7 @@ export function quatFromAxisAngle(
   out: Vec,
   oo: number,
 ): void {
-  const n = Math.hypot(ax, ay, az) || 1;
+  const n = len3(ax, ay, az) || 1;
   const s = Math.sin(angle / 2) / n;
   out[oo] = ax * s;
   out[oo + 1] = ay * s;
@@ -130,7 +130,7 @@ export function quatIntegrate(
   const rx = wx * h,
     ry = wy * h,
     rz = wz * h;
-  const angle = Math.hypot(rx, ry, rz);
+  const angle = len3(rx, ry, rz);
   const dq = integrateScratch;
   if (angle < 1e-12) {
     dq[0] = rx / 2;

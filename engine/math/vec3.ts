@@ -24,7 +24,21 @@ export function dot(a: Vec, ao: number, b: Vec, bo: number): number {
 }
 
 export function norm3(a: Vec, ao: number): number {
-  return Math.hypot(a[ao], a[ao + 1], a[ao + 2]);
+  return len3(a[ao], a[ao + 1], a[ao + 2]);
+}
+
+/**
+ * √(x² + y² + z²). For the per-step paths instead of `Math.hypot`, which V8 runs as a builtin call
+ * that allocates (its argument list and its result) and scales against overflow, which vectors of
+ * physical size never need (squares stay normal for 1e-154 < |x| < 1e154).
+ */
+export function len3(x: number, y: number, z: number): number {
+  return Math.sqrt(x * x + y * y + z * z);
+}
+
+/** √(x² + y² + z² + w²), see {@link len3} */
+export function len4(x: number, y: number, z: number, w: number): number {
+  return Math.sqrt(x * x + y * y + z * z + w * w);
 }
 
 /** out = M·v for a row-major 3×3 matrix */

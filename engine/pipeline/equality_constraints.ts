@@ -6,7 +6,7 @@
  *   angle-axis of R_TQ expressed in W; J = relative twist of B w.r.t. A at the midpoint M, [ω; v].
  * All near-rigid by default (k = ∞, β = 0.1) unless the model gives a stiffness.
  */
-import { quatConj, quatMul, quatRotate, transformMul } from '../math';
+import { len3, quatConj, quatMul, quatRotate, transformMul } from '../math';
 import type { KinematicsData } from '../kinematics';
 import { EqualityType, type SapModel } from '../model';
 import type { SapConstraintSpec } from '../sap/problem';
@@ -99,7 +99,7 @@ export function buildEqualityConstraints(
       quatConj(fT, 3, dq, 0);
       quatMul(dq, 0, fQ, 3, dq, 0);
       if (dq[3] < 0) for (let k = 0; k < 4; k++) dq[k] = -dq[k];
-      const s = Math.hypot(dq[0], dq[1], dq[2]);
+      const s = len3(dq[0], dq[1], dq[2]);
       const angle = 2 * Math.atan2(s, dq[3]);
       const scale = s > 1e-12 ? angle / s : 2;
       const aT = Float64Array.of(dq[0] * scale, dq[1] * scale, dq[2] * scale);

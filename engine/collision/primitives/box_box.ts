@@ -44,6 +44,7 @@
 import type { ShapeGeom } from '../geometry';
 import { addContact, flipManifold, inBand, type ContactManifold } from '../manifold';
 import { segmentBoxClosest } from './segment_box';
+import { len3 } from '../../math';
 
 /** the most points of a clipped face manifold */
 export const BOX_BOX_MAX_FACE_POINTS = 4;
@@ -734,7 +735,7 @@ function closestContact(margin: number, gap: number, out: ContactManifold): void
   const dx = pbx - pax,
     dy = pby - pay,
     dz = pbz - paz;
-  const d = Math.hypot(dx, dy, dz);
+  const d = len3(dx, dy, dz);
   if (!(d > 0) || !inBand(d, margin, gap)) return;
   const edge = bi * 4 + (bsj > 0 ? 1 : 0) + (bsk > 0 ? 2 : 0);
   addContact(

@@ -21,6 +21,7 @@
 import type { ShapeGeom } from '../geometry';
 import { addContact, inBand, type ContactManifold } from '../manifold';
 import { segmentBoxClosest } from './segment_box';
+import { len3 } from '../../math';
 
 /** |sin| of the segment–face angle below which a face contact gets a point at each overlap end */
 export const CAPSULE_BOX_PARALLEL_SIN = 0.05;
@@ -112,7 +113,7 @@ function facePoint(
     const px = nx - nu * ux,
       py = ny - nu * uy,
       pz = nz - nu * uz;
-    const pl = Math.hypot(px, py, pz);
+    const pl = len3(px, py, pz);
     if (pl > 1e-12) {
       wx = px / pl;
       wy = py / pl;

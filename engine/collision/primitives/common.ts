@@ -3,6 +3,7 @@
  */
 import { addContact, inBand, type ContactManifold } from '../manifold';
 import type { ShapeGeom } from '../geometry';
+import { len3 } from '../../math';
 
 /** the signature of every narrow-phase routine: shapes a (A) and b (B), margin m_a+m_b, gap g_a+g_b */
 export type NarrowPhaseRoutine = (
@@ -37,7 +38,7 @@ export function sphereSphereContact(
   let nx = bx - ax,
     ny = by - ay,
     nz = bz - az;
-  const len = Math.hypot(nx, ny, nz);
+  const len = len3(nx, ny, nz);
   const d = len - (ra + rb);
   if (!inBand(d, margin, gap)) return;
   if (len > 0) {

@@ -13,6 +13,7 @@ import type { ShapeGeom } from '../geometry';
 import type { ContactManifold } from '../manifold';
 import { FEATURE_SIN_TOL } from '../support';
 import { planePointContact } from './common';
+import { len3 } from '../../math';
 
 export function collidePlaneCapsule(
   g: ShapeGeom,
@@ -56,7 +57,7 @@ export function collidePlaneCapsule(
   let ex = -(nx - cu * ux),
     ey = -(ny - cu * uy),
     ez = -(nz - cu * uz);
-  const l = Math.hypot(ex, ey, ez);
+  const l = len3(ex, ey, ez);
   ex /= l;
   ey /= l;
   ez /= l;

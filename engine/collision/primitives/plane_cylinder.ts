@@ -14,6 +14,7 @@ import type { ShapeGeom } from '../geometry';
 import type { ContactManifold } from '../manifold';
 import { FEATURE_COS_TOL, FEATURE_SIN_TOL } from '../support';
 import { planePointContact } from './common';
+import { len3 } from '../../math';
 
 /** below this |n − (nᵀa)a| the cap counts as exactly flat and the rim points use the local x axis */
 export const CYLINDER_FLAT_EPS = 1e-9;
@@ -34,7 +35,7 @@ export function rimDirections(g: ShapeGeom, plane: number, s: number): number {
   let ex = -(nx - c * ax),
     ey = -(ny - c * ay),
     ez = -(nz - c * az);
-  const l = Math.hypot(ex, ey, ez);
+  const l = len3(ex, ey, ez);
   if (l < CYLINDER_FLAT_EPS) {
     ex = R[r];
     ey = R[r + 3];

@@ -5,6 +5,7 @@
 import type { ShapeGeom } from '../geometry';
 import type { ContactManifold } from '../manifold';
 import { planePointContact } from './common';
+import { len3 } from '../../math';
 
 export function collidePlaneEllipsoid(
   g: ShapeGeom,
@@ -26,7 +27,7 @@ export function collidePlaneEllipsoid(
   const a = g.size[ell * 3],
     b = g.size[ell * 3 + 1],
     c = g.size[ell * 3 + 2];
-  const den = Math.hypot(a * mx, b * my, c * mz);
+  const den = len3(a * mx, b * my, c * mz);
   const lx = (a * a * mx) / den,
     ly = (b * b * my) / den,
     lz = (c * c * mz) / den;

@@ -6,6 +6,7 @@
  */
 import type { ShapeGeom } from '../geometry';
 import { addContact, inBand, type ContactManifold } from '../manifold';
+import { len3 } from '../../math';
 
 export function collideSphereBox(
   g: ShapeGeom,
@@ -42,7 +43,7 @@ export function collideSphereBox(
   let lx = px - qx,
     ly = py - qy,
     lz = pz - qz;
-  let dc = Math.hypot(lx, ly, lz);
+  let dc = len3(lx, ly, lz);
   if (dc > 0) {
     lx /= dc;
     ly /= dc;
