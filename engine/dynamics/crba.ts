@@ -97,13 +97,15 @@ export function crbaTree(
     if (p >= j0) for (let k = 0; k < 13; k++) composite[p * 13 + k] += composite[b * 13 + k];
   }
   const S = d.dof_S;
+  const parent = m.joint_parent;
+  const qdStart = m.joint_qd_start;
   for (let b = j0; b < j1; b++) {
-    for (let i = m.joint_qd_start[b]; i < m.joint_qd_start[b + 1]; i++) {
+    for (let i = qdStart[b]; i < qdStart[b + 1]; i++) {
       inertiaTimesTwist(composite, b * 13, S, i * 6, F, 0);
-      // walk from this joint to the root, including the joint itself
-      for (let a = b; a >= 0; a = m.joint_parent[a]) {
-        for (let k = m.joint_qd_start[a]; k < m.joint_qd_start[a + 1]; k++) {
-          if (a === b && k > i) continue;
+      // walk from this joint to the root, including the joint itself (its DOFs up to i)
+      for (let a = b; a >= 0; a = parent[a]) {
+        const kEnd = a === b ? i + 1 : qdStart[a + 1];
+        for (let k = qdStart[a]; k < kEnd; k++) {
           const s = k * 6;
           const val =
             S[s] * F[0] +
