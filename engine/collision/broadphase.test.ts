@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { makeRng, quatFromAxisAngle } from '../math';
 import { ModelBuilder, type SapModel, type ShapeTypeName } from '../model';
 import { mergeSortKeys } from './broadphase';
+import { EXPLICIT_MAX_SHAPES } from './pipeline';
 import { convexHull } from './hull';
 import {
   CollisionOptionsError,
@@ -205,6 +206,25 @@ describe('options', () => {
     b.addGround();
     const p = new SapCollisionPipeline(b.finalize(), { broad_phase: 'Sweep' });
     expect(p.broad_phase).toBe('sap');
+  });
+
+  it('the default is explicit up to EXPLICIT_MAX_SHAPES colliding shapes in a world, then sap', () => {
+    const spheres = (n: number, worlds = 1): SapModel => {
+      const b = new ModelBuilder();
+      b.num_worlds = worlds;
+      b.addGround();
+      for (let i = 0; i < n; i++) {
+        const body = b.addBody({ X_wb: [0.3 * i, 0, 0.1, 0, 0, 0, 1] });
+        b.addShape({ body, type: 'sphere', size: [0.1] });
+      }
+      return b.finalize();
+    };
+    // the ground (world −1) joins every world's list
+    expect(new SapCollisionPipeline(spheres(EXPLICIT_MAX_SHAPES - 1)).broad_phase).toBe('explicit');
+    expect(new SapCollisionPipeline(spheres(EXPLICIT_MAX_SHAPES)).broad_phase).toBe('sap');
+    expect(new SapCollisionPipeline(spheres(40, 8)).broad_phase).toBe('explicit'); // many small worlds
+    const big = spheres(EXPLICIT_MAX_SHAPES + 10);
+    expect(new SapCollisionPipeline(big, { broad_phase: 'explicit' }).broad_phase).toBe('explicit');
   });
 });
 

@@ -60,9 +60,11 @@ export interface CollisionPipelineOptions {
   /** alias of `rigid_contact_max` (the solver-option name) */
   max_rigid_contact?: number;
   /**
-   * 'explicit' (default): the filtered shape-pair list is built once at construction and each
-   * collide only AABB-tests those pairs. 'sap': sweep and prune per world. 'nxn': every pair of a
-   * world is filtered and AABB-tested on every collide (debugging). Aliases (case-insensitive):
+   * 'explicit': the filtered shape-pair list is built once at construction and each collide only
+   * AABB-tests those pairs. 'sap': sweep and prune per world. 'nxn': every pair of a world is
+   * filtered and AABB-tested on every collide (debugging). Omitted: explicit, or sap when a world
+   * has more than {@link EXPLICIT_MAX_SHAPES} colliding shapes (the pair list grows with the
+   * square of that). Aliases (case-insensitive):
    * `sweep_and_prune`, `sweep-and-prune`, `sweep` → sap; `all_pairs`, `all-pairs`, `n2`,
    * `brute_force` → nxn; `pairs`, `precomputed` → explicit. Same contacts in every mode.
    */
@@ -145,7 +147,8 @@ export function normalizeBroadPhase(raw: unknown): BroadPhaseMode {
 /** validated, normalized pipeline options */
 export interface ResolvedCollisionOptions {
   rigid_contact_max: number;
-  broad_phase: BroadPhaseMode;
+  /** undefined: chosen by the pipeline from the model's size ({@link EXPLICIT_MAX_SHAPES}) */
+  broad_phase: BroadPhaseMode | undefined;
   filter_parent_child: boolean | undefined;
   filter_pairs: readonly (readonly [number, number])[];
   on_unsupported: UnsupportedPairPolicy;
@@ -192,7 +195,7 @@ export function resolveCollisionOptions(opts: CollisionPipelineOptions = {}): Re
   }
   return {
     rigid_contact_max: max,
-    broad_phase: opts.broad_phase === undefined ? 'explicit' : normalizeBroadPhase(opts.broad_phase),
+    broad_phase: opts.broad_phase === undefined ? undefined : normalizeBroadPhase(opts.broad_phase),
     filter_parent_child: fpc,
     filter_pairs: opts.filter_pairs ?? [],
     on_unsupported: pol,
@@ -200,6 +203,14 @@ export function resolveCollisionOptions(opts: CollisionPipelineOptions = {}): Re
 }
 
 type BroadPhase = ExplicitBroadPhase | SweepAndPruneBroadPhase | AllPairsBroadPhase;
+
+/**
+ * Most colliding shapes in one world for the default explicit broad phase: beyond it the default
+ * is sweep and prune (same pairs, same order). On the 1000-box pile the explicit list holds 500k
+ * pairs and a collide takes 2.6 ms against 1.3 ms with sweep and prune; on the 64-box pile both
+ * take the same (~0.1 ms).
+ */
+export const EXPLICIT_MAX_SHAPES = 128;
 
 export class SapCollisionPipeline {
   readonly model: SapModel;
@@ -238,7 +249,6 @@ export class SapCollisionPipeline {
     const o = resolveCollisionOptions(opts);
     this.model = model;
     this.rigid_contact_max = o.rigid_contact_max;
-    this.broad_phase = o.broad_phase;
     this.filter_parent_child = o.filter_parent_child;
     this.on_unsupported = o.on_unsupported;
     this.filter = makePairFilter(model, {
@@ -251,8 +261,11 @@ export class SapCollisionPipeline {
     this.collidingShapes = Int32Array.from(colliding);
     this.pairs = new PairList(Math.max(1, model.shape_count));
     const ws = makeWorldShapes(model);
-    if (o.broad_phase === 'explicit') this.broad = new ExplicitBroadPhase(ws, this.filter);
-    else if (o.broad_phase === 'sap') this.broad = new SweepAndPruneBroadPhase(model, ws, this.filter);
+    let most = 0;
+    for (let w = 0; w + 1 < ws.start.length; w++) most = Math.max(most, ws.start[w + 1] - ws.start[w]);
+    this.broad_phase = o.broad_phase ?? (most > EXPLICIT_MAX_SHAPES ? 'sap' : 'explicit');
+    if (this.broad_phase === 'explicit') this.broad = new ExplicitBroadPhase(ws, this.filter);
+    else if (this.broad_phase === 'sap') this.broad = new SweepAndPruneBroadPhase(model, ws, this.filter);
     else this.broad = new AllPairsBroadPhase(ws, this.filter);
     this.unsupported_pair_types = findUnsupportedTypes(model, ws.start, ws.shapes, this.filter);
   }
