@@ -279,6 +279,49 @@ describe('BlockSparseCholesky', () => {
     expect(bs.flops).toBeLessThan((60 * 60 * 60) / 6);
   });
 
+  it('elimination order: least weighted degree first, the lowest index among equals (as a plain scan)', () => {
+    // reference: explicit elimination choosing by a linear scan over the live blocks
+    const reference = (nb: number, sizes: number[], edges: number[]): number[] => {
+      const adj = Array.from({ length: nb }, () => new Set<number>());
+      for (let e = 0; e < edges.length; e += 2) {
+        if (edges[e] === edges[e + 1]) continue;
+        adj[edges[e]].add(edges[e + 1]);
+        adj[edges[e + 1]].add(edges[e]);
+      }
+      const dead = new Array<boolean>(nb).fill(false);
+      const order: number[] = [];
+      for (let pos = 0; pos < nb; pos++) {
+        let v = -1;
+        let best = Infinity;
+        for (let b = 0; b < nb; b++) {
+          if (dead[b]) continue;
+          let d = 0;
+          for (const u of adj[b]) d += sizes[u];
+          if (d < best) [best, v] = [d, b];
+        }
+        dead[v] = true;
+        order.push(v);
+        const L = [...adj[v]];
+        for (const u of L) {
+          adj[u].delete(v);
+          for (const y of L) if (y !== u) adj[u].add(y);
+        }
+      }
+      return order;
+    };
+    const rng = seededRandom(11);
+    for (let trial = 0; trial < 40; trial++) {
+      const nb = 2 + Math.floor(rng() * 60);
+      const sizes = Array.from({ length: nb }, () => 1 + Math.floor(rng() * (trial % 2 ? 1 : 7)));
+      const edges: number[] = [];
+      const density = 0.02 + 0.2 * rng();
+      for (let a = 0; a < nb; a++) for (let b = a + 1; b < nb; b++) if (rng() < density) edges.push(a, b);
+      const bs = new BlockSparseCholesky();
+      bs.analyze(nb, sizes, edges, edges.length / 2);
+      expect(Array.from(bs.order.subarray(0, nb)), `trial ${trial}`).toEqual(reference(nb, sizes, edges));
+    }
+  });
+
   it.each(['wasm', 'js'] as LinalgKernels[])(
     'reports a non-positive pivot in the permuted numbering (%s)',
     (kernels) => {

@@ -97,6 +97,9 @@ export class BlockSparseCholesky {
   private mark: Int32Array = new Int32Array(0);
   private deg: Float64Array = new Float64Array(0);
   private dead: Uint8Array = new Uint8Array(0);
+  /** minimum-degree queue: a binary heap of live blocks by (degree, index) and each one's slot */
+  private heap: Int32Array = new Int32Array(0);
+  private heapAt: Int32Array = new Int32Array(0);
   private factored = false;
   // the graph of the last complete analysis (an unchanged graph reuses it; −1: none) and the
   // caller's bytes bound in the kernels' memory
@@ -224,15 +227,25 @@ export class BlockSparseCholesky {
       for (const u of adj[b]) d += sizes[u];
       deg[b] = d;
     }
+    // the live block of least degree, the lowest index among equals (a heap on (degree, index))
+    this.heap = growI32(this.heap, nb);
+    this.heapAt = growI32(this.heapAt, nb);
+    const heap = this.heap;
+    const at = this.heapAt;
+    for (let b = 0; b < nb; b++) {
+      heap[b] = b;
+      at[b] = b;
+    }
+    let live = nb;
+    for (let i = (nb >> 1) - 1; i >= 0; i--) siftDown(heap, at, deg, i, live);
     let sCount = 0;
     for (let pos = 0; pos < nb; pos++) {
-      let v = -1;
-      let best = Infinity;
-      for (let b = 0; b < nb; b++) {
-        if (!dead[b] && deg[b] < best) {
-          best = deg[b];
-          v = b;
-        }
+      const v = heap[0];
+      live--;
+      if (live > 0) {
+        heap[0] = heap[live];
+        at[heap[0]] = 0;
+        siftDown(heap, at, deg, 0, live);
       }
       dead[v] = 1;
       this.order[pos] = v;
@@ -266,7 +279,10 @@ export class BlockSparseCholesky {
         }
         let d = 0;
         for (const y of lu) d += sizes[y];
+        const before = deg[u];
         deg[u] = d;
+        if (d < before) siftUp(heap, at, deg, at[u]);
+        else if (d > before) siftDown(heap, at, deg, at[u], live);
       }
       for (let x = 0; x < L.length; x++) mark[L[x]] = -1;
     }
@@ -782,4 +798,39 @@ export class BlockSparseCholesky {
       }
     }
   }
+}
+
+/** whether block a comes before block b in the minimum-degree queue: smaller degree, then index */
+function before(deg: Float64Array, a: number, b: number): boolean {
+  return deg[a] < deg[b] || (deg[a] === deg[b] && a < b);
+}
+
+/** moves heap[i] up to its place (`at` follows every move) */
+function siftUp(heap: Int32Array, at: Int32Array, deg: Float64Array, i: number): void {
+  const x = heap[i];
+  while (i > 0) {
+    const p = (i - 1) >> 1;
+    if (!before(deg, x, heap[p])) break;
+    heap[i] = heap[p];
+    at[heap[i]] = i;
+    i = p;
+  }
+  heap[i] = x;
+  at[x] = i;
+}
+
+/** moves heap[i] down to its place among the first n entries (`at` follows every move) */
+function siftDown(heap: Int32Array, at: Int32Array, deg: Float64Array, i: number, n: number): void {
+  const x = heap[i];
+  for (;;) {
+    let c = 2 * i + 1;
+    if (c >= n) break;
+    if (c + 1 < n && before(deg, heap[c + 1], heap[c])) c++;
+    if (!before(deg, heap[c], x)) break;
+    heap[i] = heap[c];
+    at[heap[i]] = i;
+    i = c;
+  }
+  heap[i] = x;
+  at[x] = i;
 }
