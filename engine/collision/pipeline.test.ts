@@ -81,6 +81,34 @@ describe('sphere on plane', () => {
     checkContract(c, state);
   });
 
+  it('a mesh above an infinite plane: a vertex inside the band is a candidate, none beyond it', () => {
+    // a tilted tetrahedron: its world AABB reaches lower than its lowest vertex
+    const tet = {
+      vertices: [0, 0, 0, 0.3, 0, 0, 0, 0.3, 0, 0, 0, 0.3],
+      triangles: [0, 2, 1, 0, 1, 3, 0, 3, 2, 1, 2, 3],
+    };
+    const q = [0.3, 0.2, 0.1];
+    const n = Math.hypot(...q, 1);
+    const at = (z: number) => {
+      const b = new ModelBuilder();
+      b.addGround({ margin: 0.001, gap: 0.004 });
+      const mesh = b.addMesh(tet);
+      const body = b.addBody({ X_wb: [0, 0, z, q[0] / n, q[1] / n, q[2] / n, 1 / n] });
+      b.addShape({ body, type: 'mesh', size: [1, 1, 1], mesh, cfg: { margin: 0.002, gap: 0.003 } });
+      const model = b.finalize();
+      const state = posedState(model);
+      return { c: collideOnce(model, state) };
+    };
+    expect(at(1).c.count[0]).toBe(0); // far above: the broad phase pairs it with the plane anyway
+    // band: d − (m0 + m1) ≤ g0 + g1 → d ≤ 0.010 for the lowest vertex; find it by the reported φ₀
+    const near = at(0);
+    expect(near.c.count[0]).toBeGreaterThan(0);
+    const lowest = Math.min(...Array.from(near.c.phi0.subarray(0, near.c.count[0]))) + 0.003; // φ₀ = d − margins
+    // z places the lowest vertex at height 0 + lowest; shift it to just inside / just outside the band
+    expect(at(0.01 - lowest - 1e-6).c.count[0]).toBeGreaterThan(0);
+    expect(at(0.01 - lowest + 1e-6).c.count[0]).toBe(0);
+  });
+
   it('finite plane only supports points over its extent', () => {
     const b = new ModelBuilder();
     b.addShape({ body: -1, type: 'plane', size: [1, 1, 0] });

@@ -36,6 +36,22 @@ export function collidePlaneMesh(
   gap: number,
   out: ContactManifold,
 ): void {
+  // the mesh's world AABB (it holds every vertex) entirely beyond the band: no candidate
+  const A = g.aabb,
+    a = mesh * 6;
+  const pn = plane * 9;
+  const pnx = g.rot[pn + 2],
+    pny = g.rot[pn + 5],
+    pnz = g.rot[pn + 8];
+  const lowest =
+    pnx * (0.5 * (A[a] + A[a + 3]) - g.pos[plane * 3]) +
+    pny * (0.5 * (A[a + 1] + A[a + 4]) - g.pos[plane * 3 + 1]) +
+    pnz * (0.5 * (A[a + 2] + A[a + 5]) - g.pos[plane * 3 + 2]) -
+    0.5 *
+      (Math.abs(pnx) * (A[a + 3] - A[a]) +
+        Math.abs(pny) * (A[a + 4] - A[a + 1]) +
+        Math.abs(pnz) * (A[a + 5] - A[a + 2]));
+  if (!inBand(lowest, margin, gap)) return;
   const model = g.model;
   const mi = model.shape_mesh[mesh];
   let V: Float64Array, v0: number, nv: number;
