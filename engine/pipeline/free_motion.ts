@@ -5,7 +5,7 @@
  * free_motion_solve_precision 'fp32': M and k are evaluated in fp64, stored as fp32
  * (cast₃₂), and the factorization, the solve and v* = v + dt·a are realized exactly in fp32.
  */
-import { crbaTree, rneaTree, type RneaScratch } from '../dynamics';
+import { crbaTree, rneaTree, type RneaInputs, type RneaScratch } from '../dynamics';
 import { publicDofIndex, type KinematicsData } from '../kinematics';
 import type { SapModel } from '../model';
 import { DenseCholesky } from '../sap/linalg/cholesky';
@@ -19,6 +19,8 @@ export interface FreeMotionScratch {
   chol64: DenseCholesky;
   chol32: DenseCholesky;
   rhs: Float64Array;
+  /** the bias-force inputs (velocity and gravity terms, the step's external wrenches) */
+  rneaInputs: RneaInputs;
 }
 
 /**
@@ -43,7 +45,9 @@ export function freeMotionTree(
   const nv = m.tree_dof_start[t + 1] - v0;
   if (nv === 0) return true;
   crbaTree(m, d, t, s.composite, A);
-  rneaTree(m, d, t, { qdd: null, velocity: true, gravity: true, body_f }, s.rnea, s.bias);
+  const inputs = s.rneaInputs;
+  inputs.body_f = body_f;
+  rneaTree(m, d, t, inputs, s.rnea, s.bias);
   const rhs = s.rhs;
   for (let j = m.tree_joint_start[t]; j < m.tree_joint_start[t + 1]; j++) {
     const ds = m.joint_qd_start[j];
@@ -79,5 +83,6 @@ export function makeFreeMotionScratch(
     chol64: new DenseCholesky('fp64'),
     chol32: new DenseCholesky('fp32'),
     rhs: new Float64Array(m.joint_dof_count),
+    rneaInputs: { qdd: null, velocity: true, gravity: true, body_f: null },
   };
 }

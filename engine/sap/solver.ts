@@ -1067,8 +1067,11 @@ export class SapSolver {
         c.stiffness = P[x + 1];
         c.tau_d = P[x + 2];
         c.phi0 = P[x + 3];
-        c.beta = opt(P[x + 4]) ?? o.contact_beta;
-        c.sigma = opt(P[x + 5]) ?? o.contact_sigma;
+        // (NaN: the option's value; kept numeric so the record's fields stay unboxed doubles)
+        const beta = P[x + 4];
+        const sigma = P[x + 5];
+        c.beta = Number.isNaN(beta) ? o.contact_beta : beta;
+        c.sigma = Number.isNaN(sigma) ? o.contact_sigma : sigma;
         if (!(Number.isFinite(c.mu) && Number.isFinite(c.phi0) && Number.isFinite(c.tau_d))) {
           return `constraints[${i}] (contact): mu, tau_d and phi0 must be finite`;
         }
