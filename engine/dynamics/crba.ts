@@ -102,18 +102,19 @@ export function crbaTree(
   for (let b = j0; b < j1; b++) {
     for (let i = qdStart[b]; i < qdStart[b + 1]; i++) {
       inertiaTimesTwist(composite, b * 13, S, i * 6, F, 0);
+      const f0 = F[0],
+        f1 = F[1],
+        f2 = F[2],
+        f3 = F[3],
+        f4 = F[4],
+        f5 = F[5];
       // walk from this joint to the root, including the joint itself (its DOFs up to i)
       for (let a = b; a >= 0; a = parent[a]) {
         const kEnd = a === b ? i + 1 : qdStart[a + 1];
         for (let k = qdStart[a]; k < kEnd; k++) {
           const s = k * 6;
           const val =
-            S[s] * F[0] +
-            S[s + 1] * F[1] +
-            S[s + 2] * F[2] +
-            S[s + 3] * F[3] +
-            S[s + 4] * F[4] +
-            S[s + 5] * F[5];
+            S[s] * f0 + S[s + 1] * f1 + S[s + 2] * f2 + S[s + 3] * f3 + S[s + 4] * f4 + S[s + 5] * f5;
           const r = i - v0,
             c = k - v0;
           out[r * nv + c] = val;
