@@ -183,7 +183,7 @@ export interface BenchRow {
   line_search: string;
   /** solve_islands of the configuration */
   solve_islands: boolean;
-  /** solver options set on top of the scene, preset, line search and islands (`--set`; {} none) */
+  /** solver options set on top of the scene, preset, line search and islands (`--variant`; {} none) */
   overrides: Record<string, unknown>;
   backend: BenchBackend;
   num_worlds: number;
@@ -481,6 +481,14 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         if (cacheFile !== null) writeSettleCache(cacheFile, ref.state);
       }
       const snap: SapState = cloneState(ref.state);
+      // restart a configuration from the snapshot and take the scene's untimed lead-in steps
+      const restart = async (sim: Stepper): Promise<void> => {
+        copyState(snap, sim.state);
+        for (let i = 0; i < (spec.lead_in ?? 0); i++) {
+          drive(sim);
+          await sim.step();
+        }
+      };
       log(
         `[bench] ${id} (${nw} world${nw > 1 ? 's' : ''}): ${cached ? `settled state of ${settle} steps from ${cacheDir}` : `settled ${settle} steps in ${((performance.now() - ts) / 1000).toFixed(1)} s`}`,
       );
@@ -594,11 +602,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         }
         for (let r = 0; r < repeats; r++) {
           for (const c of configs) {
-            copyState(snap, c.sim.state);
-            for (let i = 0; i < (spec.lead_in ?? 0); i++) {
-              drive(c.sim);
-              await c.sim.step();
-            }
+            await restart(c.sim);
             c.rates.push(await timeRound(c.sim, steps, drive, c.acc));
           }
           for (const p of runners) {
@@ -614,11 +618,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         // the split per stage from one more round with the stage clocks on (the timed rounds leave
         // them off: reading the clock at every stage boundary costs a small scene ~8%)
         for (const c of configs) {
-          copyState(snap, c.sim.state);
-          for (let i = 0; i < (spec.lead_in ?? 0); i++) {
-            drive(c.sim);
-            await c.sim.step();
-          }
+          await restart(c.sim);
           await timeRound(c.sim, steps, drive, c.prof, true);
         }
         for (const c of configs) {
@@ -906,7 +906,7 @@ async function startRapier(
 
 const fx = (x: number, d = 0): string => (Number.isFinite(x) ? x.toFixed(d) : '–');
 
-/** `key=value,…` of a configuration's `--set` options ('' for none), after `sep` when there are some */
+/** `key=value,…` of a configuration's `--variant` options ('' for none), after `sep` when there are some */
 export function overrideText(o: Record<string, unknown> | undefined, sep = ''): string {
   const e = Object.entries(o ?? {});
   return e.length ? sep + e.map(([k, v]) => `${k}=${String(v)}`).join(',') : '';

@@ -9,7 +9,7 @@
  */
 import type { SapContacts } from '../collision/contacts';
 import type { SapModel } from '../model';
-import { cloneState, makeState, type SapControl, type SapState } from '../state';
+import { cloneState, copyControl, makeState, type SapControl, type SapState } from '../state';
 import { SolverSAP } from './step';
 import { Simulation } from './simulation';
 
@@ -134,13 +134,7 @@ export class TrajectoryAblator {
    * copied into every shadow first (the live simulation's control inputs)
    */
   step(control?: SapControl): TrajectorySample {
-    if (control) {
-      for (const s of this.sims) {
-        s.control.joint_f.set(control.joint_f);
-        s.control.joint_target_pos.set(control.joint_target_pos);
-        s.control.joint_target_vel.set(control.joint_target_vel);
-      }
-    }
+    if (control) for (const s of this.sims) copyControl(control, s.control);
     for (const s of this.sims) s.step();
     const [a, b, c] = this.sims.map((s) => s.state);
     const m = this.model;

@@ -1,6 +1,9 @@
 /** the step report (SPEC §3.2): the step never throws for numerical trouble, it reports */
+import type { SapSolveStatus } from '../sap/problem';
+import { worseSolveStatus } from '../sap/solver';
 
-export type StepStatus = 'converged' | 'max_iterations' | 'line_search_failed' | 'invalid_input';
+/** a world's (or the step's) status: its SAP solve's, or invalid_input for non-finite data */
+export type StepStatus = SapSolveStatus;
 
 /** per-world solver outcome of one step */
 export interface WorldReport {
@@ -41,14 +44,5 @@ export interface StepReport {
   timing: StageTiming;
 }
 
-const RANK: Record<StepStatus, number> = {
-  converged: 0,
-  max_iterations: 1,
-  line_search_failed: 2,
-  invalid_input: 3,
-};
-
 /** the more severe of two statuses */
-export function worseStatus(a: StepStatus, b: StepStatus): StepStatus {
-  return RANK[a] >= RANK[b] ? a : b;
-}
+export const worseStatus: (a: StepStatus, b: StepStatus) => StepStatus = worseSolveStatus;

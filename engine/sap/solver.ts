@@ -71,6 +71,11 @@ const STATUS_RANK: Record<SapSolveStatus, number> = {
   invalid_input: 3,
 };
 
+/** the more severe of two statuses (invalid_input > line_search_failed > max_iterations > converged) */
+export function worseSolveStatus(a: SapSolveStatus, b: SapSolveStatus): SapSolveStatus {
+  return STATUS_RANK[a] >= STATUS_RANK[b] ? a : b;
+}
+
 const KIND_CONTACT = SapKind.Contact;
 const KIND_LIMIT = SapKind.Limit;
 const KIND_HOLONOMIC = SapKind.Holonomic;
@@ -552,24 +557,10 @@ export class SapSolver {
     vGuess: Float64Array | undefined,
     vOut: Float64Array,
   ): PackedSolveOutcome {
-    const out = this.outcome;
-    out.message = undefined;
-    out.iterations = 0;
-    out.line_search_iterations = 0;
     const err = this.prepare(pp, vGuess);
-    if (err !== null) {
-      out.status = 'invalid_input';
-      out.cost = [];
-      out.message = err;
-      vOut.set(pp.v_star.subarray(0, pp.nv));
-      return out;
-    }
-    if (pp.nCon === 0) {
-      out.status = 'converged';
-      out.cost = [0];
-      vOut.set(pp.v_star.subarray(0, pp.nv));
-      return out;
-    }
+    if (err !== null || pp.nCon === 0) vOut.set(pp.v_star.subarray(0, pp.nv));
+    if (err !== null) return this.finish('invalid_input', 0, 0, [], err);
+    if (pp.nCon === 0) return this.finish('converged', 0, 0, [0], undefined);
     const o = this.newton();
     vOut.set(pp.v_star.subarray(0, pp.nv));
     for (let q = 0; q < this.nPart; q++) {
@@ -685,7 +676,7 @@ export class SapSolver {
       if (o.status !== 'converged' && message === undefined && o.message !== undefined) {
         message = `island ${k}: ${o.message}`;
       }
-      if (STATUS_RANK[o.status] > STATUS_RANK[status]) status = o.status;
+      status = worseSolveStatus(status, o.status);
       iterations = Math.max(iterations, o.iterations);
       lsIters += o.line_search_iterations;
       // every earlier island sits at its last cost from index cost.length − 1 on
@@ -698,13 +689,25 @@ export class SapSolver {
     }
     this.islandMode = true;
     this.last_linear_solver = sparse ? 'block_sparse' : 'dense';
+    const out = this.finish(status, iterations, lsIters, cost, message);
+    out.islands = nK;
+    return out;
+  }
+
+  /** the solver's one outcome record, filled in */
+  private finish(
+    status: SapSolveStatus,
+    iterations: number,
+    lineSearchIterations: number,
+    cost: number[],
+    message: string | undefined,
+  ): PackedSolveOutcome {
     const out = this.outcome;
     out.status = status;
     out.iterations = iterations;
-    out.line_search_iterations = lsIters;
+    out.line_search_iterations = lineSearchIterations;
     out.cost = cost;
     out.message = message;
-    out.islands = nK;
     return out;
   }
 
@@ -2209,13 +2212,7 @@ export class SapSolver {
       this.stepV(alpha, rs);
       ellPrev = ell;
     }
-    const out = this.outcome;
-    out.status = status;
-    out.iterations = k;
-    out.line_search_iterations = lsIters;
-    out.cost = cost;
-    out.message = message;
-    return out;
+    return this.finish(status, k, lsIters, cost, message);
   }
 
   /**

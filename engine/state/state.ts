@@ -62,6 +62,13 @@ export function copyState(src: SapState, dst: SapState): void {
   dst.time = src.time;
 }
 
+/** copies every array of `src` into `dst` (same model) */
+export function copyControl(src: SapControl, dst: SapControl): void {
+  dst.joint_f.set(src.joint_f);
+  dst.joint_target_pos.set(src.joint_target_pos);
+  dst.joint_target_vel.set(src.joint_target_vel);
+}
+
 /** a deep copy */
 export function cloneState(s: SapState): SapState {
   return {
