@@ -14,6 +14,7 @@ import type { SapModel } from '../model';
 import type { StepReport } from '../pipeline/report';
 import type { SapSolverOptions } from '../sap/options';
 import type { SapControl, SapState } from '../state';
+import type { WarmStart } from '../pipeline/warm_start';
 
 export type BackendKind = 'cpu' | 'webgpu';
 
@@ -22,6 +23,11 @@ export interface BackendInitOptions {
   solver?: Record<string, unknown>;
   /** contact slots per world the step accepts (default: the solver's max_rigid_contact) */
   max_rigid_contact?: number;
+  /**
+   * where Newton starts on the CPU backend (default 'accelerated', see engine/pipeline/warm_start.ts);
+   * the WebGPU backend always starts from v_n ('previous')
+   */
+  warm_start?: WarmStart;
 }
 
 export interface Backend {
@@ -30,6 +36,8 @@ export interface Backend {
   readonly description: string;
   /** the expanded options in force */
   readonly options: SapSolverOptions;
+  /** where Newton starts */
+  readonly warm_start: WarmStart;
   /** prepares the backend for a model (buffers, pipelines) */
   init(model: SapModel, opts?: BackendInitOptions): Promise<void>;
   /** replaces the solver options; applies from the next step */

@@ -59,7 +59,7 @@ export class OneStepAblator {
     this.solvers = ABLATION_PRESETS.map((p) => {
       const solver = new SolverSAP(model, { ...stripModeKeys(base), contact_preset_variant: p });
       // cold start from v*: a warm start that already meets the tolerance returns v_n for every preset
-      solver.warm_start = false;
+      solver.warm_start = 'free_motion';
       return solver;
     });
     this.outs = ABLATION_PRESETS.map(() => makeState(model));

@@ -3,3 +3,4 @@ export * from './step';
 export * from './simulation';
 export * from './contact_frame';
 export * from './ablation';
+export * from './warm_start';

@@ -16,6 +16,11 @@ export interface WorldReport {
   truncated_contacts: number;
   /** constraint islands solved one by one (solve_islands); absent when the world was solved whole */
   islands?: number;
+  /**
+   * true when Newton started from the extrapolated v_n + (v_n − v_{n−1}) (warm start 'accelerated',
+   * in at least one island) rather than from v_n; absent otherwise
+   */
+  extrapolated_start?: boolean;
   /** set when a non-finite value was found: the quantity's name (the world then keeps its input state) */
   nonfinite?: string;
 }

@@ -21,6 +21,7 @@ import {
   writeBodyState,
   type KinematicsData,
 } from '../kinematics';
+import { sameBits } from '../math';
 import { JointType, type SapModel } from '../model';
 import type { SapConstraintSpec } from '../sap/problem';
 import { SapIslands } from '../sap/islands';
@@ -39,6 +40,7 @@ import {
 } from './contact_jacobian';
 import { freeMotionTree, makeFreeMotionScratch, type FreeMotionScratch } from './free_motion';
 import { integratePositions } from './integrate';
+import { WarmStartHistory, type WarmStart } from './warm_start';
 import { buildEqualityConstraints } from './equality_constraints';
 import { hasDrive, packJointConstraints } from './joint_constraints';
 import { worseStatus, type StepReport, type WorldReport } from './report';
@@ -58,6 +60,9 @@ export class SolverSAP {
   private readonly v_star: Float64Array;
   private readonly v_next: Float64Array;
   private readonly v_bar: Float64Array;
+  /** (joint_dof_count) the extrapolated start v_n + (v_n − v_{n−1}) ({@link warm_start}) */
+  private readonly v_alt: Float64Array;
+  private readonly history: WarmStartHistory;
   private readonly tau: Float64Array;
   private readonly A_diag: Float64Array;
   private readonly q_round: Float64Array;
@@ -81,13 +86,14 @@ export class SolverSAP {
   private readonly vnW: Float64Array[] = [];
   private readonly vStarW: Float64Array[] = [];
   private readonly vNextW: Float64Array[] = [];
+  private readonly vAltW: Float64Array[] = [];
 
   /** total line-search iterations of the last step (all worlds) */
   last_line_search_iterations = 0;
   /** contacts dropped for capacity in the last step's contact buffer (all worlds) */
   last_truncated_contact_count = 0;
-  /** start Newton from v_n (true, Drake's choice) or from the free-motion v* (false) */
-  warm_start = true;
+  /** where Newton starts (see {@link WarmStart}; default 'accelerated') */
+  warm_start: WarmStart = 'accelerated';
   /** the last step's report */
   last_report: StepReport | null = null;
   /** last solved internal velocities (for ablation and inspection) */
@@ -108,6 +114,8 @@ export class SolverSAP {
     this.v_star = new Float64Array(nv);
     this.v_next = new Float64Array(nv);
     this.v_bar = new Float64Array(nv);
+    this.v_alt = new Float64Array(nv);
+    this.history = new WarmStartHistory(model);
     this.tau = new Float64Array(nv);
     this.A_diag = new Float64Array(nv);
     this.q_round = new Float64Array(model.joint_coord_count);
@@ -127,6 +135,7 @@ export class SolverSAP {
       this.vnW.push(this.v_n.subarray(d0, d1));
       this.vStarW.push(this.v_star.subarray(d0, d1));
       this.vNextW.push(this.v_next.subarray(d0, d1));
+      this.vAltW.push(this.v_alt.subarray(d0, d1));
     }
   }
 
@@ -270,6 +279,10 @@ export class SolverSAP {
       kinC = this.kinContact;
     }
 
+    // the extrapolated start, when this step continues the last one
+    const extrapolated =
+      this.warm_start === 'accelerated' && this.history.extrapolate(state_in, this.v_n, dt, this.v_alt);
+
     // 2. free motion
     let hasExternal = false;
     const bf = state_in.body_f;
@@ -360,12 +373,16 @@ export class SolverSAP {
         this.v_next.set(vStarW, d0);
       } else {
         const vOut = this.vNextW[w];
-        const res = this.sap.solvePacked(pp, this.warm_start ? this.vnW[w] : undefined, vOut);
+        const res =
+          this.warm_start === 'free_motion'
+            ? this.sap.solvePacked(pp, undefined, vOut)
+            : this.sap.solvePacked(pp, this.vnW[w], vOut, extrapolated ? this.vAltW[w] : undefined);
         report.status = res.status;
         report.iterations = res.iterations;
         report.line_search_iterations = res.line_search_iterations;
         report.cost = res.cost;
         if (res.islands > 1) report.islands = res.islands;
+        if (res.alt_start) report.extrapolated_start = true;
         const bad = firstNonFinite(vOut, 'v');
         if (bad) {
           report.status = 'invalid_input';
@@ -453,6 +470,7 @@ export class SolverSAP {
     writeBodyState(m, this.kin, state_out.body_q, state_out.body_qd);
     if (state_out !== state_in) state_out.body_f.set(state_in.body_f);
     state_out.time = state_in.time + dt;
+    this.history.record(this.v_n, state_out, dt);
     t1 = now();
     timing.integrate += t1 - t0;
     timing.total = t1 - t_start;
@@ -475,14 +493,6 @@ export class SolverSAP {
 }
 
 /** true when a and b hold the same bits (NaN never matches; +0 and −0 differ) */
-function sameBits(a: Float64Array, b: Float64Array): boolean {
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i];
-    if (x !== b[i] || (x === 0 && 1 / x !== 1 / b[i])) return false;
-  }
-  return true;
-}
-
 function firstNonFinite(a: Float64Array, name: string): string | undefined {
   for (let i = 0; i < a.length; i++) if (!Number.isFinite(a[i])) return `${name}[${i}] = ${a[i]}`;
   return undefined;

@@ -35,6 +35,8 @@ export class SapIslands {
   subVStar: Float64Array = new Float64Array(0);
   /** the initial guess of the extracted island (may be longer than its nv) */
   subGuess: Float64Array = new Float64Array(0);
+  /** the alternative start of the extracted island (may be longer than its nv) */
+  subAlt: Float64Array = new Float64Array(0);
 
   private parent: Int32Array = new Int32Array(0);
   private conIsland: Int32Array = new Int32Array(0);
@@ -143,10 +145,16 @@ export class SapIslands {
 
   /**
    * Writes island k of `pp` (after {@link find}) into {@link sub}, with v* in {@link subVStar} and,
-   * when `vGuess` (all velocities of `pp`) is given, the island's part of it in {@link subGuess}.
-   * Blocks of cliques outside the island (nv = 0 cliques) are left out.
+   * when `vGuess` (all velocities of `pp`) is given, the island's part of it in {@link subGuess}
+   * (and of `vAlt` in {@link subAlt}). Blocks of cliques outside the island (nv = 0 cliques) are
+   * left out.
    */
-  extract(pp: PackedSapProblem, k: number, vGuess: Float64Array | undefined): PackedSapProblem {
+  extract(
+    pp: PackedSapProblem,
+    k: number,
+    vGuess: Float64Array | undefined,
+    vAlt?: Float64Array,
+  ): PackedSapProblem {
     const sub = this.sub;
     sub.reset(pp.dt);
     const list = this.cliqueList;
@@ -154,6 +162,7 @@ export class SapIslands {
     for (let t = this.cliqueStart[k]; t < this.cliqueStart[k + 1]; t++) nv += pp.cliqueNv[list[t]];
     this.subVStar = growF64(this.subVStar, nv);
     if (vGuess !== undefined) this.subGuess = growF64(this.subGuess, nv);
+    if (vAlt !== undefined) this.subAlt = growF64(this.subAlt, nv);
     const vs = this.subVStar;
     const off = pp.cliqueOff;
     for (let t = this.cliqueStart[k]; t < this.cliqueStart[k + 1]; t++) {
@@ -163,6 +172,7 @@ export class SapIslands {
       sub.addClique(n, pp.cliqueA[c]);
       for (let m = 0; m < n; m++) vs[o + m] = pp.v_star[off[c] + m];
       if (vGuess !== undefined) for (let m = 0; m < n; m++) this.subGuess[o + m] = vGuess[off[c] + m];
+      if (vAlt !== undefined) for (let m = 0; m < n; m++) this.subAlt[o + m] = vAlt[off[c] + m];
     }
     sub.v_star = vs; // may be longer than nv
 

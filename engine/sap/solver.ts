@@ -314,6 +314,8 @@ export interface PackedSolveOutcome {
   message?: string;
   /** islands solved one by one (options.solve_islands), 1 when the problem was solved whole */
   islands: number;
+  /** Newton started from the alternative start `vAlt` (in any island) */
+  alt_start: boolean;
 }
 
 /**
@@ -479,6 +481,7 @@ export class SapSolver {
     line_search_iterations: 0,
     cost: [],
     islands: 1,
+    alt_start: false,
   };
   // scratch inputs of the parameter builders
   private readonly limitIn = {
@@ -536,17 +539,23 @@ export class SapSolver {
    * cliques without constraints keep v*) into `vOut`. Impulses and contact regions are read
    * afterwards with {@link impulses}, {@link rowOffset} and {@link contactRegionOf}. The problem's
    * arrays are read, never modified. Never throws for numerical trouble.
+   *
+   * With `vAlt` (all velocities, like `vGuess`; only read together with `vGuess`) Newton starts from
+   * whichever of the two has the lower cost ℓ (per island with `solve_islands`): one more
+   * evaluation of ℓ per solve. A non-finite `vAlt` has no finite cost and is never taken.
    */
   solvePacked(
     pp: PackedSapProblem,
     vGuess: Float64Array | undefined,
     vOut: Float64Array,
+    vAlt?: Float64Array,
   ): PackedSolveOutcome {
     this.islandMode = false;
+    const alt = vGuess === undefined ? undefined : vAlt;
     if (this.options.solve_islands && pp.nCon > 1 && this.islands.find(pp) > 1) {
-      return this.solveIslands(pp, vGuess, vOut);
+      return this.solveIslands(pp, vGuess, vOut, alt);
     }
-    const o = this.solveWhole(pp, vGuess, vOut);
+    const o = this.solveWhole(pp, vGuess, vOut, alt);
     o.islands = 1;
     return o;
   }
@@ -556,12 +565,35 @@ export class SapSolver {
     pp: PackedSapProblem,
     vGuess: Float64Array | undefined,
     vOut: Float64Array,
+    vAlt: Float64Array | undefined,
   ): PackedSolveOutcome {
     const err = this.prepare(pp, vGuess);
     if (err !== null || pp.nCon === 0) vOut.set(pp.v_star.subarray(0, pp.nv));
     if (err !== null) return this.finish('invalid_input', 0, 0, [], err);
     if (pp.nCon === 0) return this.finish('converged', 0, 0, [0], undefined);
-    const o = this.newton();
+    // the start: vGuess (loaded by prepare) or the lower-cost vAlt, evaluated there
+    let ell0 = NaN;
+    let altStart = false;
+    if (vAlt !== undefined) {
+      const ellGuess = this.evalAtV();
+      this.residualNorms();
+      if (this.optimal()) return this.solved(pp, vOut, this.newton(ellGuess));
+      this.loadV(vAlt);
+      ell0 = this.evalAtV();
+      altStart = ell0 < ellGuess;
+      if (!altStart) {
+        this.loadV(vGuess ?? pp.v_star);
+        ell0 = ellGuess;
+        this.evalAtV();
+      }
+    }
+    const o = this.newton(ell0);
+    o.alt_start = altStart;
+    return this.solved(pp, vOut, o);
+  }
+
+  /** writes the solve's velocities into `vOut` (cliques without constraints keep v*) */
+  private solved(pp: PackedSapProblem, vOut: Float64Array, o: PackedSolveOutcome): PackedSolveOutcome {
     vOut.set(pp.v_star.subarray(0, pp.nv));
     for (let q = 0; q < this.nPart; q++) {
       const c = this.partCliques[q];
@@ -605,6 +637,7 @@ export class SapSolver {
     pp: PackedSapProblem,
     vGuess: Float64Array | undefined,
     vOut: Float64Array,
+    vAlt: Float64Array | undefined,
   ): PackedSolveOutcome {
     const isl = this.islands;
     const nK = isl.count;
@@ -634,13 +667,19 @@ export class SapSolver {
     let iterations = 0;
     let lsIters = 0;
     let sparse = false;
+    let altStart = false;
     const cost: number[] = [];
     for (let k = 0; k < nK; k++) {
-      const sub = isl.extract(pp, k, vGuess);
+      const sub = isl.extract(pp, k, vGuess, vAlt);
       this.subV = growF64(this.subV, sub.nv);
-      const o = this.solveWhole(sub, vGuess === undefined ? undefined : isl.subGuess, this.subV);
+      const o = this.solveWhole(
+        sub,
+        vGuess === undefined ? undefined : isl.subGuess,
+        this.subV,
+        vAlt === undefined ? undefined : isl.subAlt,
+      );
       if (o.status === 'invalid_input') {
-        const w = this.solveWhole(pp, vGuess, vOut);
+        const w = this.solveWhole(pp, vGuess, vOut, vAlt);
         w.islands = 1;
         return w;
       }
@@ -686,11 +725,13 @@ export class SapSolver {
       const last = c.length > 0 ? c[c.length - 1] : 0;
       for (let t = 0; t < cost.length; t++) cost[t] += t < c.length ? c[t] : last;
       sparse = sparse || this.last_linear_solver === 'block_sparse';
+      altStart = altStart || o.alt_start;
     }
     this.islandMode = true;
     this.last_linear_solver = sparse ? 'block_sparse' : 'dense';
     const out = this.finish(status, iterations, lsIters, cost, message);
     out.islands = nK;
+    out.alt_start = altStart;
     return out;
   }
 
@@ -708,6 +749,7 @@ export class SapSolver {
     out.line_search_iterations = lineSearchIterations;
     out.cost = cost;
     out.message = message;
+    out.alt_start = false;
     return out;
   }
 
@@ -758,7 +800,6 @@ export class SapSolver {
 
   /** layout, participation, parameters, ordering and workspaces for a packed problem */
   private prepare(pk: PackedSapProblem, vGuess: Float64Array | undefined): string | null {
-    const o = this.options;
     this.pp = pk;
     const nCl = pk.nCliques;
     this.nCliques = nCl;
@@ -882,8 +923,7 @@ export class SapSolver {
     }
 
     // reduced v, v*, D
-    const rv = o.contact_solve_precision === 'fp32' ? fr : ident;
-    const src = vGuess ?? pk.v_star;
+    this.loadV(vGuess ?? pk.v_star);
     for (let k = 0; k < nPart; k++) {
       const c = this.partCliques[k];
       const n = pk.cliqueNv[c];
@@ -891,7 +931,6 @@ export class SapSolver {
       const ro = this.redOff[c];
       const A = pk.cliqueA[c];
       for (let m = 0; m < n; m++) {
-        this.v[ro + m] = rv(src[g + m]);
         this.vStar[ro + m] = pk.v_star[g + m];
         this.dInv[ro + m] = 1 / Math.sqrt(A[m * n + m]);
       }
@@ -900,6 +939,18 @@ export class SapSolver {
     this.analyze();
     if (this.ev !== null) this.bindEvaluation();
     return null;
+  }
+
+  /** the reduced iterate v from all velocities `src` (rounded when contact_solve_precision is fp32) */
+  private loadV(src: Float64Array): void {
+    const rv = this.options.contact_solve_precision === 'fp32' ? fr : ident;
+    for (let k = 0; k < this.nPart; k++) {
+      const c = this.partCliques[k];
+      const g = this.cliqueOff[c];
+      const n = this.cliqueOff[c + 1] - g;
+      const ro = this.redOff[c];
+      for (let m = 0; m < n; m++) this.v[ro + m] = rv(src[g + m]);
+    }
   }
 
   /**
@@ -2121,7 +2172,8 @@ export class SapSolver {
   // ---------------------------------------------------------------------------------------------
   // Newton loop
 
-  private newton(): PackedSolveOutcome {
+  /** Newton from the loaded v; `ell0`, when not NaN, is ℓ(v) already evaluated there */
+  private newton(ell0: number): PackedSolveOutcome {
     const o = this.options;
     const rs = o.contact_solve_precision === 'fp32';
     const ls: LineSearchParams = {
@@ -2141,7 +2193,7 @@ export class SapSolver {
     let alpha = 1;
     let ellPrev = 0;
     for (; ; k++) {
-      const ell = this.evalAtV();
+      const ell = k === 0 && !Number.isNaN(ell0) ? ell0 : this.evalAtV();
       cost.push(ell);
       // convergence measures: ‖D∇ℓ‖², ‖Dp‖², ‖Dj‖²; rhs = −∇ℓ
       const nm = this.residualNorms();
@@ -2155,11 +2207,7 @@ export class SapSolver {
         Math.abs(ellPrev - ell) <
           o.cost_abs_tol + o.cost_rel_tol * 0.5 * (Math.abs(ell) + Math.abs(ellPrev)) &&
         alpha > 0.5;
-      const res2 = nm[0];
-      const p2 = nm[1];
-      const j2 = nm[2];
-      const scale = Math.max(Math.sqrt(p2), Math.sqrt(j2));
-      if (Math.sqrt(res2) <= o.optimality_abs_tol + o.optimality_rel_tol * scale || costCriterion) {
+      if (this.optimal() || costCriterion) {
         status = 'converged';
         break;
       }
@@ -2213,6 +2261,16 @@ export class SapSolver {
       ellPrev = ell;
     }
     return this.finish(status, k, lsIters, cost, message);
+  }
+
+  /**
+   * the optimality test on the last {@link residualNorms}:
+   * ‖D∇ℓ‖ ≤ optimality_abs_tol + optimality_rel_tol·max(‖Dp‖, ‖Dj‖)
+   */
+  private optimal(): boolean {
+    const nm = this.scalars;
+    const scale = Math.max(Math.sqrt(nm[1]), Math.sqrt(nm[2]));
+    return Math.sqrt(nm[0]) <= this.options.optimality_abs_tol + this.options.optimality_rel_tol * scale;
   }
 
   /**

@@ -7,6 +7,7 @@ import type { SapModel } from '../../model';
 import type { StepReport } from '../../pipeline/report';
 import { SolverSAP } from '../../pipeline/step';
 import type { SapSolverOptions } from '../../sap/options';
+import type { WarmStart } from '../../pipeline/warm_start';
 import type { SapControl, SapState } from '../../state';
 import type { LinalgKernels } from '../../sap/linalg/wasm/kernels';
 import type { Backend, BackendInitOptions } from '../backend';
@@ -32,12 +33,17 @@ export class CpuBackend implements Backend {
   }
 
   async init(model: SapModel, opts: BackendInitOptions = {}): Promise<void> {
-    this.solver = new SolverSAP(model, opts.solver ?? {});
+    this.initSync(model, opts);
   }
 
   /** synchronous init, for callers that cannot await */
   initSync(model: SapModel, opts: BackendInitOptions = {}): void {
     this.solver = new SolverSAP(model, opts.solver ?? {});
+    if (opts.warm_start !== undefined) this.solver.warm_start = opts.warm_start;
+  }
+
+  get warm_start(): WarmStart {
+    return this.s.warm_start;
   }
 
   get options(): SapSolverOptions {

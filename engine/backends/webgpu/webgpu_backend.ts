@@ -76,6 +76,8 @@ const OUTPUTS: readonly (keyof GpuViews)[] = [
 
 export class WebGpuBackend implements Backend {
   readonly kind = 'webgpu' as const;
+  /** Newton starts from v_n (the CPU backend's extrapolated start is not on the GPU yet) */
+  readonly warm_start = 'previous' as const;
   readonly gpu: GpuHandle;
   private ctx: GpuSapContext | null = null;
   private model: SapModel | null = null;

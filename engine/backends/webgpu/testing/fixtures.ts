@@ -37,6 +37,8 @@ export function stageFixture(
     solver: scene.solver,
     max_rigid_contact: scene.max_rigid_contact,
   });
+  // the GPU's warm start (v_n), so that the fixture states are those of the GPU stepping too
+  sim.solver.warm_start = 'previous';
   for (let i = 0; i < warm; i++) sim.step();
   if (adjust) {
     adjust(scene, sim.state);

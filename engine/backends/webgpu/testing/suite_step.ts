@@ -101,7 +101,7 @@ export function wholeStepTests(gpu: () => GpuHandle, steps = 100, extra: StepSce
         const gb = new WebGpuBackend(gpu());
         await gb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact });
         const cb = new CpuBackend();
-        await cb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact });
+        await cb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact, warm_start: gb.warm_start });
         const simG = new BackendSimulation(m, gb, { dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
         const simC = new BackendSimulation(m, cb, { dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
         const err = new TrajectoryError();
@@ -175,7 +175,7 @@ export function manyWorldsTest(gpu: () => GpuHandle, worlds = 1024, steps = 4): 
     const gb = new WebGpuBackend(gpu());
     await gb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact });
     const cb = new CpuBackend();
-    await cb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact });
+    await cb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact, warm_start: gb.warm_start });
     const simG = new BackendSimulation(m, gb, { dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
     const simC = new BackendSimulation(m, cb, { dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
     init(simC.state);
@@ -213,7 +213,7 @@ export function manyWorldsTest(gpu: () => GpuHandle, worlds = 1024, steps = 4): 
     const one_err = new TrajectoryError();
     for (const w of [0, 1, 511, worlds - 1]) {
       const b = new CpuBackend();
-      await b.init(one.model, { solver, max_rigid_contact: one.max_rigid_contact });
+      await b.init(one.model, { solver, max_rigid_contact: one.max_rigid_contact, warm_start: 'previous' });
       const sim = new BackendSimulation(one.model, b, {
         dt: one.dt,
         max_rigid_contact: one.max_rigid_contact,
@@ -256,7 +256,7 @@ export function containmentTest(gpu: () => GpuHandle): void {
     const gb = new WebGpuBackend(gpu());
     await gb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact });
     const cb = new CpuBackend();
-    await cb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact });
+    await cb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact, warm_start: gb.warm_start });
     const simG = new BackendSimulation(m, gb, { dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
     const simC = new BackendSimulation(m, cb, { dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
     for (const sim of [simG, simC]) sim.state.joint_qd[m.world_dof_start[1]] = NaN;
