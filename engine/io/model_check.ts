@@ -27,6 +27,8 @@ const FINITE: [
   ['joint_target_vel', 'dof', 1],
   ['joint_armature', 'dof', 1],
   ['joint_damping', 'dof', 1],
+  ['joint_stiffness', 'dof', 1],
+  ['joint_spring_ref', 'dof', 1],
   ['mesh_vertices', 'mesh', 3],
   ['hfield_data', 'hfield', 1],
   ['eq_anchor0', 'equality', 3],

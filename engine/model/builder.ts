@@ -59,6 +59,10 @@ export interface ShapeConfig {
 export interface JointDofConfig {
   armature: number;
   damping: number;
+  /** passive spring τ = −stiffness·(q − spring_ref) (revolute, prismatic) [N·m/rad or N/m] */
+  stiffness: number;
+  /** the spring's rest position [rad or m] */
+  spring_ref: number;
   friction: number;
   limit_lower: number;
   limit_upper: number;
@@ -173,6 +177,8 @@ export const DEFAULT_SHAPE_CONFIG: ShapeConfig = {
 export const DEFAULT_JOINT_CONFIG: JointDofConfig = {
   armature: 0,
   damping: 0,
+  stiffness: 0,
+  spring_ref: 0,
   friction: 0,
   limit_lower: -Infinity,
   limit_upper: Infinity,
@@ -624,6 +630,8 @@ export class ModelBuilder {
       joint_dof_count: NV,
       joint_armature: new Float64Array(NV),
       joint_damping: new Float64Array(NV),
+      joint_stiffness: new Float64Array(NV),
+      joint_spring_ref: new Float64Array(NV),
       joint_limit_lower: new Float64Array(NV),
       joint_limit_upper: new Float64Array(NV),
       joint_limit_ke: new Float64Array(NV),
@@ -736,6 +744,8 @@ export class ModelBuilder {
           m.joint_armature[D] = dofCfg.armature;
           m.joint_damping[D] = dofCfg.damping;
           const scalar = jr.type === JointType.REVOLUTE || jr.type === JointType.PRISMATIC;
+          m.joint_stiffness[D] = scalar ? dofCfg.stiffness : 0;
+          m.joint_spring_ref[D] = scalar ? dofCfg.spring_ref : 0;
           m.joint_limit_lower[D] = scalar ? dofCfg.limit_lower : -Infinity;
           m.joint_limit_upper[D] = scalar ? dofCfg.limit_upper : Infinity;
           m.joint_limit_ke[D] = dofCfg.limit_ke;
@@ -1034,6 +1044,8 @@ function pickDof(d: Partial<JointDofConfig>): Partial<JointDofConfig> {
   return {
     armature: d.armature,
     damping: d.damping,
+    stiffness: d.stiffness,
+    spring_ref: d.spring_ref,
     friction: d.friction,
     limit_lower: d.limit_lower,
     limit_upper: d.limit_upper,

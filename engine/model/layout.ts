@@ -125,6 +125,8 @@ export const GPU_LAYOUT: readonly LayoutField[] = [
   f('joint_axis', 'model', 'df64', 3, 'joint', 'unit axis in the joint frame'),
   f('joint_armature', 'model', 'df64', 1, 'dof', 'public order [kg·m² or kg]'),
   f('joint_damping', 'model', 'df64', 1, 'dof', 'public order [N·m·s/rad or N·s/m]'),
+  f('joint_stiffness', 'model', 'df64', 1, 'dof', 'passive spring k [N·m/rad or N/m]'),
+  f('joint_spring_ref', 'model', 'df64', 1, 'dof', 'its rest position [rad or m]'),
   f('joint_limit_lower', 'model', 'df64', 1, 'dof', '[rad or m]; ±1e30 stands for ±∞'),
   f('joint_limit_upper', 'model', 'df64', 1, 'dof', '[rad or m]; ±1e30 stands for ±∞'),
   f('joint_limit_inv_ke', 'model', 'df64', 1, 'dof', '1/limit_ke (0 for an infinite stiffness)'),

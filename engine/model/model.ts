@@ -62,6 +62,14 @@ export interface SapModel {
   readonly joint_armature: Float64Array;
   /** (dof) viscous joint damping, treated implicitly (A = M + dt·D) [N·m·s/rad or N·s/m] */
   readonly joint_damping: Float64Array;
+  /**
+   * (dof) passive spring of a revolute or prismatic DOF, τ = −k·(q − q_ref), an explicit applied
+   * force of the free motion like MuJoCo's joint stiffness (unlike a PD drive it has no effort
+   * limit and is no SAP constraint) [N·m/rad or N/m]; 0 on other DOFs
+   */
+  readonly joint_stiffness: Float64Array;
+  /** (dof) the spring's rest position q_ref [rad or m] */
+  readonly joint_spring_ref: Float64Array;
   /** (dof) lower / upper limits [rad or m]; ±Infinity when unlimited */
   readonly joint_limit_lower: Float64Array;
   readonly joint_limit_upper: Float64Array;

@@ -1,15 +1,17 @@
 /**
  * Free motion (SPEC §3.2 step 2): per tree, A = M(q) + dt·D and v* = v + dt·A⁻¹k with
- * k = τ_applied − (C(q,v)v + g(q) − Jᵀf_ext) − D·v (damping implicit through A).
+ * k = τ_applied − (C(q,v)v + g(q) − Jᵀf_ext) − D·v (damping implicit through A; joint springs
+ * explicit in τ_applied, see {@link appliedForces}).
  *
  * free_motion_solve_precision 'fp32': M and k are evaluated in fp64, stored as fp32
  * (cast₃₂), and the factorization, the solve and v* = v + dt·a are realized exactly in fp32.
  */
 import { crbaTree, rneaTree, type RneaInputs, type RneaScratch } from '../dynamics';
-import { publicDofIndex, type KinematicsData } from '../kinematics';
-import type { SapModel } from '../model';
+import { forcePublicToInternal, publicDofIndex, type KinematicsData } from '../kinematics';
+import { JointType, type SapModel } from '../model';
 import { DenseCholesky } from '../sap/linalg/cholesky';
 import type { Precision } from '../sap/options';
+import { hasDrive } from './joint_constraints';
 
 export interface FreeMotionScratch {
   composite: Float64Array;
@@ -21,6 +23,31 @@ export interface FreeMotionScratch {
   rhs: Float64Array;
   /** the bias-force inputs (velocity and gravity terms, the step's external wrenches) */
   rneaInputs: RneaInputs;
+}
+
+/**
+ * The internal generalized forces τ_applied of the free motion, all joints: the public `joint_f`
+ * [N·m or N; free joints (f; τ_C)] in internal coordinates, except on PD-driven DOFs, whose
+ * feed-forward joins the PD constraint and its effort limit, plus the passive joint springs
+ * −k·(q − q_ref) of revolute and prismatic DOFs (explicit, like MuJoCo's joint stiffness). Needs
+ * forward kinematics at `q` in `kin` (free-joint forces move to the joint frame origin).
+ */
+export function appliedForces(
+  m: SapModel,
+  kin: KinematicsData,
+  q: Float64Array,
+  joint_f: Float64Array,
+  tau: Float64Array,
+): void {
+  forcePublicToInternal(m, kin, joint_f, tau);
+  for (let j = 0; j < m.joint_count; j++) {
+    const type = m.joint_type[j];
+    if (type !== JointType.REVOLUTE && type !== JointType.PRISMATIC) continue;
+    const d = m.joint_qd_start[j];
+    if (hasDrive(m, d)) tau[d] = 0;
+    const k = m.joint_stiffness[d];
+    if (k !== 0) tau[d] -= k * (q[m.joint_q_start[j]] - m.joint_spring_ref[d]);
+  }
 }
 
 /**

@@ -12,7 +12,6 @@
 import { ContactSlip, type SapContacts } from '../collision/contacts';
 import { makeCompositeScratch, makeRneaScratch } from '../dynamics';
 import {
-  forcePublicToInternal,
   forwardKinematics,
   forwardVelocity,
   makeKinematicsData,
@@ -22,7 +21,7 @@ import {
   type KinematicsData,
 } from '../kinematics';
 import { sameBits } from '../math';
-import { JointType, type SapModel } from '../model';
+import type { SapModel } from '../model';
 import type { SapConstraintSpec } from '../sap/problem';
 import { SapIslands } from '../sap/islands';
 import { PackedSapProblem } from '../sap/packed_problem';
@@ -38,11 +37,11 @@ import {
   type ContactStageData,
   type PackedContactRecords,
 } from './contact_jacobian';
-import { freeMotionTree, makeFreeMotionScratch, type FreeMotionScratch } from './free_motion';
+import { appliedForces, freeMotionTree, makeFreeMotionScratch, type FreeMotionScratch } from './free_motion';
 import { integratePositions } from './integrate';
 import { WarmStartHistory, type WarmStart } from './warm_start';
 import { buildEqualityConstraints } from './equality_constraints';
-import { hasDrive, packJointConstraints } from './joint_constraints';
+import { packJointConstraints } from './joint_constraints';
 import { worseStatus, type StepReport, type WorldReport } from './report';
 
 const clock: () => number = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now();
@@ -255,14 +254,7 @@ export class SolverSAP {
     this.kinematicsAt(state_in.joint_q);
     velocityPublicToInternal(m, this.kin, state_in.joint_qd, this.v_n);
     forwardVelocity(m, this.v_n, this.kin);
-    forcePublicToInternal(m, this.kin, control.joint_f, this.tau);
-    // feed-forward of PD-driven DOFs joins the PD constraint instead of the free motion
-    for (let j = 0; j < m.joint_count; j++) {
-      const type = m.joint_type[j];
-      if (type !== JointType.REVOLUTE && type !== JointType.PRISMATIC) continue;
-      const d = m.joint_qd_start[j];
-      if (hasDrive(m, d)) this.tau[d] = 0;
-    }
+    appliedForces(m, this.kin, state_in.joint_q, control.joint_f, this.tau);
     // boundary pose for contact preparation (fp32 path rounds joint_q)
     // (only read per contact: skipped when no world has contacts)
     let kinC = this.kin;

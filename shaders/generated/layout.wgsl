@@ -74,6 +74,8 @@ struct Layout {
   o_joint_axis: u32,
   o_joint_armature: u32,
   o_joint_damping: u32,
+  o_joint_stiffness: u32,
+  o_joint_spring_ref: u32,
   o_joint_limit_lower: u32,
   o_joint_limit_upper: u32,
   o_joint_limit_inv_ke: u32,
@@ -289,6 +291,10 @@ fn get_joint_axis(i: u32, k: u32) -> df { return model_d[L.o_joint_axis + i * 3u
 fn get_joint_armature(i: u32) -> df { return model_d[L.o_joint_armature + i]; }
 // joint_damping: (dof × 1) public order [N·m·s/rad or N·s/m]
 fn get_joint_damping(i: u32) -> df { return model_d[L.o_joint_damping + i]; }
+// joint_stiffness: (dof × 1) passive spring k [N·m/rad or N/m]
+fn get_joint_stiffness(i: u32) -> df { return model_d[L.o_joint_stiffness + i]; }
+// joint_spring_ref: (dof × 1) its rest position [rad or m]
+fn get_joint_spring_ref(i: u32) -> df { return model_d[L.o_joint_spring_ref + i]; }
 // joint_limit_lower: (dof × 1) [rad or m]; ±1e30 stands for ±∞
 fn get_joint_limit_lower(i: u32) -> df { return model_d[L.o_joint_limit_lower + i]; }
 // joint_limit_upper: (dof × 1) [rad or m]; ±1e30 stands for ±∞

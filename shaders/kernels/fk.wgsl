@@ -248,7 +248,8 @@ fn get_r_MC(j: u32) -> V3 {
 }
 
 // public → internal velocities (and forces) of tree t: free joints (v_C; ω) → (ω; v_C − ω × r),
-// forces (f; τ_C) → (τ_C + r × f; f); the feed-forward of driven DOFs is left to the PD constraint
+// forces (f; τ_C) → (τ_C + r × f; f); the feed-forward of driven DOFs is left to the PD constraint;
+// plus the joint springs (the twin of appliedForces in engine/pipeline/free_motion.ts)
 fn boundary_tree(t: u32) {
   let j0 = u32(get_tree_joint_start(t));
   let j1 = u32(get_tree_joint_start(t + 1u));
@@ -284,6 +285,15 @@ fn boundary_tree(t: u32) {
     for (var k = s; k < e; k++) {
       if (get_dof_drive(k) != 0) {
         set_tau(k, df(0.0, 0.0));
+      }
+    }
+    // passive joint spring −k·(q − q_ref) of a revolute or prismatic DOF (explicit)
+    let ty = get_joint_type(j);
+    if (ty == JT_REVOLUTE || ty == JT_PRISMATIC) {
+      let ks = get_joint_stiffness(s);
+      if (ks.x != 0.0) {
+        let dq = df_sub(get_joint_q(u32(get_joint_q_start(j))), get_joint_spring_ref(s));
+        set_tau(s, df_sub(get_tau(s), df_mul(ks, dq)));
       }
     }
   }

@@ -162,6 +162,8 @@ export function packModel(m: SapModel, v: GpuViews): void {
   putDf(v.joint_axis, m.joint_axis);
   putDf(v.joint_armature, m.joint_armature);
   putDf(v.joint_damping, m.joint_damping);
+  putDf(v.joint_stiffness, m.joint_stiffness);
+  putDf(v.joint_spring_ref, m.joint_spring_ref);
   putDf(v.joint_limit_lower, m.joint_limit_lower);
   putDf(v.joint_limit_upper, m.joint_limit_upper);
   const n = m.joint_dof_count;

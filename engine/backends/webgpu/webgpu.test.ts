@@ -58,14 +58,15 @@ async function usdFourBar(): Promise<TestScene> {
 
 /**
  * MJCF equalities through the importer: a free box hung from a pendulum's tip by `connect` (ball)
- * and a second free box `weld`ed to another pendulum, both swinging, over the ground.
+ * and a second free box `weld`ed to another pendulum, both swinging, over the ground; the first
+ * pendulum's hinge has a joint spring (stiffness, springref).
  */
 async function mjcfEqualities(): Promise<TestScene> {
   const text = `<mujoco>
   <option gravity="0 0 -9.81"/>
   <worldbody>
     <geom name="floor" type="plane" size="0 0 1"/>
-    <body name="p1" pos="0 0 2"><joint name="h1" type="hinge" axis="0 1 0"/>
+    <body name="p1" pos="0 0 2"><joint name="h1" type="hinge" axis="0 1 0" stiffness="3" springref="20"/>
       <geom type="capsule" fromto="0 0 0 0 0 -0.5" size="0.03" mass="1"/></body>
     <body name="b1" pos="0 0 1.45"><freejoint/><geom type="box" size="0.05 0.05 0.05" mass="0.5"/></body>
     <body name="p2" pos="1 0 2"><joint name="h2" type="hinge" axis="1 0 0"/>

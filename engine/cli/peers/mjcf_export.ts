@@ -6,10 +6,11 @@
  * joint_q for 1-DOF joints, and free joints get the body's world pose ({@link setMujocoState}).
  * Mass, COM and inertia are written explicitly (`<inertial>`), so both engines integrate the same
  * bodies; geoms (plane, sphere, capsule, box, cylinder, ellipsoid) carry the shape friction μ.
- * Joint limits, armature and damping carry over; PD drives become `position` actuators with
- * kp = target_ke, kv = target_kd and the effort limit as force range. Contact stiffness is left to
- * MuJoCo's defaults (the models differ there by design). Mesh shapes become MJCF meshes (MuJoCo
- * collides a mesh as its convex hull; ours collides triangle meshes per triangle), visual-only
+ * Joint limits, armature, damping and springs (stiffness, springref) carry over; PD drives become
+ * `position` actuators with kp = target_ke, kv = target_kd and the effort limit as force range.
+ * Contact stiffness is left to MuJoCo's defaults (the models differ there by design). Mesh shapes
+ * become MJCF meshes (MuJoCo collides a mesh as its convex hull; ours collides triangle meshes per
+ * triangle), visual-only
  * shapes (no COLLIDE_SHAPES flag) are left out; collision groups and filter pairs do not carry
  * over (MuJoCo's default: every pair except parent–child). Ball joints are not exported.
  */
@@ -168,7 +169,9 @@ export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfEx
       const lo = m.joint_limit_lower[d];
       const hi = m.joint_limit_upper[d];
       const limited = Number.isFinite(lo) && Number.isFinite(hi) && m.joint_limit_ke[d] > 0;
-      s += `${indent}  <joint name="j${b}" type="${jt === JointType.REVOLUTE ? 'hinge' : 'slide'}" pos="${v3(Xc, b * 7)}" axis="${axis.map(f).join(' ')}" armature="${f(m.joint_armature[d])}" damping="${f(m.joint_damping[d])}"${limited ? ` limited="true" range="${f(lo)} ${f(hi)}"` : ' limited="false"'}/>\n`;
+      const ks = m.joint_stiffness[d];
+      const spring = ks !== 0 ? ` stiffness="${f(ks)}" springref="${f(m.joint_spring_ref[d])}"` : '';
+      s += `${indent}  <joint name="j${b}" type="${jt === JointType.REVOLUTE ? 'hinge' : 'slide'}" pos="${v3(Xc, b * 7)}" axis="${axis.map(f).join(' ')}" armature="${f(m.joint_armature[d])}" damping="${f(m.joint_damping[d])}"${spring}${limited ? ` limited="true" range="${f(lo)} ${f(hi)}"` : ' limited="false"'}/>\n`;
       joints.push(b);
       if (m.joint_target_ke[d] > 0 || m.joint_target_kd[d] > 0) act.push({ j: b, dof: d });
     } else if (jt !== JointType.FIXED) {

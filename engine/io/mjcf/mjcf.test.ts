@@ -9,6 +9,7 @@ import { loadModelAsset } from '../import';
 import { MJCF_MODELS, SHARED_ASSETS, watchRun } from '../testing_assets';
 import { importMjcf } from './mjcf';
 import { Simulation } from '../../pipeline';
+import { loadMujoco, mujocoFromXml } from '../../cli/peers/mujoco';
 
 /** simulates `seconds` at `dt` and watches the state */
 function simulateFor(
@@ -341,4 +342,71 @@ describe('MJCF models of MANIFEST.md load and simulate 2 s without NaN', () => {
       expect(r.finite).toBe(true);
     });
   }
+});
+
+describe('MJCF joint stiffness', () => {
+  // a hinged arm in zero gravity with a spring toward springref = 0.3 rad, a little damping and
+  // armature; explicit inertia so that both engines integrate the same body
+  const xml = `<mujoco><compiler angle="radian"/><option gravity="0 0 0" timestep="0.002"/><worldbody>
+    <body name="arm"><joint name="h" type="hinge" axis="0 1 0" stiffness="4" springref="0.3"
+      damping="0.02" armature="0.01"/>
+      <inertial pos="0.25 0 0" mass="0.8" diaginertia="0.001 0.02 0.02"/></body>
+  </worldbody></mujoco>`;
+
+  it('is a passive spring, not a PD drive; the same swing as MuJoCo, at the analytic period', async () => {
+    const { b, r } = await load(xml);
+    b.gravity = [...r.gravity!]; // (as loadModelAsset applies <option gravity>)
+    const m = b.finalize();
+    expect(m.joint_stiffness[0]).toBe(4);
+    expect(m.joint_spring_ref[0]).toBeCloseTo(0.3, 15);
+    expect(m.joint_target_ke[0]).toBe(0); // no SAP constraint: the spring acts in the free motion
+    const dt = 0.002;
+    const sim = new Simulation(m, { dt, solver: { contact_preset_variant: 'drake' } });
+    const mj = await loadMujoco();
+    if (typeof mj === 'string') throw new Error(mj);
+    const { m: mm, d } = mujocoFromXml(mj, xml);
+    try {
+      const ours: number[] = [];
+      const theirs: number[] = [];
+      for (let i = 0; i < 1000; i++) {
+        expect(sim.step().worlds[0].iterations).toBe(0);
+        mj.mj_step(mm, d);
+        ours.push(sim.state.joint_q[0]);
+        theirs.push(d.qpos[0]);
+      }
+      // semi-implicit Euler with implicit damping and an explicit spring in both (drake: sap_euler)
+      let worst = 0;
+      for (let i = 0; i < ours.length; i++) worst = Math.max(worst, Math.abs(ours[i] - theirs[i]));
+      expect(worst).toBeLessThan(1e-12);
+      // period 2π·√(I/k), I = I_yy + m·r² + armature = 0.02 + 0.8·0.25² + 0.01 (damping ratio 0.01
+      // lengthens it by 5e-5): upward crossings of springref, 2 s of swing
+      const period = 2 * Math.PI * Math.sqrt((0.02 + 0.8 * 0.25 ** 2 + 0.01) / 4);
+      const ups: number[] = [];
+      for (let i = 1; i < ours.length; i++) {
+        const a = ours[i - 1] - 0.3;
+        const c = ours[i] - 0.3;
+        if (a < 0 && c >= 0) ups.push(i - 1 + a / (a - c));
+      }
+      expect(ups.length).toBeGreaterThanOrEqual(2);
+      const measured = ((ups[ups.length - 1] - ups[0]) / (ups.length - 1)) * dt;
+      expect(Math.abs(measured - period) / period).toBeLessThan(1e-3); // measured 2.7e-4
+      // it swings about springref between 0 and 0.6, barely damped
+      expect(Math.min(...ours)).toBeGreaterThan(-1e-9);
+      expect(Math.max(...ours)).toBeLessThan(0.6);
+      expect(Math.max(...ours)).toBeGreaterThan(0.55);
+    } finally {
+      d.delete();
+      mm.delete();
+    }
+  });
+
+  it('adds to a position actuator instead of merging with it', async () => {
+    const { b } =
+      await load(`<mujoco><worldbody><body name="a"><joint name="h" type="hinge" stiffness="3" springref="10"/>
+      <geom size="0.1"/></body></worldbody><actuator><position joint="h" kp="50" kv="2"/></actuator></mujoco>`);
+    const m = b.finalize();
+    expect([m.joint_stiffness[0], m.joint_target_ke[0], m.joint_target_kd[0]]).toEqual([3, 50, 2]);
+    expect(m.joint_spring_ref[0]).toBeCloseTo(Math.PI / 18, 15);
+    expect(m.joint_target_pos[0]).toBe(0);
+  });
 });

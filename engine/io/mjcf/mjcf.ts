@@ -28,7 +28,8 @@
  *   asset as filter pairs. Against shapes outside the asset (a scene ground) every colliding geom
  *   collides (an approximation when the file uses non-default bitmasks).
  * - Joints: damping → damping, armature → armature, frictionloss → friction, range (limited / autolimits)
- *   → limits; stiffness k ≠ 0 becomes a PD spring (target_ke += k toward springref) with a warning.
+ *   → limits; stiffness and springref → the joint's passive spring τ = −k·(q − springref), explicit in
+ *   the free motion as in MuJoCo (hinge and slide; ball-joint stiffness is unsupported).
  *   Ball-joint cone limits are unsupported.
  * - Actuators (joint transmission): position kp/kv → target_ke = kp·gear², target_kd = kv·gear²;
  *   velocity kv → target_kd = kv·gear²; general with affine bias (b1 = −g0: position; b1 = 0, b2 = −g0:
@@ -493,9 +494,6 @@ class MjcfBuilder {
   readonly meshCache = new Map<string, { index: number; mesh: TriMesh }>();
   readonly hfieldCache = new Map<string, number>();
   readonly excludes: [number, number][] = [];
-  readonly springs = new Map<number, { ke: number; pos: number }>();
-  pendingSpring: { ke: number; pos: number } | undefined;
-  readonly springJoints: string[] = [];
   readonly actuatorGains = new Map<
     number,
     { ke: number; kd: number; effort?: number; targetScale: number }
@@ -1168,11 +1166,6 @@ class MjcfBuilder {
       );
     }
     this.checkMassless();
-    if (this.springJoints.length) {
-      this.log.warn(
-        `joint stiffness realized as a PD spring toward springref (target_ke = stiffness) on ${this.springJoints.length} joint(s): ${this.springJoints.join(', ')}`,
-      );
-    }
   }
 
   addJoint(j: PJoint, k: number, p: PBody, parent: number, child: number, Xp: Pose): void {
@@ -1187,10 +1180,9 @@ class MjcfBuilder {
       if (j.stiffness !== 0) {
         if (j.kind === 'ball') this.log.unsupportedFeature(`joint '${label}': ball-joint stiffness`);
         else {
-          dof.target_ke = j.stiffness;
-          dof.target_pos = j.springref;
-          this.pendingSpring = { ke: j.stiffness, pos: j.springref };
-          this.springJoints.push(label);
+          // MuJoCo's passive spring: explicit, unlimited, separate from any actuator
+          dof.stiffness = j.stiffness;
+          dof.spring_ref = j.springref;
         }
       }
       index = b.addJoint({
@@ -1205,8 +1197,6 @@ class MjcfBuilder {
       });
     }
     this.result.joints.push(index);
-    if (this.pendingSpring) this.springs.set(index, this.pendingSpring);
-    this.pendingSpring = undefined;
     if (j.name) {
       if (this.jointByName.has(j.name)) throw elError(j.el, `duplicate joint '${j.name}'`);
       this.jointByName.set(j.name, { body: p.index, k });
@@ -1483,17 +1473,11 @@ class MjcfBuilder {
     }
     for (const [joint, acc] of actuated) {
       const dof = b.joints[joint].dof;
-      const spring = this.springs.get(joint);
-      const k = spring?.ke ?? 0;
-      if (acc.ke + k > 0) {
-        dof.target_ke = acc.ke + k;
-        dof.target_pos = spring ? (k * spring.pos) / (acc.ke + k) : 0;
+      if (acc.ke > 0) {
+        dof.target_ke = acc.ke;
+        dof.target_pos = 0;
       }
       if (acc.kd > 0) dof.target_kd = acc.kd;
-      if (spring && acc.ke > 0)
-        this.log.warn(
-          `joint '${b.joints[joint].label}': stiffness and a position actuator share one PD drive`,
-        );
     }
   }
 

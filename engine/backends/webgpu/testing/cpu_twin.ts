@@ -8,7 +8,6 @@
  */
 import { makeCompositeScratch, makeRneaScratch } from '../../../dynamics';
 import {
-  forcePublicToInternal,
   forwardKinematics,
   forwardVelocity,
   makeKinematicsData,
@@ -21,8 +20,8 @@ import {
   type ContactRecord,
 } from '../../../pipeline/contact_jacobian';
 import { buildEqualityConstraints } from '../../../pipeline/equality_constraints';
-import { freeMotionTree, makeFreeMotionScratch } from '../../../pipeline/free_motion';
-import { buildJointConstraints, hasDrive } from '../../../pipeline/joint_constraints';
+import { appliedForces, freeMotionTree, makeFreeMotionScratch } from '../../../pipeline/free_motion';
+import { buildJointConstraints } from '../../../pipeline/joint_constraints';
 import { DenseCholesky } from '../../../sap/linalg/cholesky';
 import { lineSearch, type LineObjective } from '../../../sap/linesearch';
 import type { SapSolverOptions } from '../../../sap/options';
@@ -58,8 +57,7 @@ export function cpuWorldProblem(fx: StageFixture, o: SapSolverOptions, w = 0): C
   velocityPublicToInternal(m, kin, fx.state.joint_qd, v_n);
   forwardVelocity(m, v_n, kin);
   const tau = new Float64Array(m.joint_dof_count);
-  forcePublicToInternal(m, kin, fx.control.joint_f, tau);
-  for (let d = 0; d < m.joint_dof_count; d++) if (hasDrive(m, d)) tau[d] = 0;
+  appliedForces(m, kin, fx.state.joint_q, fx.control.joint_f, tau);
   const kinC = makeKinematicsData(m);
   forwardKinematics(m, o.use_f64_boundary_pose ? fx.state.joint_q : fx.state.joint_q.map(Math.fround), kinC);
   const fm = makeFreeMotionScratch(m, makeRneaScratch(m), makeCompositeScratch(m));
