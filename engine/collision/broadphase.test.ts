@@ -22,9 +22,9 @@ import { contactRecords, posedState, worldWitnesses } from './test_fixtures';
 type Rng = () => number;
 
 function quat(rng: Rng): number[] {
-  const q = [0, 0, 0, 1];
+  const q = new Float64Array([0, 0, 0, 1]);
   quatFromAxisAngle(rng() - 0.5, rng() - 0.5, rng() - 0.5, 7 * rng(), q, 0);
-  return q;
+  return Array.from(q);
 }
 
 function hullMesh(rng: Rng): { vertices: number[]; triangles: number[] } {

@@ -52,7 +52,7 @@ function pair(
   }
   const model = b.finalize();
   const st = makeState(model);
-  const q = [0, 0, 0, 1];
+  const q = new Float64Array([0, 0, 0, 1]);
   quatFromAxisAngle(rng() - 0.5, rng() - 0.5, rng() - 0.5, 7 * rng(), q, 0);
   st.body_q.set([0, 0, 0, ...q], 0);
   quatFromAxisAngle(rng() - 0.5, rng() - 0.5, rng() - 0.5, 7 * rng(), q, 0);

@@ -231,15 +231,16 @@ describe('sphere–box', () => {
       const m = checkSwap(g, 0, 1);
       expect(m.count).toBe(1);
       // sphere centre in the box frame (box body pose = shape pose here)
-      const p = [0, 0, 0];
-      transformPointInv(q, 7, g.pos, 0, p, 0);
+      const pf = new Float64Array(3);
+      transformPointInv(q, 7, g.pos, 0, pf, 0);
+      const p = Array.from(pf);
       const cl = p.map((x, k) => Math.max(-h[k], Math.min(h[k], x)));
       const out = len(sub(p, cl));
       const ref = out > 0 ? out - r : -Math.min(...p.map((x, k) => h[k] - Math.abs(x))) - r;
       if (out === 0) inside++;
       expect(Math.abs(m.distance[0] - ref)).toBeLessThan(TOL);
       expect(Math.abs(len(sub(vec(m.pointA, 0), centre(g, 0))) - r)).toBeLessThan(TOL);
-      const pb = [0, 0, 0];
+      const pb = new Float64Array(3);
       transformPointInv(q, 7, m.pointB, 0, pb, 0);
       const onSurface = Math.max(...pb.map((x, k) => Math.abs(x) / h[k]));
       expect(Math.abs(onSurface - 1)).toBeLessThan(TOL);

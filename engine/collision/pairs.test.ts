@@ -80,9 +80,9 @@ function randomSpec(type: ShapeTypeName, rng: Rng): Spec {
 }
 
 function randomQuat(rng: Rng): number[] {
-  const q = [0, 0, 0, 1];
+  const q = new Float64Array([0, 0, 0, 1]);
   quatFromAxisAngle(rng() - 0.5, rng() - 0.5, rng() - 0.5, 7 * rng(), q, 0);
-  return q;
+  return Array.from(q);
 }
 
 /** shape i on body i at pose X[i] (planes and heightfields too: the routines do not care) */
@@ -194,7 +194,7 @@ function randomPoses(t0: number, t1: number, rng: Rng, dist: number): number[][]
   const ground = (t: number) => t === ShapeType.PLANE || t === ShapeType.HEIGHTFIELD;
   if (ground(t0) || ground(t1)) {
     const gt = ground(t0) ? t0 : t1;
-    const q = [0, 0, 0, 1];
+    const q = new Float64Array([0, 0, 0, 1]);
     quatFromAxisAngle(rng() - 0.5, rng() - 0.5, 0, 0.3 * rng(), q, 0);
     const G = [0, 0, 0, ...q];
     const up = q; // the shape rises along the ground's (slightly tilted) normal

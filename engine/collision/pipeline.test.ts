@@ -8,7 +8,7 @@ import { contactRecords, posedState, worldWitnesses } from './test_fixtures';
 const TOL = 1e-9;
 
 function pose(x: number, y: number, z: number, ax = 1, ay = 0, az = 0, angle = 0): number[] {
-  const q = [0, 0, 0, 1];
+  const q = new Float64Array([0, 0, 0, 1]);
   quatFromAxisAngle(ax, ay, az, angle, q, 0);
   return [x, y, z, ...q];
 }
@@ -158,7 +158,7 @@ describe('box on plane', () => {
     expect(c.count[0]).toBe(2);
     for (let i = 0; i < 2; i++) expect(Math.abs(c.phi0[i])).toBeLessThan(TOL);
     // generic rotation: a single lowest corner
-    const q = [0, 0, 0, 1];
+    const q = new Float64Array([0, 0, 0, 1]);
     quatFromAxisAngle(0.3, 0.5, 0.1, 0.7, q, 0);
     const X = [0, 0, 1, ...q];
     ({ c } = run(X));

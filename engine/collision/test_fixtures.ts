@@ -33,13 +33,17 @@ export function worldWitnesses(
   state: SapState,
   k: number,
 ): { x0: number[]; x1: number[]; n: number[] } {
-  const x0 = [0, 0, 0],
-    x1 = [0, 0, 0];
+  const x0 = new Float64Array(3),
+    x1 = new Float64Array(3);
   if (c.body0[k] >= 0) transformPoint(state.body_q, c.body0[k] * 7, c.point0, k * 3, x0, 0);
   else for (let d = 0; d < 3; d++) x0[d] = c.point0[k * 3 + d];
   if (c.body1[k] >= 0) transformPoint(state.body_q, c.body1[k] * 7, c.point1, k * 3, x1, 0);
   else for (let d = 0; d < 3; d++) x1[d] = c.point1[k * 3 + d];
-  return { x0, x1, n: [c.normal[k * 3], c.normal[k * 3 + 1], c.normal[k * 3 + 2]] };
+  return {
+    x0: Array.from(x0),
+    x1: Array.from(x1),
+    n: [c.normal[k * 3], c.normal[k * 3 + 1], c.normal[k * 3 + 2]],
+  };
 }
 
 /** every written contact of every world as plain records (for equality checks) */

@@ -39,9 +39,9 @@ function massMatrix(m: SapModel, q: Float64Array): Float64Array {
 function worldAxis(m: SapModel, q: Float64Array, j: number): number[] {
   const d = makeKinematicsData(m);
   forwardKinematics(m, q, d);
-  const out = [0, 0, 0];
+  const out = new Float64Array(3);
   quatRotate(d.joint_X_wF, j * 7 + 3, m.joint_axis, j * 3, out, 0);
-  return out;
+  return Array.from(out);
 }
 
 describe('Barkour vB: MJCF (D2) and URDF (U1) give the same model', async () => {

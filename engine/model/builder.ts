@@ -7,6 +7,7 @@
  * `default_body_armature` is added to the diagonal of the body inertia.
  */
 import {
+  f64,
   mat3MulVec,
   quatNormalize,
   quatToMat3,
@@ -232,9 +233,9 @@ function toTransform(x: readonly number[] | undefined, path: string): Transform 
   if (x.length !== 7 || x.some((v) => !Number.isFinite(v))) {
     throw new ModelError(path, `expected a pose [px, py, pz, qx, qy, qz, qw] of finite numbers`);
   }
-  const t = [...x] as Transform;
+  const t = f64(x);
   quatNormalize(t, 3);
-  return t;
+  return Array.from(t) as Transform;
 }
 
 /** builds one authored world, then replicates and freezes it */
@@ -496,10 +497,10 @@ export class ModelBuilder {
   private initFromBodyPoses(j: JointRec): void {
     const t = new Float64Array(7);
     const parentPose = j.parent >= 0 ? this.bodies[j.parent].X_wb : IDENTITY;
-    transformMul(parentPose, 0, j.X_p, 0, t, 0); // world pose of the parent joint frame
+    transformMul(f64(parentPose), 0, f64(j.X_p), 0, t, 0); // world pose of the parent joint frame
     transformInverse(t, 0, t, 0);
     const u = new Float64Array(7);
-    transformMul(this.bodies[j.child].X_wb, 0, j.X_c, 0, u, 0); // world pose of the child joint frame
+    transformMul(f64(this.bodies[j.child].X_wb), 0, f64(j.X_c), 0, u, 0); // world pose of the child joint frame
     transformMul(t, 0, u, 0, u, 0);
     if (j.type === JointType.FREE) for (let k = 0; k < 7; k++) j.q[k] = u[k];
     else for (let k = 0; k < 4; k++) j.q[k] = u[3 + k];
@@ -829,8 +830,8 @@ export class ModelBuilder {
       f1 = new Float64Array(7);
     const P0 = b0 < 0 ? IDENTITY : this.bodies[b0].X_wb;
     const P1 = b1 < 0 ? IDENTITY : this.bodies[b1].X_wb;
-    transformMul(P0, 0, [a0[0], a0[1], a0[2], 0, 0, 0, 1], 0, f0, 0);
-    transformMul(P1, 0, [a1[0], a1[1], a1[2], 0, 0, 0, 1], 0, f1, 0);
+    transformMul(f64(P0), 0, f64([a0[0], a0[1], a0[2], 0, 0, 0, 1]), 0, f0, 0);
+    transformMul(f64(P1), 0, f64([a1[0], a1[1], a1[2], 0, 0, 0, 1]), 0, f1, 0);
     transformInverse(f0, 0, f0, 0);
     transformMul(f0, 0, f1, 0, f1, 0);
     return Array.from(f1);
@@ -887,7 +888,7 @@ export class ModelBuilder {
     // accumulate the shapes' mass, COM and inertia in the body frame
     let mass = 0;
     const c = [0, 0, 0];
-    const parts: { m: number; c: number[]; I: Float64Array }[] = [];
+    const parts: { m: number; c: Float64Array; I: Float64Array }[] = [];
     const R = new Float64Array(9);
     const Il = new Float64Array(9);
     for (const s of this.shapes) {
@@ -902,9 +903,9 @@ export class ModelBuilder {
             )
           : shapeMassProperties(s.type, s.size, s.cfg.density);
       if (!(mp.mass > 0)) continue;
-      quatToMat3(s.X_bs, 3, R, 0);
-      const cw = [0, 0, 0];
-      mat3MulVec(R, 0, mp.com, 0, cw, 0);
+      quatToMat3(f64(s.X_bs), 3, R, 0);
+      const cw = new Float64Array(3);
+      mat3MulVec(R, 0, f64(mp.com), 0, cw, 0);
       cw[0] += s.X_bs[0];
       cw[1] += s.X_bs[1];
       cw[2] += s.X_bs[2];

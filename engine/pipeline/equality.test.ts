@@ -1,6 +1,6 @@
 /** equality constraints (coupler, ball, weld) hold in simulation */
 import { describe, expect, it } from 'vitest';
-import { transformPoint } from '../math';
+import { f64, transformPoint } from '../math';
 import { ModelBuilder } from '../model';
 import { Simulation } from './simulation';
 import { hinge, rod } from './test_scenes';
@@ -44,8 +44,8 @@ describe('equality constraints', () => {
       pf = new Float64Array(3);
     for (let i = 0; i < 1000; i++) {
       sim.step();
-      transformPoint(sim.state.body_q, 0, [0, 0, -0.5], 0, pa, 0);
-      transformPoint(sim.state.body_q, 7, [0, 0, 0], 0, pf, 0);
+      transformPoint(sim.state.body_q, 0, f64([0, 0, -0.5]), 0, pa, 0);
+      transformPoint(sim.state.body_q, 7, f64([0, 0, 0]), 0, pf, 0);
       if (i > 50) worst = Math.max(worst, Math.hypot(pa[0] - pf[0], pa[1] - pf[1], pa[2] - pf[2]));
     }
     expect(worst).toBeLessThan(1e-3);

@@ -3,6 +3,8 @@
  * display offsets for replicated worlds, bounds and drivable DOFs), built once per load.
  */
 import { transformMul, transformPoint } from '../math';
+
+const ORIGIN = new Float64Array(3);
 import { ShapeType, type SapModel } from '../model';
 import type { DofInfo, SceneInfo, ShapeInfo } from './protocol';
 
@@ -102,7 +104,7 @@ export function buildSceneInfo(
     const b = m.shape_body[s];
     if (b >= 0) transformMul(body_q, b * 7, m.shape_X_bs, s * 7, pose, 0);
     else pose.set(m.shape_X_bs.subarray(s * 7, s * 7 + 7));
-    transformPoint(pose, 0, [0, 0, 0], 0, c, 0);
+    transformPoint(pose, 0, ORIGIN, 0, c, 0);
     const w = b >= 0 ? m.body_world[b] : -1;
     if (w >= 0) {
       const wc = worldCenter[w];

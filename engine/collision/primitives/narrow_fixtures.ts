@@ -3,7 +3,7 @@
  * manifold views, box-frame transforms and brute-force reference distances.
  */
 import { expect } from 'vitest';
-import { quatFromAxisAngle, quatMul } from '../../math';
+import { f64, quatFromAxisAngle, quatMul } from '../../math';
 import { ModelBuilder } from '../../model';
 import { makeState } from '../../state';
 import { makeShapeGeom, updateShapeGeom, type ShapeGeom } from '../geometry';
@@ -21,22 +21,22 @@ export const len = (a: V3): number => Math.hypot(a[0], a[1], a[2]);
 
 /** a pose [x, y, z, qx, qy, qz, qw] rotated by `angle` about (ax, ay, az) */
 export function pose(x: number, y: number, z: number, ax = 0, ay = 0, az = 1, angle = 0): number[] {
-  const q = [0, 0, 0, 1];
+  const q = new Float64Array([0, 0, 0, 1]);
   quatFromAxisAngle(ax, ay, az, angle, q, 0);
   return [x, y, z, ...q];
 }
 
 /** a uniformly random-ish unit quaternion from the rng */
 export function randomQuat(rng: () => number): number[] {
-  const q = [0, 0, 0, 1];
+  const q = new Float64Array([0, 0, 0, 1]);
   quatFromAxisAngle(rng() - 0.5, rng() - 0.5, rng() - 0.5, 7 * rng(), q, 0);
-  return q;
+  return Array.from(q);
 }
 
 /** the pose G ∘ X (X expressed in the frame G) */
 export function compose(G: number[], X: number[]): number[] {
-  const q = [0, 0, 0, 1];
-  quatMul(G, 3, X, 3, q, 0);
+  const q = new Float64Array([0, 0, 0, 1]);
+  quatMul(f64(G), 3, f64(X), 3, q, 0);
   const p = rotate(G.slice(3), X.slice(0, 3));
   return [G[0] + p[0], G[1] + p[1], G[2] + p[2], ...q];
 }

@@ -2,7 +2,7 @@
  * Small pose helpers for the importers, on plain arrays. Poses are [px, py, pz, qx, qy, qz, qw]
  * (quaternions xyzw, SPEC §3.1); angles in radians.
  */
-import { quatMul, quatRotate, quatToMat3, transformInverse, transformMul } from '../../math';
+import { f64, quatMul, quatRotate, quatToMat3, transformInverse, transformMul } from '../../math';
 
 export type Pose = [number, number, number, number, number, number, number];
 export type Quat = [number, number, number, number];
@@ -16,27 +16,27 @@ export function pose(p: readonly number[] = [0, 0, 0], q: readonly number[] = [0
 
 /** a ∘ b */
 export function poseMul(a: readonly number[], b: readonly number[]): Pose {
-  const out = new Array<number>(7) as Pose;
-  transformMul(a as number[], 0, b as number[], 0, out, 0);
-  return out;
+  const out = new Float64Array(7);
+  transformMul(f64(a), 0, f64(b), 0, out, 0);
+  return Array.from(out) as Pose;
 }
 
 export function poseInv(a: readonly number[]): Pose {
-  const out = new Array<number>(7) as Pose;
-  transformInverse(a as number[], 0, out, 0);
-  return out;
+  const out = new Float64Array(7);
+  transformInverse(f64(a), 0, out, 0);
+  return Array.from(out) as Pose;
 }
 
 export function quatMult(a: readonly number[], b: readonly number[]): Quat {
-  const out = [0, 0, 0, 1] as Quat;
-  quatMul(a as number[], 0, b as number[], 0, out, 0);
-  return out;
+  const out = new Float64Array(4);
+  quatMul(f64(a), 0, f64(b), 0, out, 0);
+  return Array.from(out) as Quat;
 }
 
 export function rotate(q: readonly number[], v: readonly number[]): V3 {
-  const out = [0, 0, 0] as V3;
-  quatRotate(q as number[], 0, v as number[], 0, out, 0);
-  return out;
+  const out = new Float64Array(3);
+  quatRotate(f64(q), 0, f64(v), 0, out, 0);
+  return Array.from(out) as V3;
 }
 
 /** quaternion of a rotation by `angle` about the (normalized) axis */
@@ -121,9 +121,9 @@ export function zAxisQuat(v: readonly number[]): Quat {
 
 /** 3×3 row-major rotation of a quaternion */
 export function quatMat(q: readonly number[]): number[] {
-  const R = new Array<number>(9).fill(0);
-  quatToMat3(q as number[], 0, R, 0);
-  return R;
+  const R = new Float64Array(9);
+  quatToMat3(f64(q), 0, R, 0);
+  return Array.from(R);
 }
 
 /** R · I · Rᵀ for a 3×3 row-major inertia */

@@ -5,7 +5,7 @@
  * Every failure is a typed {@link SceneError} with the key path (and line/column when the document came
  * from {@link parseSceneText}).
  */
-import { quatFromAxisAngle, transformMul } from '../../math';
+import { f64, quatFromAxisAngle, transformMul } from '../../math';
 import {
   JOINT_QD_SIZE,
   JointType,
@@ -156,8 +156,9 @@ function resolvePose(spec: TransformSpec, path: readonly KeySegment[]): Transfor
   const ax = resolveAxis(q.axis_angle.axis, [...path, 'q', 'axis_angle', 'axis']);
   if (!Number.isFinite(q.axis_angle.angle))
     throw sceneError([...path, 'q', 'axis_angle', 'angle'], `angle must be finite`);
-  quatFromAxisAngle(ax[0], ax[1], ax[2], q.axis_angle.angle, t, 3);
-  return t;
+  const r = f64(t);
+  quatFromAxisAngle(ax[0], ax[1], ax[2], q.axis_angle.angle, r, 3);
+  return Array.from(r) as Transform;
 }
 
 function pickTransform(
@@ -874,7 +875,7 @@ class SceneLoader {
       const box = orientedBoundingBox(v);
       const local: Transform = [...box.center, ...box.quat] as Transform;
       const X = new Float64Array(7);
-      transformMul(s.X_bs, 0, local, 0, X, 0);
+      transformMul(f64(s.X_bs), 0, f64(local), 0, X, 0);
       s.X_bs = Array.from(X) as Transform;
       s.mesh = -1;
       if (method === 'bounding_box') {
