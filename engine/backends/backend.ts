@@ -24,8 +24,8 @@ export interface BackendInitOptions {
   /** contact slots per world the step accepts (default: the solver's max_rigid_contact) */
   max_rigid_contact?: number;
   /**
-   * where Newton starts on the CPU backend (default 'accelerated', see engine/pipeline/warm_start.ts);
-   * the WebGPU backend always starts from v_n ('previous')
+   * where Newton starts (default 'accelerated', see engine/pipeline/warm_start.ts); the WebGPU
+   * backend realizes 'accelerated' and 'previous'
    */
   warm_start?: WarmStart;
 }

@@ -175,6 +175,7 @@ export const GPU_LAYOUT: readonly LayoutField[] = [
   f('cjoint_X_wF', 'data', 'df64', 7, 'joint', 'contact-stage joint frames (scratch)'),
   // boundary
   f('v_n', 'data', 'df64', 1, 'dof', 'internal velocities at t_n'),
+  f('v_prev', 'data', 'df64', 1, 'dof', 'v_n of the last step (the accelerated warm start)'),
   f('tau', 'data', 'df64', 1, 'dof', 'internal applied forces (0 on driven DOFs)'),
   // free motion
   f('composite', 'data', 'df64', 13, 'body', 'composite spatial inertia (m, h, I₀)'),
@@ -214,7 +215,8 @@ export const GPU_LAYOUT: readonly LayoutField[] = [
   f('sap_dvc', 'data', 'df64', 1, 'row', 'J·Δv'),
   f('sap_gamma', 'data', 'df64', 1, 'row', 'impulses γ'),
   f('sap_G', 'data', 'df64', 1, 'gslot', 'constraint Hessians'),
-  f('sap_scalar', 'data', 'df64', 8, 'world', 'ℓ, ℓ_prev, α, ℓ_A, Δpᵀ(v−v*), ΔvᵀAΔv, φ′(0), -'),
+  f('sap_scalar', 'data', 'df64', 8, 'world', 'ℓ, ℓ_prev, α, ℓ_A, Δpᵀ(v−v*), ΔvᵀAΔv, φ′(0), ℓ(v_n)'),
+  f('sap_start', 'data', 'i32', 1, 'world', 'warm start: 0 v_n, 1/2 v_n/alt evaluated, 3 alt, 4 v_n'),
   f('sap_cost', 'data', 'df64', 1, 'cost', 'cost per Newton iteration'),
   // outputs
   f('v_next', 'data', 'df64', 1, 'dof', 'internal velocities at t_{n+1}'),
@@ -305,6 +307,7 @@ export const GPU_UNIFORMS: readonly UniformParam[] = [
   u('ls_max_iterations', 'u32', ''),
   u('max_iterations', 'u32', 'Newton iteration cap'),
   u('eq_count', 'u32', 'equality constraints'),
+  u('extrapolate', 'u32', '1: the step continues the last one (accelerated warm start)'),
   u('dt', 'df64', 'time step [s]'),
   u('armijo_c', 'df64', ''),
   u('rho', 'df64', ''),

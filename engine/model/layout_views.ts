@@ -166,6 +166,8 @@ export interface GpuLayoutOffsets {
   cjoint_X_wF: number;
   /** data_d: (dof × 1) internal velocities at t_n */
   v_n: number;
+  /** data_d: (dof × 1) v_n of the last step (the accelerated warm start) */
+  v_prev: number;
   /** data_d: (dof × 1) internal applied forces (0 on driven DOFs) */
   tau: number;
   /** data_d: (body × 13) composite spatial inertia (m, h, I₀) */
@@ -234,8 +236,10 @@ export interface GpuLayoutOffsets {
   sap_gamma: number;
   /** data_d: (gslot × 1) constraint Hessians */
   sap_G: number;
-  /** data_d: (world × 8) ℓ, ℓ_prev, α, ℓ_A, Δpᵀ(v−v*), ΔvᵀAΔv, φ′(0), - */
+  /** data_d: (world × 8) ℓ, ℓ_prev, α, ℓ_A, Δpᵀ(v−v*), ΔvᵀAΔv, φ′(0), ℓ(v_n) */
   sap_scalar: number;
+  /** data_i: (world × 1) warm start: 0 v_n, 1/2 v_n/alt evaluated, 3 alt, 4 v_n */
+  sap_start: number;
   /** data_d: (cost × 1) cost per Newton iteration */
   sap_cost: number;
   /** data_d: (dof × 1) internal velocities at t_{n+1} */
@@ -441,6 +445,7 @@ export function computeGpuLayout(c: LayoutCounts): GpuLayout {
     cdof_S: at('data_d', c.dof * 6),
     cjoint_X_wF: at('data_d', c.joint * 7),
     v_n: at('data_d', c.dof),
+    v_prev: at('data_d', c.dof),
     tau: at('data_d', c.dof),
     composite: at('data_d', c.body * 13),
     rnea_A: at('data_d', c.body * 6),
@@ -476,6 +481,7 @@ export function computeGpuLayout(c: LayoutCounts): GpuLayout {
     sap_gamma: at('data_d', c.row),
     sap_G: at('data_d', c.gslot),
     sap_scalar: at('data_d', c.world * 8),
+    sap_start: at('data_i', c.world),
     sap_cost: at('data_d', c.cost),
     v_next: at('data_d', c.dof),
     q_out: at('data_d', c.coord),
@@ -620,6 +626,7 @@ export interface GpuViews {
   cdof_S: Float32Array;
   cjoint_X_wF: Float32Array;
   v_n: Float32Array;
+  v_prev: Float32Array;
   tau: Float32Array;
   composite: Float32Array;
   rnea_A: Float32Array;
@@ -655,6 +662,7 @@ export interface GpuViews {
   sap_gamma: Float32Array;
   sap_G: Float32Array;
   sap_scalar: Float32Array;
+  sap_start: Int32Array;
   sap_cost: Float32Array;
   v_next: Float32Array;
   q_out: Float32Array;
@@ -799,6 +807,7 @@ export function gpuViews(a: GpuArenas, l: GpuLayout, c: LayoutCounts): GpuViews 
     cdof_S: a.data_d.subarray(2 * o.cdof_S, 2 * o.cdof_S + 12 * c.dof),
     cjoint_X_wF: a.data_d.subarray(2 * o.cjoint_X_wF, 2 * o.cjoint_X_wF + 14 * c.joint),
     v_n: a.data_d.subarray(2 * o.v_n, 2 * o.v_n + 2 * c.dof),
+    v_prev: a.data_d.subarray(2 * o.v_prev, 2 * o.v_prev + 2 * c.dof),
     tau: a.data_d.subarray(2 * o.tau, 2 * o.tau + 2 * c.dof),
     composite: a.data_d.subarray(2 * o.composite, 2 * o.composite + 26 * c.body),
     rnea_A: a.data_d.subarray(2 * o.rnea_A, 2 * o.rnea_A + 12 * c.body),
@@ -834,6 +843,7 @@ export function gpuViews(a: GpuArenas, l: GpuLayout, c: LayoutCounts): GpuViews 
     sap_gamma: a.data_d.subarray(2 * o.sap_gamma, 2 * o.sap_gamma + 2 * c.row),
     sap_G: a.data_d.subarray(2 * o.sap_G, 2 * o.sap_G + 2 * c.gslot),
     sap_scalar: a.data_d.subarray(2 * o.sap_scalar, 2 * o.sap_scalar + 16 * c.world),
+    sap_start: a.data_i.subarray(o.sap_start, o.sap_start + c.world),
     sap_cost: a.data_d.subarray(2 * o.sap_cost, 2 * o.sap_cost + 2 * c.cost),
     v_next: a.data_d.subarray(2 * o.v_next, 2 * o.v_next + 2 * c.dof),
     q_out: a.data_d.subarray(2 * o.q_out, 2 * o.q_out + 2 * c.coord),
@@ -884,7 +894,7 @@ export function gpuViews(a: GpuArenas, l: GpuLayout, c: LayoutCounts): GpuViews 
 }
 
 /** size of the Layout uniform [bytes] */
-export const LAYOUT_UNIFORM_BYTES = 800;
+export const LAYOUT_UNIFORM_BYTES = 816;
 
 /** step parameters of the Layout uniform (df64 parameters are given as numbers) */
 export interface GpuUniformParams {
@@ -926,6 +936,8 @@ export interface GpuUniformParams {
   max_iterations: number;
   /** u32: equality constraints */
   eq_count: number;
+  /** u32: 1: the step continues the last one (accelerated warm start) */
+  extrapolate: number;
   /** df64: time step [s] */
   dt: number;
   /** df64 */
@@ -969,185 +981,188 @@ export function writeLayoutUniform(p: GpuUniformParams, o: GpuLayoutOffsets, out
   out.setUint32(64, p.ls_max_iterations, true);
   out.setUint32(68, p.max_iterations, true);
   out.setUint32(72, p.eq_count, true);
-  out.setFloat32(76, Math.fround(p.dt), true);
-  out.setFloat32(80, p.dt - Math.fround(p.dt), true);
-  out.setFloat32(84, Math.fround(p.armijo_c), true);
-  out.setFloat32(88, p.armijo_c - Math.fround(p.armijo_c), true);
-  out.setFloat32(92, Math.fround(p.rho), true);
-  out.setFloat32(96, p.rho - Math.fround(p.rho), true);
-  out.setFloat32(100, Math.fround(p.ls_slop), true);
-  out.setFloat32(104, p.ls_slop - Math.fround(p.ls_slop), true);
-  out.setFloat32(108, Math.fround(p.cost_abs_tol), true);
-  out.setFloat32(112, p.cost_abs_tol - Math.fround(p.cost_abs_tol), true);
-  out.setFloat32(116, Math.fround(p.cost_rel_tol), true);
-  out.setFloat32(120, p.cost_rel_tol - Math.fround(p.cost_rel_tol), true);
-  out.setFloat32(124, Math.fround(p.opt_abs_tol), true);
-  out.setFloat32(128, p.opt_abs_tol - Math.fround(p.opt_abs_tol), true);
-  out.setFloat32(132, Math.fround(p.opt_rel_tol), true);
-  out.setFloat32(136, p.opt_rel_tol - Math.fround(p.opt_rel_tol), true);
-  out.setFloat32(140, Math.fround(p.contact_beta), true);
-  out.setFloat32(144, p.contact_beta - Math.fround(p.contact_beta), true);
-  out.setFloat32(148, Math.fround(p.contact_sigma), true);
-  out.setFloat32(152, p.contact_sigma - Math.fround(p.contact_sigma), true);
-  out.setUint32(156, o.joint_type, true);
-  out.setUint32(160, o.joint_parent, true);
-  out.setUint32(164, o.joint_tree, true);
-  out.setUint32(168, o.joint_q_start, true);
-  out.setUint32(172, o.joint_qd_start, true);
-  out.setUint32(176, o.tree_joint_start, true);
-  out.setUint32(180, o.tree_dof_start, true);
-  out.setUint32(184, o.tree_world, true);
-  out.setUint32(188, o.tree_A_start, true);
-  out.setUint32(192, o.world_joint_start, true);
-  out.setUint32(196, o.world_dof_start, true);
-  out.setUint32(200, o.world_coord_start, true);
-  out.setUint32(204, o.world_tree_start, true);
-  out.setUint32(208, o.world_H_start, true);
-  out.setUint32(212, o.dof_public, true);
-  out.setUint32(216, o.dof_drive, true);
-  out.setUint32(220, o.dof_limit, true);
-  out.setUint32(224, o.dof_joint, true);
-  out.setUint32(228, o.dof_tree, true);
-  out.setUint32(232, o.eq_type, true);
-  out.setUint32(236, o.eq_body, true);
-  out.setUint32(240, o.eq_joint, true);
-  out.setUint32(244, o.world_eq_start, true);
-  out.setUint32(248, o.gravity, true);
-  out.setUint32(252, o.body_mass, true);
-  out.setUint32(256, o.body_com, true);
-  out.setUint32(260, o.body_inertia, true);
-  out.setUint32(264, o.body_inv_inertia, true);
-  out.setUint32(268, o.joint_X_p, true);
-  out.setUint32(272, o.joint_X_c, true);
-  out.setUint32(276, o.joint_X_c_inv, true);
-  out.setUint32(280, o.joint_axis, true);
-  out.setUint32(284, o.joint_armature, true);
-  out.setUint32(288, o.joint_damping, true);
-  out.setUint32(292, o.joint_stiffness, true);
-  out.setUint32(296, o.joint_spring_ref, true);
-  out.setUint32(300, o.joint_limit_lower, true);
-  out.setUint32(304, o.joint_limit_upper, true);
-  out.setUint32(308, o.joint_limit_inv_ke, true);
-  out.setUint32(312, o.joint_limit_tau_d, true);
-  out.setUint32(316, o.joint_target_ke, true);
-  out.setUint32(320, o.joint_target_kd, true);
-  out.setUint32(324, o.joint_effort_limit, true);
-  out.setUint32(328, o.eq_anchor, true);
-  out.setUint32(332, o.eq_relpose, true);
-  out.setUint32(336, o.eq_coupler, true);
-  out.setUint32(340, o.eq_inv_k, true);
-  out.setUint32(344, o.eq_tau, true);
-  out.setUint32(348, o.joint_q, true);
-  out.setUint32(352, o.joint_qd, true);
-  out.setUint32(356, o.body_f, true);
-  out.setUint32(360, o.joint_f, true);
-  out.setUint32(364, o.joint_target_pos, true);
-  out.setUint32(368, o.joint_target_vel, true);
-  out.setUint32(372, o.contact_point0, true);
-  out.setUint32(376, o.contact_point1, true);
-  out.setUint32(380, o.contact_normal, true);
-  out.setUint32(384, o.contact_phi0, true);
-  out.setUint32(388, o.contact_inv_ke, true);
-  out.setUint32(392, o.contact_tau, true);
-  out.setUint32(396, o.contact_mu, true);
-  out.setUint32(400, o.contact_alpha0, true);
-  out.setUint32(404, o.contact_count, true);
-  out.setUint32(408, o.contact_body0, true);
-  out.setUint32(412, o.contact_body1, true);
-  out.setUint32(416, o.body_X, true);
-  out.setUint32(420, o.body_R, true);
-  out.setUint32(424, o.body_com_w, true);
-  out.setUint32(428, o.body_I_w, true);
-  out.setUint32(432, o.joint_X_wF, true);
-  out.setUint32(436, o.joint_anchor, true);
-  out.setUint32(440, o.dof_S, true);
-  out.setUint32(444, o.body_V, true);
-  out.setUint32(448, o.body_c, true);
-  out.setUint32(452, o.cbody_X, true);
-  out.setUint32(456, o.cbody_R, true);
-  out.setUint32(460, o.cbody_com_w, true);
-  out.setUint32(464, o.cdof_S, true);
-  out.setUint32(468, o.cjoint_X_wF, true);
-  out.setUint32(472, o.v_n, true);
-  out.setUint32(476, o.tau, true);
-  out.setUint32(480, o.composite, true);
-  out.setUint32(484, o.rnea_A, true);
-  out.setUint32(488, o.rnea_f, true);
-  out.setUint32(492, o.bias, true);
-  out.setUint32(496, o.tree_A, true);
-  out.setUint32(500, o.tree_L, true);
-  out.setUint32(504, o.fm_rhs, true);
-  out.setUint32(508, o.v_star, true);
-  out.setUint32(512, o.A_diag, true);
-  out.setUint32(516, o.con_frame, true);
-  out.setUint32(520, o.con_point, true);
-  out.setUint32(524, o.con_J, true);
-  out.setUint32(528, o.con_param, true);
-  out.setUint32(532, o.con_w, true);
-  out.setUint32(536, o.lim_param, true);
-  out.setUint32(540, o.pd_param, true);
-  out.setUint32(544, o.eq_J, true);
-  out.setUint32(548, o.eq_param, true);
-  out.setUint32(552, o.eq_w, true);
-  out.setUint32(556, o.sap_v, true);
-  out.setUint32(560, o.sap_vstar, true);
-  out.setUint32(564, o.sap_dinv, true);
-  out.setUint32(568, o.sap_Ar, true);
-  out.setUint32(572, o.sap_p, true);
-  out.setUint32(576, o.sap_jv, true);
-  out.setUint32(580, o.sap_grad, true);
-  out.setUint32(584, o.sap_dv, true);
-  out.setUint32(588, o.sap_dp, true);
-  out.setUint32(592, o.sap_H, true);
-  out.setUint32(596, o.sap_vc, true);
-  out.setUint32(600, o.sap_dvc, true);
-  out.setUint32(604, o.sap_gamma, true);
-  out.setUint32(608, o.sap_G, true);
-  out.setUint32(612, o.sap_scalar, true);
-  out.setUint32(616, o.sap_cost, true);
-  out.setUint32(620, o.v_next, true);
-  out.setUint32(624, o.q_out, true);
-  out.setUint32(628, o.qd_out, true);
-  out.setUint32(632, o.body_q_out, true);
-  out.setUint32(636, o.body_qd_out, true);
-  out.setUint32(640, o.con_force, true);
-  out.setUint32(644, o.tree_fm_bad, true);
-  out.setUint32(648, o.tree_red, true);
-  out.setUint32(652, o.red_dof, true);
-  out.setUint32(656, o.con_tree, true);
-  out.setUint32(660, o.con_active, true);
-  out.setUint32(664, o.con_slip, true);
-  out.setUint32(668, o.lim_rows, true);
-  out.setUint32(672, o.pd_active, true);
-  out.setUint32(676, o.eq_tree, true);
-  out.setUint32(680, o.eq_active, true);
-  out.setUint32(684, o.world_i, true);
-  out.setUint32(688, o.shape_type, true);
-  out.setUint32(692, o.shape_body, true);
-  out.setUint32(696, o.cpair, true);
-  out.setUint32(700, o.world_cpair_start, true);
-  out.setUint32(704, o.shape_X_bs, true);
-  out.setUint32(708, o.shape_size, true);
-  out.setUint32(712, o.shape_infl, true);
-  out.setUint32(716, o.cpair_d, true);
-  out.setUint32(720, o.pc_normal, true);
-  out.setUint32(724, o.pc_pa, true);
-  out.setUint32(728, o.pc_pb, true);
-  out.setUint32(732, o.pc_dist, true);
-  out.setUint32(736, o.gc_point0, true);
-  out.setUint32(740, o.gc_point1, true);
-  out.setUint32(744, o.gc_normal, true);
-  out.setUint32(748, o.gc_phi0, true);
-  out.setUint32(752, o.gc_inv_ke, true);
-  out.setUint32(756, o.gc_tau, true);
-  out.setUint32(760, o.gc_mu, true);
-  out.setUint32(764, o.gc_alpha0, true);
-  out.setUint32(768, o.pc_count, true);
-  out.setUint32(772, o.pc_feature, true);
-  out.setUint32(776, o.gc_count, true);
-  out.setUint32(780, o.gc_body0, true);
-  out.setUint32(784, o.gc_body1, true);
-  out.setUint32(788, o.gc_shape, true);
-  out.setUint32(792, o.gc_feature, true);
-  out.setUint32(796, o.gc_truncated, true);
+  out.setUint32(76, p.extrapolate, true);
+  out.setFloat32(80, Math.fround(p.dt), true);
+  out.setFloat32(84, p.dt - Math.fround(p.dt), true);
+  out.setFloat32(88, Math.fround(p.armijo_c), true);
+  out.setFloat32(92, p.armijo_c - Math.fround(p.armijo_c), true);
+  out.setFloat32(96, Math.fround(p.rho), true);
+  out.setFloat32(100, p.rho - Math.fround(p.rho), true);
+  out.setFloat32(104, Math.fround(p.ls_slop), true);
+  out.setFloat32(108, p.ls_slop - Math.fround(p.ls_slop), true);
+  out.setFloat32(112, Math.fround(p.cost_abs_tol), true);
+  out.setFloat32(116, p.cost_abs_tol - Math.fround(p.cost_abs_tol), true);
+  out.setFloat32(120, Math.fround(p.cost_rel_tol), true);
+  out.setFloat32(124, p.cost_rel_tol - Math.fround(p.cost_rel_tol), true);
+  out.setFloat32(128, Math.fround(p.opt_abs_tol), true);
+  out.setFloat32(132, p.opt_abs_tol - Math.fround(p.opt_abs_tol), true);
+  out.setFloat32(136, Math.fround(p.opt_rel_tol), true);
+  out.setFloat32(140, p.opt_rel_tol - Math.fround(p.opt_rel_tol), true);
+  out.setFloat32(144, Math.fround(p.contact_beta), true);
+  out.setFloat32(148, p.contact_beta - Math.fround(p.contact_beta), true);
+  out.setFloat32(152, Math.fround(p.contact_sigma), true);
+  out.setFloat32(156, p.contact_sigma - Math.fround(p.contact_sigma), true);
+  out.setUint32(160, o.joint_type, true);
+  out.setUint32(164, o.joint_parent, true);
+  out.setUint32(168, o.joint_tree, true);
+  out.setUint32(172, o.joint_q_start, true);
+  out.setUint32(176, o.joint_qd_start, true);
+  out.setUint32(180, o.tree_joint_start, true);
+  out.setUint32(184, o.tree_dof_start, true);
+  out.setUint32(188, o.tree_world, true);
+  out.setUint32(192, o.tree_A_start, true);
+  out.setUint32(196, o.world_joint_start, true);
+  out.setUint32(200, o.world_dof_start, true);
+  out.setUint32(204, o.world_coord_start, true);
+  out.setUint32(208, o.world_tree_start, true);
+  out.setUint32(212, o.world_H_start, true);
+  out.setUint32(216, o.dof_public, true);
+  out.setUint32(220, o.dof_drive, true);
+  out.setUint32(224, o.dof_limit, true);
+  out.setUint32(228, o.dof_joint, true);
+  out.setUint32(232, o.dof_tree, true);
+  out.setUint32(236, o.eq_type, true);
+  out.setUint32(240, o.eq_body, true);
+  out.setUint32(244, o.eq_joint, true);
+  out.setUint32(248, o.world_eq_start, true);
+  out.setUint32(252, o.gravity, true);
+  out.setUint32(256, o.body_mass, true);
+  out.setUint32(260, o.body_com, true);
+  out.setUint32(264, o.body_inertia, true);
+  out.setUint32(268, o.body_inv_inertia, true);
+  out.setUint32(272, o.joint_X_p, true);
+  out.setUint32(276, o.joint_X_c, true);
+  out.setUint32(280, o.joint_X_c_inv, true);
+  out.setUint32(284, o.joint_axis, true);
+  out.setUint32(288, o.joint_armature, true);
+  out.setUint32(292, o.joint_damping, true);
+  out.setUint32(296, o.joint_stiffness, true);
+  out.setUint32(300, o.joint_spring_ref, true);
+  out.setUint32(304, o.joint_limit_lower, true);
+  out.setUint32(308, o.joint_limit_upper, true);
+  out.setUint32(312, o.joint_limit_inv_ke, true);
+  out.setUint32(316, o.joint_limit_tau_d, true);
+  out.setUint32(320, o.joint_target_ke, true);
+  out.setUint32(324, o.joint_target_kd, true);
+  out.setUint32(328, o.joint_effort_limit, true);
+  out.setUint32(332, o.eq_anchor, true);
+  out.setUint32(336, o.eq_relpose, true);
+  out.setUint32(340, o.eq_coupler, true);
+  out.setUint32(344, o.eq_inv_k, true);
+  out.setUint32(348, o.eq_tau, true);
+  out.setUint32(352, o.joint_q, true);
+  out.setUint32(356, o.joint_qd, true);
+  out.setUint32(360, o.body_f, true);
+  out.setUint32(364, o.joint_f, true);
+  out.setUint32(368, o.joint_target_pos, true);
+  out.setUint32(372, o.joint_target_vel, true);
+  out.setUint32(376, o.contact_point0, true);
+  out.setUint32(380, o.contact_point1, true);
+  out.setUint32(384, o.contact_normal, true);
+  out.setUint32(388, o.contact_phi0, true);
+  out.setUint32(392, o.contact_inv_ke, true);
+  out.setUint32(396, o.contact_tau, true);
+  out.setUint32(400, o.contact_mu, true);
+  out.setUint32(404, o.contact_alpha0, true);
+  out.setUint32(408, o.contact_count, true);
+  out.setUint32(412, o.contact_body0, true);
+  out.setUint32(416, o.contact_body1, true);
+  out.setUint32(420, o.body_X, true);
+  out.setUint32(424, o.body_R, true);
+  out.setUint32(428, o.body_com_w, true);
+  out.setUint32(432, o.body_I_w, true);
+  out.setUint32(436, o.joint_X_wF, true);
+  out.setUint32(440, o.joint_anchor, true);
+  out.setUint32(444, o.dof_S, true);
+  out.setUint32(448, o.body_V, true);
+  out.setUint32(452, o.body_c, true);
+  out.setUint32(456, o.cbody_X, true);
+  out.setUint32(460, o.cbody_R, true);
+  out.setUint32(464, o.cbody_com_w, true);
+  out.setUint32(468, o.cdof_S, true);
+  out.setUint32(472, o.cjoint_X_wF, true);
+  out.setUint32(476, o.v_n, true);
+  out.setUint32(480, o.v_prev, true);
+  out.setUint32(484, o.tau, true);
+  out.setUint32(488, o.composite, true);
+  out.setUint32(492, o.rnea_A, true);
+  out.setUint32(496, o.rnea_f, true);
+  out.setUint32(500, o.bias, true);
+  out.setUint32(504, o.tree_A, true);
+  out.setUint32(508, o.tree_L, true);
+  out.setUint32(512, o.fm_rhs, true);
+  out.setUint32(516, o.v_star, true);
+  out.setUint32(520, o.A_diag, true);
+  out.setUint32(524, o.con_frame, true);
+  out.setUint32(528, o.con_point, true);
+  out.setUint32(532, o.con_J, true);
+  out.setUint32(536, o.con_param, true);
+  out.setUint32(540, o.con_w, true);
+  out.setUint32(544, o.lim_param, true);
+  out.setUint32(548, o.pd_param, true);
+  out.setUint32(552, o.eq_J, true);
+  out.setUint32(556, o.eq_param, true);
+  out.setUint32(560, o.eq_w, true);
+  out.setUint32(564, o.sap_v, true);
+  out.setUint32(568, o.sap_vstar, true);
+  out.setUint32(572, o.sap_dinv, true);
+  out.setUint32(576, o.sap_Ar, true);
+  out.setUint32(580, o.sap_p, true);
+  out.setUint32(584, o.sap_jv, true);
+  out.setUint32(588, o.sap_grad, true);
+  out.setUint32(592, o.sap_dv, true);
+  out.setUint32(596, o.sap_dp, true);
+  out.setUint32(600, o.sap_H, true);
+  out.setUint32(604, o.sap_vc, true);
+  out.setUint32(608, o.sap_dvc, true);
+  out.setUint32(612, o.sap_gamma, true);
+  out.setUint32(616, o.sap_G, true);
+  out.setUint32(620, o.sap_scalar, true);
+  out.setUint32(624, o.sap_start, true);
+  out.setUint32(628, o.sap_cost, true);
+  out.setUint32(632, o.v_next, true);
+  out.setUint32(636, o.q_out, true);
+  out.setUint32(640, o.qd_out, true);
+  out.setUint32(644, o.body_q_out, true);
+  out.setUint32(648, o.body_qd_out, true);
+  out.setUint32(652, o.con_force, true);
+  out.setUint32(656, o.tree_fm_bad, true);
+  out.setUint32(660, o.tree_red, true);
+  out.setUint32(664, o.red_dof, true);
+  out.setUint32(668, o.con_tree, true);
+  out.setUint32(672, o.con_active, true);
+  out.setUint32(676, o.con_slip, true);
+  out.setUint32(680, o.lim_rows, true);
+  out.setUint32(684, o.pd_active, true);
+  out.setUint32(688, o.eq_tree, true);
+  out.setUint32(692, o.eq_active, true);
+  out.setUint32(696, o.world_i, true);
+  out.setUint32(700, o.shape_type, true);
+  out.setUint32(704, o.shape_body, true);
+  out.setUint32(708, o.cpair, true);
+  out.setUint32(712, o.world_cpair_start, true);
+  out.setUint32(716, o.shape_X_bs, true);
+  out.setUint32(720, o.shape_size, true);
+  out.setUint32(724, o.shape_infl, true);
+  out.setUint32(728, o.cpair_d, true);
+  out.setUint32(732, o.pc_normal, true);
+  out.setUint32(736, o.pc_pa, true);
+  out.setUint32(740, o.pc_pb, true);
+  out.setUint32(744, o.pc_dist, true);
+  out.setUint32(748, o.gc_point0, true);
+  out.setUint32(752, o.gc_point1, true);
+  out.setUint32(756, o.gc_normal, true);
+  out.setUint32(760, o.gc_phi0, true);
+  out.setUint32(764, o.gc_inv_ke, true);
+  out.setUint32(768, o.gc_tau, true);
+  out.setUint32(772, o.gc_mu, true);
+  out.setUint32(776, o.gc_alpha0, true);
+  out.setUint32(780, o.pc_count, true);
+  out.setUint32(784, o.pc_feature, true);
+  out.setUint32(788, o.gc_count, true);
+  out.setUint32(792, o.gc_body0, true);
+  out.setUint32(796, o.gc_body1, true);
+  out.setUint32(800, o.gc_shape, true);
+  out.setUint32(804, o.gc_feature, true);
+  out.setUint32(808, o.gc_truncated, true);
 }

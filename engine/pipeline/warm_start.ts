@@ -41,21 +41,29 @@ export class WarmStartHistory {
     this.qd = new Float64Array(m.joint_dof_count);
   }
 
+  /** whether `state_in` is the state the last recorded step wrote, with `dt` [s] unchanged */
+  continues(state_in: SapState, dt: number): boolean {
+    if (!(this.valid && dt === this.dt)) return false;
+    return sameBits(state_in.joint_q, this.q) && sameBits(state_in.joint_qd, this.qd);
+  }
+
   /**
-   * v_alt = v_n + (v_n − v_{n−1}) into `out` when `state_in` is the state the last recorded step
-   * wrote and `dt` [s] is unchanged; false (and `out` untouched) otherwise
+   * v_alt = v_n + (v_n − v_{n−1}) into `out` when the step {@link continues} the last one; false
+   * (and `out` untouched) otherwise
    */
   extrapolate(state_in: SapState, v_n: Float64Array, dt: number, out: Float64Array): boolean {
-    if (!(this.valid && dt === this.dt)) return false;
-    if (!(sameBits(state_in.joint_q, this.q) && sameBits(state_in.joint_qd, this.qd))) return false;
+    if (!this.continues(state_in, dt)) return false;
     const vp = this.v_prev;
     for (let k = 0; k < vp.length; k++) out[k] = v_n[k] + (v_n[k] - vp[k]);
     return true;
   }
 
-  /** records a finished step: its internal start velocities v_n and the state it wrote */
-  record(v_n: Float64Array, state_out: SapState, dt: number): void {
-    this.v_prev.set(v_n);
+  /**
+   * records a finished step: its internal start velocities v_n (null where they are kept elsewhere,
+   * the WebGPU backend's v_prev) and the state it wrote
+   */
+  record(v_n: Float64Array | null, state_out: SapState, dt: number): void {
+    if (v_n !== null) this.v_prev.set(v_n);
     this.q.set(state_out.joint_q);
     this.qd.set(state_out.joint_qd);
     this.dt = dt;

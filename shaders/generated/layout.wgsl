@@ -20,6 +20,7 @@ struct Layout {
   ls_max_iterations: u32,
   max_iterations: u32, // Newton iteration cap
   eq_count: u32, // equality constraints
+  extrapolate: u32, // 1: the step continues the last one (accelerated warm start)
   dt_hi: f32, // time step [s]
   dt_lo: f32,
   armijo_c_hi: f32,
@@ -120,6 +121,7 @@ struct Layout {
   o_cdof_S: u32,
   o_cjoint_X_wF: u32,
   o_v_n: u32,
+  o_v_prev: u32,
   o_tau: u32,
   o_composite: u32,
   o_rnea_A: u32,
@@ -155,6 +157,7 @@ struct Layout {
   o_sap_gamma: u32,
   o_sap_G: u32,
   o_sap_scalar: u32,
+  o_sap_start: u32,
   o_sap_cost: u32,
   o_v_next: u32,
   o_q_out: u32,
@@ -398,6 +401,9 @@ fn set_cjoint_X_wF(i: u32, k: u32, v: df) { data_d[L.o_cjoint_X_wF + i * 7u + k]
 // v_n: (dof × 1) internal velocities at t_n
 fn get_v_n(i: u32) -> df { return data_d[L.o_v_n + i]; }
 fn set_v_n(i: u32, v: df) { data_d[L.o_v_n + i] = v; }
+// v_prev: (dof × 1) v_n of the last step (the accelerated warm start)
+fn get_v_prev(i: u32) -> df { return data_d[L.o_v_prev + i]; }
+fn set_v_prev(i: u32, v: df) { data_d[L.o_v_prev + i] = v; }
 // tau: (dof × 1) internal applied forces (0 on driven DOFs)
 fn get_tau(i: u32) -> df { return data_d[L.o_tau + i]; }
 fn set_tau(i: u32, v: df) { data_d[L.o_tau + i] = v; }
@@ -500,9 +506,12 @@ fn set_sap_gamma(i: u32, v: df) { data_d[L.o_sap_gamma + i] = v; }
 // sap_G: (gslot × 1) constraint Hessians
 fn get_sap_G(i: u32) -> df { return data_d[L.o_sap_G + i]; }
 fn set_sap_G(i: u32, v: df) { data_d[L.o_sap_G + i] = v; }
-// sap_scalar: (world × 8) ℓ, ℓ_prev, α, ℓ_A, Δpᵀ(v−v*), ΔvᵀAΔv, φ′(0), -
+// sap_scalar: (world × 8) ℓ, ℓ_prev, α, ℓ_A, Δpᵀ(v−v*), ΔvᵀAΔv, φ′(0), ℓ(v_n)
 fn get_sap_scalar(i: u32, k: u32) -> df { return data_d[L.o_sap_scalar + i * 8u + k]; }
 fn set_sap_scalar(i: u32, k: u32, v: df) { data_d[L.o_sap_scalar + i * 8u + k] = v; }
+// sap_start: (world × 1) warm start: 0 v_n, 1/2 v_n/alt evaluated, 3 alt, 4 v_n
+fn get_sap_start(i: u32) -> i32 { return data_i[L.o_sap_start + i]; }
+fn set_sap_start(i: u32, v: i32) { data_i[L.o_sap_start + i] = v; }
 // sap_cost: (cost × 1) cost per Newton iteration
 fn get_sap_cost(i: u32) -> df { return data_d[L.o_sap_cost + i]; }
 fn set_sap_cost(i: u32, v: df) { data_d[L.o_sap_cost + i] = v; }

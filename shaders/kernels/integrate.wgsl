@@ -28,6 +28,10 @@ fn integrate(@builtin(global_invocation_id) gid: vec3<u32>) {
   }
   let c0 = u32(get_world_coord_start(w));
   let c1 = u32(get_world_coord_start(w + 1u));
+  // this step's start velocities, for the next step's accelerated warm start
+  for (var d = u32(get_world_dof_start(w)); d < u32(get_world_dof_start(w + 1u)); d++) {
+    set_v_prev(d, get_v_n(d));
+  }
   if (get_world_i(w, 1u) == 3) {
     copy_q_in(c0, c1);
     return;

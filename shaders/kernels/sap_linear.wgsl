@@ -8,7 +8,7 @@
 fn sap_factor(@builtin(global_invocation_id) gid: vec3<u32>) {
   df_init(L.one);
   let w = gid.x;
-  if (w >= L.num_worlds || get_world_i(w, WI_ACTIVE) == 0) {
+  if (w >= L.num_worlds || get_world_i(w, WI_ACTIVE) != 1) {
     return;
   }
   let np = u32(get_world_i(w, WI_NVP));
@@ -23,7 +23,7 @@ fn sap_factor(@builtin(global_invocation_id) gid: vec3<u32>) {
 fn sap_solve(@builtin(global_invocation_id) gid: vec3<u32>) {
   df_init(L.one);
   let w = gid.x;
-  if (w >= L.num_worlds || get_world_i(w, WI_ACTIVE) == 0) {
+  if (w >= L.num_worlds || get_world_i(w, WI_ACTIVE) != 1) {
     return;
   }
   let d0 = u32(get_world_dof_start(w));

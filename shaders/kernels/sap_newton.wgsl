@@ -28,6 +28,32 @@ fn set_status(w: u32, st: i32) {
   set_world_i(w, WI_ACTIVE, 0);
 }
 
+// warm start phases (sap_start): Newton from v_n, or (L.extrapolate: the step continues the last
+// one) from the lower-cost of v_n and v_n + (v_n − v_prev), as SapSolver.solveWhole: v_n is
+// evaluated first; unless it meets the tolerance the alternative is evaluated in a second pass, and
+// v_n once more in a third if it stays the better (passes without a Newton step: WI_ACTIVE = 2)
+const START_VN: i32 = 0;
+const START_VN_EVALUATED: i32 = 1;
+const START_ALT_EVALUATED: i32 = 2;
+const START_ALT_TAKEN: i32 = 3;
+const START_VN_AGAIN: i32 = 4;
+const SS_ELL_VN: u32 = 7u;
+
+// the reduced iterate from v_n (alt = false) or from v_n + (v_n − v_prev), rounded like a start
+fn load_start(w: u32, alt: bool) {
+  let d0 = wdof0(w);
+  let nvp = u32(get_world_i(w, WI_NVP));
+  for (var a = 0u; a < nvp; a++) {
+    let d = u32(get_red_dof(d0 + a));
+    let vn = get_v_n(d);
+    if (alt) {
+      set_sap_v(d0 + a, cs_round(df_add(vn, df_sub(vn, get_v_prev(d)))));
+    } else {
+      set_sap_v(d0 + a, cs_round(vn));
+    }
+  }
+}
+
 // participation, reduced offsets, v ← v_n (warm start), D = diag(A)^-1/2; or the trivial outcomes
 @compute @workgroup_size(64)
 fn sap_setup(@builtin(global_invocation_id) gid: vec3<u32>) {
@@ -47,6 +73,7 @@ fn sap_setup(@builtin(global_invocation_id) gid: vec3<u32>) {
     set_sap_scalar(w, k, df(0.0, 0.0));
   }
   set_sap_scalar(w, SS_ALPHA, df(1.0, 0.0));
+  set_sap_start(w, select(START_VN, START_VN_EVALUATED, L.extrapolate != 0u));
   var bad = 0;
   var cliques = 0u;
   for (var t = tw0; t < tw1; t++) {
@@ -211,6 +238,15 @@ fn sap_eval(@builtin(global_invocation_id) gid: vec3<u32>) {
   let k = u32(get_world_i(w, WI_ITERS));
   set_sap_cost(w * L.cost_stride + k, ell);
   set_world_i(w, WI_COSTS, i32(k + 1u));
+  // the alternative start, evaluated: taken only at a lower (finite) cost, else back to v_n
+  if (k == 0u && get_sap_start(w) == START_ALT_EVALUATED) {
+    if (!(ok && !df_nonfinite(ell) && df_lt(ell, get_sap_scalar(w, SS_ELL_VN)))) {
+      load_start(w, false);
+      set_sap_start(w, START_VN_AGAIN);
+      atomicAdd(&counters[0], 1u);
+      return;
+    }
+  }
   if (!ok || df_nonfinite(ell)) {
     set_world_i(w, WI_NONFINITE, NF_COST);
     set_status(w, ST_INVALID);
@@ -232,7 +268,23 @@ fn sap_eval(@builtin(global_invocation_id) gid: vec3<u32>) {
     j2 = df_add(j2, df_sqr(df_mul(dd, get_sap_jv(d0 + a))));
   }
   let scale = df_max(df_sqrt(p2), df_sqrt(j2));
-  if (df_le(df_sqrt(res2), df_add(P_opt_abs_tol(), df_mul(P_opt_rel_tol(), scale))) || costCriterion) {
+  let optimal = df_le(df_sqrt(res2), df_add(P_opt_abs_tol(), df_mul(P_opt_rel_tol(), scale)));
+  if (k == 0u) {
+    let phase = get_sap_start(w);
+    if (phase == START_VN_EVALUATED && !optimal) {
+      set_sap_scalar(w, SS_ELL_VN, ell);
+      load_start(w, true);
+      set_sap_start(w, START_ALT_EVALUATED);
+      set_world_i(w, WI_ACTIVE, 2);
+      atomicAdd(&counters[0], 1u);
+      return;
+    }
+    if (phase == START_ALT_EVALUATED) {
+      set_sap_start(w, START_ALT_TAKEN);
+    }
+    set_world_i(w, WI_ACTIVE, 1);
+  }
+  if (optimal || costCriterion) {
     set_status(w, ST_CONVERGED);
     return;
   }
@@ -248,7 +300,7 @@ fn sap_eval(@builtin(global_invocation_id) gid: vec3<u32>) {
 fn sap_hessian(@builtin(global_invocation_id) gid: vec3<u32>) {
   df_init(L.one);
   let w = gid.x;
-  if (w >= L.num_worlds || get_world_i(w, WI_ACTIVE) == 0) {
+  if (w >= L.num_worlds || get_world_i(w, WI_ACTIVE) != 1) {
     return;
   }
   let d0 = wdof0(w);
@@ -537,7 +589,7 @@ const LS_FAIL: u32 = 2u;
 fn sap_linesearch(@builtin(global_invocation_id) gid: vec3<u32>) {
   df_init(L.one);
   let w = gid.x;
-  if (w >= L.num_worlds || get_world_i(w, WI_ACTIVE) == 0) {
+  if (w >= L.num_worlds || get_world_i(w, WI_ACTIVE) != 1) {
     return;
   }
   let phi0 = get_sap_scalar(w, SS_ELL);

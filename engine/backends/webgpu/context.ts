@@ -413,7 +413,7 @@ export class GpuSapContext {
   }
 
   /** writes the uniform: options, dt and the field offsets */
-  setParams(o: SapSolverOptions, dt: number, hasBodyF: boolean): void {
+  setParams(o: SapSolverOptions, dt: number, hasBodyF: boolean, extrapolate = false): void {
     this.options = o;
     const buf = new ArrayBuffer(LAYOUT_UNIFORM_BYTES);
     writeLayoutUniform(
@@ -437,6 +437,7 @@ export class GpuSapContext {
         ls_max_iterations: o.line_search_max_iterations,
         max_iterations: Math.min(o.max_iterations, this.config.max_iterations),
         eq_count: this.model.eq_count,
+        extrapolate: extrapolate ? 1 : 0,
         dt,
         armijo_c: o.armijo_c,
         rho: o.rho,
@@ -653,9 +654,10 @@ export class GpuSapContext {
    * search. The number of still-active worlds is read back after every batch of iterations (the
    * first batch has 2); the loop ends when it is 0. Returns the number of iterations encoded.
    */
-  async newtonLoop(maxIterations: number, batch = 4): Promise<number> {
+  async newtonLoop(maxIterations: number, batch = 4, startPasses = 0): Promise<number> {
     const dev = this.device;
-    const maxIt = Math.min(maxIterations, this.config.max_iterations);
+    // (the accelerated warm start evaluates up to two more starts before iteration 0)
+    const maxIt = Math.min(maxIterations, this.config.max_iterations) + startPasses;
     const evalPipe = await this.pipeline('sap_eval');
     const stepPipes = await Promise.all(NEWTON_STEP.map((n) => this.pipeline(n)));
     if (!this.counterRead) {

@@ -32,6 +32,7 @@ import type { GpuViews } from '../../model/layout_views';
 import { worseStatus, type StepReport, type StepStatus, type WorldReport } from '../../pipeline/report';
 import { resolveSolverOptions, type SapSolverOptions } from '../../sap/options';
 import type { SapControl, SapState } from '../../state';
+import { WarmStartHistory, type WarmStart } from '../../pipeline/warm_start';
 import type { Backend, BackendInitOptions } from '../backend';
 import { GpuSapContext } from './context';
 import type { GpuHandle } from './device';
@@ -68,16 +69,23 @@ const OUTPUTS: readonly (keyof GpuViews)[] = [
   'v_next',
   'world_i',
   'sap_cost',
+  'sap_start',
   'con_force',
   'con_point',
   'con_slip',
   'con_active',
 ];
 
+/** sap_start of a world whose Newton began at the extrapolated start (sap_newton.wgsl) */
+const START_ALT_TAKEN = 3;
+
 export class WebGpuBackend implements Backend {
   readonly kind = 'webgpu' as const;
-  /** Newton starts from v_n (the CPU backend's extrapolated start is not on the GPU yet) */
-  readonly warm_start = 'previous' as const;
+  /** where Newton starts: 'accelerated' (default) or 'previous' (set by init) */
+  warm_start: WarmStart = 'accelerated';
+  private history: WarmStartHistory | null = null;
+  /** the step being run starts from the lower-cost of v_n and its extrapolation */
+  private extrapolating = false;
   readonly gpu: GpuHandle;
   private ctx: GpuSapContext | null = null;
   private model: SapModel | null = null;
@@ -136,6 +144,11 @@ export class WebGpuBackend implements Backend {
   async init(model: SapModel, opts: BackendInitOptions = {}): Promise<void> {
     this.model = model;
     this.opts = resolveSolverOptions(opts.solver ?? {});
+    const ws = opts.warm_start ?? 'accelerated';
+    if (ws === 'free_motion')
+      throw new Error("WebGpuBackend: warm_start 'free_motion' is not realized on the GPU");
+    this.warm_start = ws;
+    this.history = new WarmStartHistory(model);
     this.capacity = opts.max_rigid_contact ?? this.opts.max_rigid_contact;
     this.kin = makeKinematicsData(model);
     this.vScratch = new Float64Array(model.joint_dof_count);
@@ -155,6 +168,7 @@ export class WebGpuBackend implements Backend {
   private rebuild(): void {
     if (!this.model) throw new Error('WebGpuBackend: init(model) first');
     this.ctx?.destroy();
+    this.history?.clear(); // (a new context has no v_prev)
     this.ctx = new GpuSapContext(this.gpu, this.model, {
       capacity: this.capacity,
       max_iterations: this.opts.max_iterations,
@@ -192,10 +206,13 @@ export class WebGpuBackend implements Backend {
   ): Promise<Pick<StepReport['timing'], 'free_motion' | 'constraints' | 'solve' | 'integrate'>> {
     const ctx = this.context;
     const o = this.opts;
+    this.extrapolating =
+      this.warm_start === 'accelerated' && this.history !== null && this.history.continues(state_in, dt);
     ctx.setParams(
       o,
       dt,
       state_in.body_f.some((x) => x !== 0),
+      this.extrapolating,
     );
     ctx.uploadInputs(state_in, control, this.collideOnGpu ? null : contacts);
     await ctx.prepare();
@@ -240,7 +257,7 @@ export class WebGpuBackend implements Backend {
   }
 
   private async newtonLoop(): Promise<void> {
-    await this.context.newtonLoop(this.opts.max_iterations, this.checkBatch);
+    await this.context.newtonLoop(this.opts.max_iterations, this.checkBatch, this.extrapolating ? 2 : 0);
   }
 
   async step(
@@ -273,6 +290,7 @@ export class WebGpuBackend implements Backend {
     fromDf(g.v_next, this.velocity);
     if (state_out !== state_in) state_out.body_f.set(state_in.body_f);
     state_out.time = state_in.time + dt;
+    this.history?.record(null, state_out, dt);
 
     // per-world reports and contact results
     const worlds: WorldReport[] = [];
@@ -299,6 +317,7 @@ export class WebGpuBackend implements Backend {
         truncated_contacts: contacts.truncated[w] ?? 0,
       };
       if (NONFINITE[wi[5]]) r.nonfinite = NONFINITE[wi[5]];
+      if (g.sap_start[w] === START_ALT_TAKEN) r.extrapolated_start = true;
       if (r.status === 'invalid_input') {
         // contained: the world keeps its input positions, bit for bit (not via df64)
         const c0 = m.world_coord_start[w],

@@ -37,7 +37,9 @@ export function stageFixture(
     solver: scene.solver,
     max_rigid_contact: scene.max_rigid_contact,
   });
-  // the GPU's warm start (v_n), so that the fixture states are those of the GPU stepping too
+  // the lead-in starts Newton from v_n, so that the fixture states do not move with the warm-start
+  // choice (equalities/approx32 lands near the fp32 stage tolerance from the accelerated start's
+  // state: sap_solve.dv 1.04e-3 against 1e-3)
   sim.solver.warm_start = 'previous';
   for (let i = 0; i < warm; i++) sim.step();
   if (adjust) {

@@ -100,7 +100,7 @@ export function collisionStepTest(gpu: () => GpuHandle, steps = 100): void {
     gc.gpu_collision = false;
     await gc.init(m, init);
     const cb = new CpuBackend();
-    await cb.init(m, { ...init, warm_start: gb.warm_start });
+    await cb.init(m, init);
     expect(gb.collides_on_device, gb.collision_info).toBe(true);
     expect(gc.collides_on_device).toBe(false);
     const simG = new BackendSimulation(m, gb, simOpts);

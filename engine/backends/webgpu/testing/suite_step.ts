@@ -7,8 +7,9 @@
  * (per step alone, a velocity passing through 0 would turn a constant absolute error of ~1e-13
  * into an arbitrarily large relative one). Tolerance 1e-4 under a preset with fp32 knobs, 1e-10
  * where every knob is fp64 (df64 on the GPU), ×HOLONOMIC_TOL_FACTOR for models with equality
- * constraints (testing/parity.ts). Plus a 1024-world replicated scene whose every world
- * matches an independent CPU run.
+ * constraints (testing/parity.ts). Both backends start Newton from the lower-cost of v_n and its
+ * extrapolation when a step continues the last one (the table counts those steps, GPU / CPU). Plus
+ * a 1024-world replicated scene whose every world matches an independent CPU run.
  */
 import { expect, it } from 'vitest';
 import type { SapModel } from '../../../model';
@@ -101,13 +102,15 @@ export function wholeStepTests(gpu: () => GpuHandle, steps = 100, extra: StepSce
         const gb = new WebGpuBackend(gpu());
         await gb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact });
         const cb = new CpuBackend();
-        await cb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact, warm_start: gb.warm_start });
+        await cb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact });
         const simG = new BackendSimulation(m, gb, { dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
         const simC = new BackendSimulation(m, cb, { dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
         const err = new TrajectoryError();
         let itMismatch = 0,
           itTotal = 0,
-          contacts = 0;
+          contacts = 0,
+          extrapolatedCpu = 0,
+          extrapolatedGpu = 0;
         const t0 = performance.now();
         err.addState(simC.state, simC.state);
         try {
@@ -118,6 +121,8 @@ export function wholeStepTests(gpu: () => GpuHandle, steps = 100, extra: StepSce
             for (let w = 0; w < m.num_worlds; w++) {
               if (rg.worlds[w].iterations !== rc.worlds[w].iterations) itMismatch++;
               expect(rg.worlds[w].status, `step ${s}`).toBe(rc.worlds[w].status);
+              if (rc.worlds[w].extrapolated_start) extrapolatedCpu++;
+              if (rg.worlds[w].extrapolated_start) extrapolatedGpu++;
             }
             itTotal += rc.iterations_mean;
             contacts += rc.contact_count;
@@ -135,10 +140,13 @@ export function wholeStepTests(gpu: () => GpuHandle, steps = 100, extra: StepSce
           tolerance: tol,
           newton_it_mean: +(itTotal / steps).toFixed(2),
           it_mismatch_steps: itMismatch,
+          extrapolated_starts: `${extrapolatedGpu} / ${extrapolatedCpu}`,
           contacts_mean: +(contacts / steps).toFixed(1),
           gpu_ms_per_step: +((performance.now() - t0) / steps).toFixed(1),
         };
         expect(worst, `${name}/${preset}/${ls}: worst ${worst}`).toBeLessThanOrEqual(tol);
+        // the accelerated warm start runs on the GPU too, on the same kind of steps as on the CPU
+        if (extrapolatedCpu > 0) expect(extrapolatedGpu, `${name}/${preset}/${ls}`).toBeGreaterThan(0);
       });
     });
   });
@@ -175,7 +183,7 @@ export function manyWorldsTest(gpu: () => GpuHandle, worlds = 1024, steps = 4): 
     const gb = new WebGpuBackend(gpu());
     await gb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact });
     const cb = new CpuBackend();
-    await cb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact, warm_start: gb.warm_start });
+    await cb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact });
     const simG = new BackendSimulation(m, gb, { dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
     const simC = new BackendSimulation(m, cb, { dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
     init(simC.state);
@@ -213,7 +221,7 @@ export function manyWorldsTest(gpu: () => GpuHandle, worlds = 1024, steps = 4): 
     const one_err = new TrajectoryError();
     for (const w of [0, 1, 511, worlds - 1]) {
       const b = new CpuBackend();
-      await b.init(one.model, { solver, max_rigid_contact: one.max_rigid_contact, warm_start: 'previous' });
+      await b.init(one.model, { solver, max_rigid_contact: one.max_rigid_contact });
       const sim = new BackendSimulation(one.model, b, {
         dt: one.dt,
         max_rigid_contact: one.max_rigid_contact,
@@ -256,7 +264,7 @@ export function containmentTest(gpu: () => GpuHandle): void {
     const gb = new WebGpuBackend(gpu());
     await gb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact });
     const cb = new CpuBackend();
-    await cb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact, warm_start: gb.warm_start });
+    await cb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact });
     const simG = new BackendSimulation(m, gb, { dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
     const simC = new BackendSimulation(m, cb, { dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
     for (const sim of [simG, simC]) sim.state.joint_qd[m.world_dof_start[1]] = NaN;
