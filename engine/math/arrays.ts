@@ -1,5 +1,10 @@
 /** typed-array helpers */
 
+/** a Float64Array copy of plain numbers (for the vector helpers, outside hot paths) */
+export function f64(x: ArrayLike<number>): Float64Array {
+  return Float64Array.from(x);
+}
+
 /**
  * whether a and b hold the same doubles bit for bit over a's length (−0 and +0 differ; NaN never
  * matches, so a state holding one is never taken for an earlier one)

@@ -7,14 +7,9 @@
 /**
  * vector storage: always a Float64Array, so that these helpers, inlined into the step's hot loops,
  * see one array kind (V8 would otherwise keep polymorphic loads, or stop inlining them, once an
- * importer had called them with plain arrays); plain arrays convert with {@link f64}
+ * importer had called them with plain arrays); plain arrays convert with `f64` (./arrays)
  */
 export type Vec = Float64Array;
-
-/** a Float64Array copy of plain numbers (for the helpers below, outside hot paths) */
-export function f64(x: ArrayLike<number>): Float64Array {
-  return Float64Array.from(x);
-}
 
 export function cross(a: Vec, ao: number, b: Vec, bo: number, out: Vec, oo: number): void {
   const ax = a[ao],

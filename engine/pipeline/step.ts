@@ -484,7 +484,6 @@ export class SolverSAP {
   }
 }
 
-/** true when a and b hold the same bits (NaN never matches; +0 and −0 differ) */
 function firstNonFinite(a: Float64Array, name: string): string | undefined {
   for (let i = 0; i < a.length; i++) if (!Number.isFinite(a[i])) return `${name}[${i}] = ${a[i]}`;
   return undefined;

@@ -240,7 +240,9 @@ fn sap_eval(@builtin(global_invocation_id) gid: vec3<u32>) {
   set_world_i(w, WI_COSTS, i32(k + 1u));
   // the alternative start, evaluated: taken only at a lower (finite) cost, else back to v_n
   if (k == 0u && get_sap_start(w) == START_ALT_EVALUATED) {
-    if (!(ok && !df_nonfinite(ell) && df_lt(ell, get_sap_scalar(w, SS_ELL_VN)))) {
+    if (ok && !df_nonfinite(ell) && df_lt(ell, get_sap_scalar(w, SS_ELL_VN))) {
+      set_sap_start(w, START_ALT_TAKEN);
+    } else {
       load_start(w, false);
       set_sap_start(w, START_VN_AGAIN);
       atomicAdd(&counters[0], 1u);
@@ -269,21 +271,16 @@ fn sap_eval(@builtin(global_invocation_id) gid: vec3<u32>) {
   }
   let scale = df_max(df_sqrt(p2), df_sqrt(j2));
   let optimal = df_le(df_sqrt(res2), df_add(P_opt_abs_tol(), df_mul(P_opt_rel_tol(), scale)));
-  if (k == 0u) {
-    let phase = get_sap_start(w);
-    if (phase == START_VN_EVALUATED && !optimal) {
-      set_sap_scalar(w, SS_ELL_VN, ell);
-      load_start(w, true);
-      set_sap_start(w, START_ALT_EVALUATED);
-      set_world_i(w, WI_ACTIVE, 2);
-      atomicAdd(&counters[0], 1u);
-      return;
-    }
-    if (phase == START_ALT_EVALUATED) {
-      set_sap_start(w, START_ALT_TAKEN);
-    }
-    set_world_i(w, WI_ACTIVE, 1);
+  // v_n evaluated and not optimal: evaluate the alternative start in a pass of its own
+  if (k == 0u && get_sap_start(w) == START_VN_EVALUATED && !optimal) {
+    set_sap_scalar(w, SS_ELL_VN, ell);
+    load_start(w, true);
+    set_sap_start(w, START_ALT_EVALUATED);
+    set_world_i(w, WI_ACTIVE, 2);
+    atomicAdd(&counters[0], 1u);
+    return;
   }
+  set_world_i(w, WI_ACTIVE, 1); // (back from an evaluation-only pass)
   if (optimal || costCriterion) {
     set_status(w, ST_CONVERGED);
     return;
