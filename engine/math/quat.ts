@@ -151,19 +151,32 @@ const integrateScratch = new Float64Array(4);
 
 /** out = a ∘ b for transforms [p, q] (apply b, then a) */
 export function transformMul(a: Vec, ao: number, b: Vec, bo: number, out: Vec, oo: number): void {
-  const t = transformScratch;
-  quatRotate(a, ao + 3, b, bo, t, 0);
-  const px = a[ao] + t[0],
-    py = a[ao + 1] + t[1],
-    pz = a[ao + 2] + t[2];
-  quatMul(a, ao + 3, b, bo + 3, t, 3);
+  // quatRotate(a.q, b.p) and quatMul(a.q, b.q) written out on locals (same operations, same order;
+  // out may alias a or b)
+  const x = a[ao + 3],
+    y = a[ao + 4],
+    z = a[ao + 5],
+    w = a[ao + 6];
+  const vx = b[bo],
+    vy = b[bo + 1],
+    vz = b[bo + 2];
+  const tx = 2 * (y * vz - z * vy);
+  const ty = 2 * (z * vx - x * vz);
+  const tz = 2 * (x * vy - y * vx);
+  const px = a[ao] + (vx + w * tx + (y * tz - z * ty)),
+    py = a[ao + 1] + (vy + w * ty + (z * tx - x * tz)),
+    pz = a[ao + 2] + (vz + w * tz + (x * ty - y * tx));
+  const bx = b[bo + 3],
+    by = b[bo + 4],
+    bz = b[bo + 5],
+    bw = b[bo + 6];
   out[oo] = px;
   out[oo + 1] = py;
   out[oo + 2] = pz;
-  out[oo + 3] = t[3];
-  out[oo + 4] = t[4];
-  out[oo + 5] = t[5];
-  out[oo + 6] = t[6];
+  out[oo + 3] = w * bx + x * bw + y * bz - z * by;
+  out[oo + 4] = w * by - x * bz + y * bw + z * bx;
+  out[oo + 5] = w * bz + x * by - y * bx + z * bw;
+  out[oo + 6] = w * bw - x * bx - y * by - z * bz;
 }
 const transformScratch = new Float64Array(7);
 

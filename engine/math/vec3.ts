@@ -96,23 +96,42 @@ export function mat3Inverse(m: Vec, mo: number, out: Vec, oo: number): boolean {
 
 /** out = R·I·Rᵀ for row-major 3×3 R and symmetric I (rotating an inertia tensor into another frame) */
 export function rotateInertia(r: Vec, ro: number, inertia: Vec, io: number, out: Vec, oo: number): void {
+  const r0 = r[ro],
+    r1 = r[ro + 1],
+    r2 = r[ro + 2],
+    r3 = r[ro + 3],
+    r4 = r[ro + 4],
+    r5 = r[ro + 5],
+    r6 = r[ro + 6],
+    r7 = r[ro + 7],
+    r8 = r[ro + 8];
+  const i0 = inertia[io],
+    i1 = inertia[io + 1],
+    i2 = inertia[io + 2],
+    i3 = inertia[io + 3],
+    i4 = inertia[io + 4],
+    i5 = inertia[io + 5],
+    i6 = inertia[io + 6],
+    i7 = inertia[io + 7],
+    i8 = inertia[io + 8];
   // t = R·I
-  const t = scratch9;
-  for (let row = 0; row < 3; row++) {
-    for (let col = 0; col < 3; col++) {
-      t[row * 3 + col] =
-        r[ro + row * 3] * inertia[io + col] +
-        r[ro + row * 3 + 1] * inertia[io + 3 + col] +
-        r[ro + row * 3 + 2] * inertia[io + 6 + col];
-    }
-  }
-  for (let row = 0; row < 3; row++) {
-    for (let col = 0; col < 3; col++) {
-      out[oo + row * 3 + col] =
-        t[row * 3] * r[ro + col * 3] +
-        t[row * 3 + 1] * r[ro + col * 3 + 1] +
-        t[row * 3 + 2] * r[ro + col * 3 + 2];
-    }
-  }
+  const t0 = r0 * i0 + r1 * i3 + r2 * i6,
+    t1 = r0 * i1 + r1 * i4 + r2 * i7,
+    t2 = r0 * i2 + r1 * i5 + r2 * i8;
+  const t3 = r3 * i0 + r4 * i3 + r5 * i6,
+    t4 = r3 * i1 + r4 * i4 + r5 * i7,
+    t5 = r3 * i2 + r4 * i5 + r5 * i8;
+  const t6 = r6 * i0 + r7 * i3 + r8 * i6,
+    t7 = r6 * i1 + r7 * i4 + r8 * i7,
+    t8 = r6 * i2 + r7 * i5 + r8 * i8;
+  // out = t·Rᵀ
+  out[oo] = t0 * r0 + t1 * r1 + t2 * r2;
+  out[oo + 1] = t0 * r3 + t1 * r4 + t2 * r5;
+  out[oo + 2] = t0 * r6 + t1 * r7 + t2 * r8;
+  out[oo + 3] = t3 * r0 + t4 * r1 + t5 * r2;
+  out[oo + 4] = t3 * r3 + t4 * r4 + t5 * r5;
+  out[oo + 5] = t3 * r6 + t4 * r7 + t5 * r8;
+  out[oo + 6] = t6 * r0 + t7 * r1 + t8 * r2;
+  out[oo + 7] = t6 * r3 + t7 * r4 + t8 * r5;
+  out[oo + 8] = t6 * r6 + t7 * r7 + t8 * r8;
 }
-const scratch9 = new Float64Array(9);
