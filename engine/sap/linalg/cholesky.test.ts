@@ -190,6 +190,16 @@ describe('blocked Cholesky', () => {
       const bad = Float64Array.from([4, 2, 0, 2, 1, 0, 0, 0, 1]);
       expect(solver64.factor(bad, 3)).toEqual({ status: 'not_spd', pivot: 1 });
       expect(solver32.factor(Float64Array.from([1, 0, 0, -1]), 2).pivot).toBe(1);
+      // a bad pivot in every position of rows blocked four, two and one at a time (n = 11)
+      for (let p = 0; p < 11; p++) {
+        const A = randomSpd(11, rng, 1);
+        A[p * 11 + p] = -1;
+        const L64 = Float64Array.from(A);
+        expect(solver64.factor(A, 11).pivot).toBe(choleskyFactor(L64, 11, 'fp64').pivot);
+        const L32 = new Float32Array(121);
+        for (let i = 0; i < 121; i++) L32[i] = A[i];
+        expect(solver32.factor(A, 11).pivot).toBe(choleskyFactor(L32, 11, 'fp32').pivot);
+      }
     },
   );
 });
