@@ -1168,9 +1168,22 @@ function addJtT(
       const n0 = j0 != 0;
       const n1 = j1 != 0;
       const n2 = j2 != 0;
-      for (let t = q0; t < q1; t++) {
+      // same block: the column list is the row list, so s ≤ a ⇔ t ≤ ta
+      const tEnd = same ? ta + 1 : q1;
+      if (n0 && n1 && n2) {
+        for (let t = q0; t < tEnd; t++) {
+          const s = gi(ci, t);
+          const px = val + ((<usize>(row + s * colStride)) << 3);
+          let h = load<f64>(px);
+          h += j0 * gd(T, s);
+          h += j1 * gd(T, T1 + s);
+          h += j2 * gd(T, T2 + s);
+          store<f64>(px, h);
+        }
+        continue;
+      }
+      for (let t = q0; t < tEnd; t++) {
         const s = gi(ci, t);
-        if (same && s > a) break;
         const x = row + s * colStride;
         let h = gd(val, x);
         if (n0) h += j0 * gd(T, s);
