@@ -89,12 +89,28 @@ export function crbaTree(
     j1 = m.tree_joint_start[t + 1];
   const v0 = m.tree_dof_start[t];
   const nv = m.tree_dof_start[t + 1] - v0;
-  for (let k = 0; k < nv * nv; k++) out[k] = 0;
+  out.fill(0, 0, nv * nv);
   for (let b = j0; b < j1; b++) bodySpatialInertia(m, d, b, composite, b * 13);
   // accumulate composites leaves-first (children have larger indices than parents)
+  const c = composite;
   for (let b = j1 - 1; b >= j0; b--) {
     const p = m.joint_parent[b];
-    if (p >= j0) for (let k = 0; k < 13; k++) composite[p * 13 + k] += composite[b * 13 + k];
+    if (p < j0) continue;
+    const po = p * 13;
+    const bo = b * 13;
+    c[po] += c[bo];
+    c[po + 1] += c[bo + 1];
+    c[po + 2] += c[bo + 2];
+    c[po + 3] += c[bo + 3];
+    c[po + 4] += c[bo + 4];
+    c[po + 5] += c[bo + 5];
+    c[po + 6] += c[bo + 6];
+    c[po + 7] += c[bo + 7];
+    c[po + 8] += c[bo + 8];
+    c[po + 9] += c[bo + 9];
+    c[po + 10] += c[bo + 10];
+    c[po + 11] += c[bo + 11];
+    c[po + 12] += c[bo + 12];
   }
   const S = d.dof_S;
   const parent = m.joint_parent;

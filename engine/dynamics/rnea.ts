@@ -64,8 +64,15 @@ export function rneaTree(
     const o = b * 6,
       p = m.joint_parent[b];
     // A_b = A_p + S q̈ + c
-    if (p >= 0) for (let k = 0; k < 6; k++) A[o + k] = A[p * 6 + k];
-    else {
+    if (p >= 0) {
+      const po = p * 6;
+      A[o] = A[po];
+      A[o + 1] = A[po + 1];
+      A[o + 2] = A[po + 2];
+      A[o + 3] = A[po + 3];
+      A[o + 4] = A[po + 4];
+      A[o + 5] = A[po + 5];
+    } else {
       A[o] = 0;
       A[o + 1] = 0;
       A[o + 2] = 0;
@@ -79,11 +86,23 @@ export function rneaTree(
         for (let k = 0; k < 6; k++) A[o + k] += S[i * 6 + k] * a;
       }
     }
-    if (inp.velocity) for (let k = 0; k < 6; k++) A[o + k] += c[o + k];
+    if (inp.velocity) {
+      A[o] += c[o];
+      A[o + 1] += c[o + 1];
+      A[o + 2] += c[o + 2];
+      A[o + 3] += c[o + 3];
+      A[o + 4] += c[o + 4];
+      A[o + 5] += c[o + 5];
+    }
     // f_b = I A + V ×* (I V) − f_ext
     bodySpatialInertia(m, d, b, s.I, 0);
     inertiaTimesTwist(s.I, 0, A, o, IA, 0);
-    for (let k = 0; k < 6; k++) f[o + k] = IA[k];
+    f[o] = IA[0];
+    f[o + 1] = IA[1];
+    f[o + 2] = IA[2];
+    f[o + 3] = IA[3];
+    f[o + 4] = IA[4];
+    f[o + 5] = IA[5];
     if (inp.velocity) {
       inertiaTimesTwist(s.I, 0, V, o, h, 0);
       const wx = V[o],
@@ -131,6 +150,14 @@ export function rneaTree(
         S[si + 5] * f[o + 5];
     }
     const p = m.joint_parent[b];
-    if (p >= j0) for (let k = 0; k < 6; k++) f[p * 6 + k] += f[o + k];
+    if (p >= j0) {
+      const po = p * 6;
+      f[po] += f[o];
+      f[po + 1] += f[o + 1];
+      f[po + 2] += f[o + 2];
+      f[po + 3] += f[o + 3];
+      f[po + 4] += f[o + 4];
+      f[po + 5] += f[o + 5];
+    }
   }
 }
