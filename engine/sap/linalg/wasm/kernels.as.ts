@@ -602,21 +602,28 @@ export function substitute32(val: usize, y: usize): void {
 /**
  * Cholesky in place on the lower triangle of the row-major n×n `a` (T storage); first bad pivot or
  * −1. Rows four at a time ({@link factorRows4}: eight independent sums per column pair, ten in
- * the diagonal block), the remaining rows two ({@link factorRows2}) and one at a time. Every entry
+ * the diagonal block) after the n mod 4 first rows, taken one ({@link factorRow1}) and two
+ * ({@link factorRows2}) at a time. Every entry
  * receives its terms k ascending and then its division or square root, as in the JS kernels, so
  * the blocking changes nothing in the result.
  */
 function denseFactor<T>(a: usize, n: i32): i32 {
+  // the n mod 4 rows left over come first, where rows are short
   let i = 0;
-  for (; i + 3 < n; i += 4) {
+  if (n & 1) {
+    const p = factorRow1<T>(a, n, 0);
+    if (p >= 0) return p;
+    i = 1;
+  }
+  if (n & 2) {
+    const p = factorRows2<T>(a, n, i);
+    if (p >= 0) return p;
+    i += 2;
+  }
+  for (; i < n; i += 4) {
     const p = factorRows4<T>(a, n, i);
     if (p >= 0) return p;
   }
-  for (; i + 1 < n; i += 2) {
-    const p = factorRows2<T>(a, n, i);
-    if (p >= 0) return p;
-  }
-  if (i < n) return factorRow1<T>(a, n, i);
   return -1;
 }
 
@@ -819,7 +826,7 @@ function factorRows2<T>(a: usize, n: i32, i: i32): i32 {
   return -1;
 }
 
-/** the last row i of {@link denseFactor} */
+/** row i of {@link denseFactor} alone */
 function factorRow1<T>(a: usize, n: i32, i: i32): i32 {
   const r0 = i * n;
   for (let j = 0; j < i; j++) {
@@ -890,9 +897,40 @@ export function denseFactor32(a: usize, n: i32): i32 {
   return denseFactor<f32>(a, n);
 }
 
-/** L Lᵀ x = b in place (b ← x) in T on T storage; forward two rows at a time, per-row order k ascending */
+/** L Lᵀ x = b in place (b ← x) in T on T storage; forward four (then two) rows at a time, per-row order k ascending */
 function denseSolve<T>(L: usize, n: i32, b: usize): void {
   let i = 0;
+  // forward, four rows at a time: their terms k < i together, then the block's own in order
+  for (; i + 3 < n; i += 4) {
+    const r0 = i * n;
+    const r1 = r0 + n;
+    const r2 = r1 + n;
+    const r3 = r2 + n;
+    let s0 = dl<T>(b, i);
+    let s1 = dl<T>(b, i + 1);
+    let s2 = dl<T>(b, i + 2);
+    let s3 = dl<T>(b, i + 3);
+    for (let k = 0; k < i; k++) {
+      const y = dl<T>(b, k);
+      s0 = s0 - dl<T>(L, r0 + k) * y;
+      s1 = s1 - dl<T>(L, r1 + k) * y;
+      s2 = s2 - dl<T>(L, r2 + k) * y;
+      s3 = s3 - dl<T>(L, r3 + k) * y;
+    }
+    const y0 = s0 / dl<T>(L, r0 + i);
+    ds<T>(b, i, y0);
+    s1 = s1 - dl<T>(L, r1 + i) * y0;
+    const y1 = s1 / dl<T>(L, r1 + i + 1);
+    ds<T>(b, i + 1, y1);
+    s2 = s2 - dl<T>(L, r2 + i) * y0;
+    s2 = s2 - dl<T>(L, r2 + i + 1) * y1;
+    const y2 = s2 / dl<T>(L, r2 + i + 2);
+    ds<T>(b, i + 2, y2);
+    s3 = s3 - dl<T>(L, r3 + i) * y0;
+    s3 = s3 - dl<T>(L, r3 + i + 1) * y1;
+    s3 = s3 - dl<T>(L, r3 + i + 2) * y2;
+    ds<T>(b, i + 3, s3 / dl<T>(L, r3 + i + 3));
+  }
   for (; i + 1 < n; i += 2) {
     const ri = i * n;
     const r1 = ri + n;
