@@ -11,7 +11,15 @@ export function writeBodyState(
   b1 = m.body_count,
 ): void {
   for (let b = b0; b < b1; b++) {
-    for (let k = 0; k < 7; k++) body_q[b * 7 + k] = d.body_X[b * 7 + k];
+    const X = d.body_X,
+      q = b * 7;
+    body_q[q] = X[q];
+    body_q[q + 1] = X[q + 1];
+    body_q[q + 2] = X[q + 2];
+    body_q[q + 3] = X[q + 3];
+    body_q[q + 4] = X[q + 4];
+    body_q[q + 5] = X[q + 5];
+    body_q[q + 6] = X[q + 6];
     const V = d.body_V,
       o = b * 6,
       c = d.body_com_w;

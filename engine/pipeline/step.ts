@@ -278,7 +278,12 @@ export class SolverSAP {
     // 2. free motion
     let hasExternal = false;
     const bf = state_in.body_f;
-    for (let k = 0; k < bf.length && !hasExternal; k++) hasExternal = bf[k] !== 0;
+    for (let k = 0; k < bf.length; k++) {
+      if (bf[k] !== 0) {
+        hasExternal = true;
+        break;
+      }
+    }
     const fmBad = this.fmBad;
     fmBad.fill(0);
     for (let t = 0; t < m.tree_count; t++) {
@@ -418,10 +423,12 @@ export class SolverSAP {
 
       // 5. integrate
       const failed = report.status === 'invalid_input';
-      for (let d = d0; d < d1; d++) {
-        this.v_bar[d] =
-          o.position_integration === 'midpoint' ? 0.5 * (this.v_n[d] + this.v_next[d]) : this.v_next[d];
-      }
+      const vBar = this.v_bar;
+      const vN = this.v_n;
+      const vNext = this.v_next;
+      if (o.position_integration === 'midpoint')
+        for (let d = d0; d < d1; d++) vBar[d] = 0.5 * (vN[d] + vNext[d]);
+      else for (let d = d0; d < d1; d++) vBar[d] = vNext[d];
       if (failed) {
         // contain the blow-up: this world keeps its input state
         state_out.joint_q.set(
