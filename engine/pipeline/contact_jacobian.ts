@@ -267,10 +267,12 @@ export function packContactConstraints(
       const a0 = sum > 0 && Number.isFinite(sum) ? k0 / sum : 0.5;
       for (let k = 0; k < 3; k++) pa[k] = pb[k] = a0 * x0[k] + (1 - a0) * x1[k];
     } else {
-      for (let k = 0; k < 3; k++) {
-        pa[k] = x0[k];
-        pb[k] = x1[k];
-      }
+      pa[0] = x0[0];
+      pa[1] = x0[1];
+      pa[2] = x0[2];
+      pb[0] = x1[0];
+      pb[1] = x1[1];
+      pb[2] = x1[2];
     }
     let wgt = NaN;
     if (bodyInertia) {
@@ -303,8 +305,22 @@ export function packContactConstraints(
     }
     const k = rec.count++;
     rec.slot[k] = slot;
-    for (let q = 0; q < 9; q++) rec.frame[9 * k + q] = frame[q];
-    for (let q = 0; q < 3; q++) rec.point[3 * k + q] = pb[q];
+    const rf = rec.frame,
+      f9 = 9 * k;
+    rf[f9] = frame[0];
+    rf[f9 + 1] = frame[1];
+    rf[f9 + 2] = frame[2];
+    rf[f9 + 3] = frame[3];
+    rf[f9 + 4] = frame[4];
+    rf[f9 + 5] = frame[5];
+    rf[f9 + 6] = frame[6];
+    rf[f9 + 7] = frame[7];
+    rf[f9 + 8] = frame[8];
+    const rp = rec.point,
+      p3 = 3 * k;
+    rp[p3] = pb[0];
+    rp[p3 + 1] = pb[1];
+    rp[p3 + 2] = pb[2];
   }
 }
 
