@@ -53,6 +53,7 @@ describe('WebAssembly kernels = JS kernels on whole trajectories', () => {
   const SOLVERS: [string, Record<string, unknown>][] = [
     ['approx32', { contact_preset_variant: 'approx32' }],
     ['drake', { contact_preset_variant: 'drake', line_search_variant: 'exact_root' }],
+    ['drake, monotone_decay', { contact_preset_variant: 'drake' }],
     ['approx64, fp32 contact solve', { contact_preset_variant: 'approx64', contact_solve_precision: 'fp32' }],
   ];
   for (const [preset, solver] of SOLVERS) {

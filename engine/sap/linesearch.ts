@@ -67,6 +67,11 @@ function finish(out: LineSearchResult, status: LineSearchResult['status'], alpha
   return out;
 }
 
+/** the largest cost monotone_decay accepts from a start at cost φ(0) = `phi0` */
+export function monotoneThreshold(phi0: number): number {
+  return phi0 + 1e-14 + 1e-12 * Math.abs(phi0);
+}
+
 /**
  * monotone_decay: α = 1, ½, ¼, …; accepts the first φ(α) ≤ φ(0) + 1e-14 + 1e-12·|φ(0)|. Fails when
  * α drops below 1e-8 (or after `max_iterations` candidates). Does not use slopes.
@@ -78,7 +83,7 @@ export function monotoneDecay(
   sample: LineSample = { phi: 0, dphi: 0, d2phi: 0 },
   out: LineSearchResult = newResult(),
 ): LineSearchResult {
-  const threshold = phi0 + 1e-14 + 1e-12 * Math.abs(phi0);
+  const threshold = monotoneThreshold(phi0);
   let alpha = 1;
   let it = 0;
   while (alpha >= MONOTONE_MIN_ALPHA && it < params.max_iterations) {

@@ -52,7 +52,9 @@ import { CHOLESKY_TILE, DenseCholesky, choleskyFactor } from './linalg/cholesky'
 import { intRunsBytes, type IntRuns, type LinalgKernels } from './linalg/wasm/kernels';
 import { EvaluationWasm, type EvaluationInputs } from './linalg/wasm/evaluation';
 import {
+  MONOTONE_MIN_ALPHA,
   lineSearch,
+  monotoneThreshold,
   type LineObjective,
   type LineSample,
   type LineSearchParams,
@@ -2246,7 +2248,10 @@ export class SapSolver {
       }
       this.d2A = d2A;
       this.dpr = dpr;
-      const r = lineSearch(this.line, ell, dphi0, ls, this.sample, this.lsResult);
+      const r =
+        this.ev !== null && ls.variant === 'monotone_decay'
+          ? this.monotoneSearchWasm(ell, ls.max_iterations)
+          : lineSearch(this.line, ell, dphi0, ls, this.sample, this.lsResult);
       lsIters += r.iterations;
       if (r.status !== 'ok') {
         status = 'line_search_failed';
@@ -2261,6 +2266,30 @@ export class SapSolver {
       ellPrev = ell;
     }
     return this.finish(status, k, lsIters, cost, message);
+  }
+
+  /**
+   * monotone_decay from cost `phi0` in one call into the WebAssembly evaluation (its loop and
+   * evaluations are those of linesearch.ts monotoneDecay over {@link evalAlongLine}, so the result
+   * is the same)
+   */
+  private monotoneSearchWasm(phi0: number, maxIt: number): LineSearchResult {
+    const e = this.ev!;
+    const r = e.views.out;
+    r[5] = this.ellA0;
+    r[6] = this.dpr;
+    r[7] = this.d2A;
+    const it = e.kernels.exports.monotoneSearch(
+      this.nRows,
+      monotoneThreshold(phi0),
+      maxIt,
+      MONOTONE_MIN_ALPHA,
+    );
+    const out = this.lsResult;
+    out.status = r[2] === 1 ? 'ok' : 'failed';
+    out.alpha = r[3];
+    out.iterations = it;
+    return out;
   }
 
   /**

@@ -734,3 +734,28 @@ export function stepV(np: i32, rs: bool): void {
     sd(eV, a, rs ? <f64>(<f32>x) : x);
   }
 }
+
+/**
+ * monotone_decay along the line, in one call (linesearch.ts monotoneDecay over evalAlongLine):
+ * α = 1, ½, ¼, … while α ≥ minAlpha and fewer than maxIt evaluations, accepting the first α with
+ * φ(α) ≤ threshold. Inputs out[5..8) as for {@link evalAlongLine}; results out[2] = 1 (accepted)
+ * or 0, out[3] = that α (or the first one not tried); returns the number of evaluations.
+ */
+export function monotoneSearch(nRows: i32, threshold: f64, maxIt: i32, minAlpha: f64): i32 {
+  let alpha: f64 = 1;
+  let it = 0;
+  while (alpha >= minAlpha && it < maxIt) {
+    sd(eOut, 4, alpha);
+    evalAlongLine(0, nRows);
+    it++;
+    if (gd(eOut, 0) <= threshold) {
+      sd(eOut, 2, 1);
+      sd(eOut, 3, alpha);
+      return it;
+    }
+    alpha *= 0.5;
+  }
+  sd(eOut, 2, 0);
+  sd(eOut, 3, alpha);
+  return it;
+}

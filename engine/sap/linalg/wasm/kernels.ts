@@ -51,6 +51,11 @@ export interface LinalgWasmExports {
   evalAtV(np: number, nRows: number, rs: boolean): void;
   /** inputs in `out[4..8)`: α, ℓ_A, Δpᵀ(v − v*), ΔvᵀAΔv; results in `out`: φ, φ′ (order ≥ 1), φ″ (order 2) */
   evalAlongLine(order: number, nRows: number): void;
+  /**
+   * monotone_decay over evalAlongLine (inputs out[5..8)); out[2] = 1 accepted / 0 failed, out[3] = α;
+   * returns the evaluations
+   */
+  monotoneSearch(nRows: number, threshold: number, maxIt: number, minAlpha: number): number;
   /** out = [‖D∇ℓ‖², ‖Dp‖², ‖Dj‖², ∇ℓ finite ? 1 : 0]; rhs = −∇ℓ */
   residualNorms(np: number): void;
   /** dp = A·dv, dvc = J·dv; out = [ΔvᵀAΔv, Δpᵀ(v − v*), ∇ℓᵀΔv] */
