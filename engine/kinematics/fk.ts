@@ -9,7 +9,7 @@
  *   world). With identity joint frames M is the body origin: SAP Warp's angular-first, body-origin
  *   order. The public order (v_COM; ω) is converted by `velocityPublicToInternal` and its inverse.
  */
-import { len4, quatRotate, quatToMat3, rotateInertia, transformMul } from '../math';
+import { len4, quatMul, quatRotate, quatToMat3, rotateInertia, transformMul, transformPoint } from '../math';
 import { JointType, type SapModel } from '../model';
 import type { KinematicsData } from './data';
 
@@ -77,12 +77,30 @@ export function forwardKinematics(
         normalizedQuatInto(q, qs + 3, tJ, 3);
         break;
     }
-    // X_wM = X_wF · X_FM ; X_wB = X_wM · X_c⁻¹
-    transformMul(joint_X_wF, j * 7, tJ, 0, tX, 0);
+    // X_wM = X_wF · X_FM (a rotation about M keeps F's origin: only the quaternions multiply)
+    if (type === JointType.REVOLUTE || type === JointType.BALL) {
+      tX[0] = joint_X_wF[j * 7];
+      tX[1] = joint_X_wF[j * 7 + 1];
+      tX[2] = joint_X_wF[j * 7 + 2];
+      quatMul(joint_X_wF, j * 7 + 3, tJ, 3, tX, 3);
+    } else transformMul(joint_X_wF, j * 7, tJ, 0, tX, 0);
     joint_anchor[j * 3] = tX[0];
     joint_anchor[j * 3 + 1] = tX[1];
     joint_anchor[j * 3 + 2] = tX[2];
-    transformMul(tX, 0, joint_X_c_inv, j * 7, body_X, j * 7);
+    // X_wB = X_wM · X_c⁻¹ (usually a pure translation, often none: the body frame is the joint's)
+    const c = joint_X_c_inv;
+    const C = j * 7;
+    if (c[C + 3] === 0 && c[C + 4] === 0 && c[C + 5] === 0 && c[C + 6] === 1) {
+      if (c[C] === 0 && c[C + 1] === 0 && c[C + 2] === 0) {
+        body_X[C] = tX[0];
+        body_X[C + 1] = tX[1];
+        body_X[C + 2] = tX[2];
+      } else transformPoint(tX, 0, c, C, body_X, C);
+      body_X[C + 3] = tX[3];
+      body_X[C + 4] = tX[4];
+      body_X[C + 5] = tX[5];
+      body_X[C + 6] = tX[6];
+    } else transformMul(tX, 0, c, C, body_X, C);
     quatToMat3(body_X, j * 7 + 3, body_R, j * 9);
 
     // motion subspace columns in world Plücker coordinates

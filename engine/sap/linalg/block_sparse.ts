@@ -22,8 +22,8 @@
  * **Operation order (the fp32 realization, SPEC §3.7).** Let P be the elimination order and
  * H' = PHPᵀ. Every entry of L receives its updates one product at a time with the summation index k
  * ascending in H' order, s ← s − L_ik·L_jk, then L_ij = s/L_jj (L_jj = √s on the diagonal); the
- * solves accumulate y_i = (b_i − Σ_{k<i} L_ik·y_k)/L_ii and x_i = (y_i − Σ_{k>i} L_ki·x_k)/L_ii
- * with k ascending. This is exactly the order of the dense Cholesky in ./cholesky.ts applied to H':
+ * solves accumulate y_i = (b_i − Σ_{k<i} L_ik·y_k)/L_ii with k ascending and x_i = (y_i −
+ * Σ_{k>i} L_ki·x_k)/L_ii with k descending. This is exactly the order of the dense Cholesky in ./cholesky.ts applied to H':
  * the only products skipped are those with a structural zero factor, and s − 0 = s. With
  * precision `fp32` every + − × ÷ √ is rounded with `Math.fround`, so the factor and the solutions
  * are bit for bit those of `choleskyFactor(H', 'fp32')` / `choleskySolve` (likewise in fp64).
@@ -743,15 +743,15 @@ export class BlockSparseCholesky {
       const dI = ds[I];
       const pI = this.pOff[I];
       for (let i = nI - 1; i >= 0; i--) {
+        // k descending: the blocks below (last first), then this block's own
         let s = y[dI + i];
-        for (let k = i + 1; k < nI; k++) s -= val[pI + k * nI + i] * y[dI + k];
-        for (let e = this.sPtr[I]; e < this.sPtr[I + 1]; e++) {
+        for (let e = this.sPtr[I + 1] - 1; e >= this.sPtr[I]; e--) {
           const K = this.sIdx[e];
-          const nK = size[K];
           const o = pI + this.sRow[e] * nI + i;
           const dK = ds[K];
-          for (let k = 0; k < nK; k++) s -= val[o + k * nI] * y[dK + k];
+          for (let k = size[K] - 1; k >= 0; k--) s -= val[o + k * nI] * y[dK + k];
         }
+        for (let k = nI - 1; k > i; k--) s -= val[pI + k * nI + i] * y[dI + k];
         y[dI + i] = s / val[pI + i * nI + i];
       }
     }
@@ -785,15 +785,15 @@ export class BlockSparseCholesky {
       const dI = ds[I];
       const pI = this.pOff[I];
       for (let i = nI - 1; i >= 0; i--) {
+        // k descending: the blocks below (last first), then this block's own
         let s = y[dI + i];
-        for (let k = i + 1; k < nI; k++) s = fr(s - fr(val[pI + k * nI + i] * y[dI + k]));
-        for (let e = this.sPtr[I]; e < this.sPtr[I + 1]; e++) {
+        for (let e = this.sPtr[I + 1] - 1; e >= this.sPtr[I]; e--) {
           const K = this.sIdx[e];
-          const nK = size[K];
           const o = pI + this.sRow[e] * nI + i;
           const dK = ds[K];
-          for (let k = 0; k < nK; k++) s = fr(s - fr(val[o + k * nI] * y[dK + k]));
+          for (let k = size[K] - 1; k >= 0; k--) s = fr(s - fr(val[o + k * nI] * y[dK + k]));
         }
+        for (let k = nI - 1; k > i; k--) s = fr(s - fr(val[pI + k * nI + i] * y[dI + k]));
         y[dI + i] = fr(s / val[pI + i * nI + i]);
       }
     }

@@ -39,7 +39,7 @@ function referenceFactor64(A: Float64Array, n: number): Float64Array {
   return L;
 }
 
-/** forward/backward substitution in binary32 with k ascending */
+/** forward substitution in binary32 with k ascending, backward with k descending, row by row */
 function referenceSolve32(L: Float32Array, n: number, b: Float64Array): Float32Array {
   const x = Float32Array.from(b);
   for (let i = 0; i < n; i++) {
@@ -49,7 +49,7 @@ function referenceSolve32(L: Float32Array, n: number, b: Float64Array): Float32A
   }
   for (let i = n - 1; i >= 0; i--) {
     let s = x[i];
-    for (let k = i + 1; k < n; k++) s = fr(s - fr(L[k * n + i] * x[k]));
+    for (let k = n - 1; k > i; k--) s = fr(s - fr(L[k * n + i] * x[k]));
     x[i] = fr(s / L[i * n + i]);
   }
   return x;

@@ -344,8 +344,9 @@ export function choleskyFactor(
 
 /**
  * Solves L Lᵀ x = b in place (b ← x) with the factor from {@link choleskyFactor}.
- * Forward: y_i = (b_i − Σ_{k<i} L_ik y_k)/L_ii; backward: x_i = (y_i − Σ_{k>i} L_ki x_k)/L_ii, sums
- * accumulated with k ascending (each operation rounded for fp32).
+ * Forward: y_i = (b_i − Σ_{k<i} L_ik y_k)/L_ii with k ascending; backward: x_i = (y_i −
+ * Σ_{k>i} L_ki x_k)/L_ii with k descending, taken column by column (x_k known, every i < k takes
+ * its term: independent updates along the contiguous row k of L). Each operation is rounded for fp32.
  */
 export function choleskySolve(
   L: Float64Array | Float32Array,
@@ -378,10 +379,11 @@ export function choleskySolve(
       for (let k = 0; k < i; k++) s = fr(s - fr(L[ri + k] * b[k]));
       b[i] = fr(s / L[ri + i]);
     }
-    for (let i = n - 1; i >= 0; i--) {
-      let s = fr(b[i]);
-      for (let k = i + 1; k < n; k++) s = fr(s - fr(L[k * n + i] * b[k]));
-      b[i] = fr(s / L[i * n + i]);
+    for (let k = n - 1; k >= 0; k--) {
+      const o = k * n;
+      const x = fr(b[k] / L[o + k]);
+      b[k] = x;
+      for (let i = 0; i < k; i++) b[i] = fr(b[i] - fr(L[o + i] * x));
     }
     return;
   }
@@ -407,10 +409,11 @@ export function choleskySolve(
     for (let k = 0; k < i; k++) s -= L[ri + k] * b[k];
     b[i] = s / L[ri + i];
   }
-  for (let i = n - 1; i >= 0; i--) {
-    let s = b[i];
-    for (let k = i + 1; k < n; k++) s -= L[k * n + i] * b[k];
-    b[i] = s / L[i * n + i];
+  for (let k = n - 1; k >= 0; k--) {
+    const o = k * n;
+    const x = b[k] / L[o + k];
+    b[k] = x;
+    for (let i = 0; i < k; i++) b[i] -= L[o + i] * x;
   }
 }
 

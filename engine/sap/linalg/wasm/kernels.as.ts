@@ -571,15 +571,15 @@ function substitutePanels<T>(val: usize, y: usize): void {
     const e0 = gi(sPtr, I);
     const e1 = gi(sPtr, I + 1);
     for (let i = nI - 1; i >= 0; i--) {
+      // k descending: the blocks below (last first), then this block's own
       let s = ld<T>(y, dI + i);
-      for (let k = i + 1; k < nI; k++) s = s - ld<T>(val, pI + k * nI + i) * ld<T>(y, dI + k);
-      for (let e = e0; e < e1; e++) {
+      for (let e = e1 - 1; e >= e0; e--) {
         const K = gi(sIdx, e);
-        const nK = gi(size, K);
         const o = pI + gi(sRow, e) * nI + i;
         const dK = gi(dofStart, K);
-        for (let k = 0; k < nK; k++) s = s - ld<T>(val, o + k * nI) * ld<T>(y, dK + k);
+        for (let k = gi(size, K) - 1; k >= 0; k--) s = s - ld<T>(val, o + k * nI) * ld<T>(y, dK + k);
       }
+      for (let k = nI - 1; k > i; k--) s = s - ld<T>(val, pI + k * nI + i) * ld<T>(y, dI + k);
       st<T>(y, dI + i, s / ld<T>(val, pI + i * nI + i));
     }
   }
@@ -897,7 +897,10 @@ export function denseFactor32(a: usize, n: i32): i32 {
   return denseFactor<f32>(a, n);
 }
 
-/** L Lᵀ x = b in place (b ← x) in T on T storage; forward four (then two) rows at a time, per-row order k ascending */
+/**
+ * L Lᵀ x = b in place (b ← x) in T on T storage; forward four (then two) rows at a time, per-row
+ * order k ascending; backward column by column, per-row order k descending
+ */
 function denseSolve<T>(L: usize, n: i32, b: usize): void {
   let i = 0;
   // forward, four rows at a time: their terms k < i together, then the block's own in order
@@ -952,10 +955,28 @@ function denseSolve<T>(L: usize, n: i32, b: usize): void {
     for (let k = 0; k < i; k++) s = s - dl<T>(L, ri + k) * dl<T>(b, k);
     ds<T>(b, i, s / dl<T>(L, ri + i));
   }
-  for (let r = n - 1; r >= 0; r--) {
-    let s = dl<T>(b, r);
-    for (let k = r + 1; k < n; k++) s = s - dl<T>(L, k * n + r) * dl<T>(b, k);
-    ds<T>(b, r, s / dl<T>(L, r * n + r));
+  // backward, column by column: x_k, then every i < k takes its term (k descending per row),
+  // independent updates along the contiguous row k of L
+  for (let k = n - 1; k >= 0; k--) {
+    const o = k * n;
+    const x = dl<T>(b, k) / dl<T>(L, o + k);
+    ds<T>(b, k, x);
+    // (lanes: the scalar product then difference of each entry)
+    let i = 0;
+    if (sizeof<T>() == 4) {
+      const vx = f32x4.splat(<f32>x);
+      for (; i + 3 < k; i += 4) {
+        const pb = b + ((<usize>i) << 2);
+        v128.store(pb, f32x4.sub(v128.load(pb), f32x4.mul(v128.load(L + ((<usize>(o + i)) << 2)), vx)));
+      }
+    } else {
+      const vx = f64x2.splat(<f64>x);
+      for (; i + 1 < k; i += 2) {
+        const pb = b + ((<usize>i) << 3);
+        v128.store(pb, f64x2.sub(v128.load(pb), f64x2.mul(v128.load(L + ((<usize>(o + i)) << 3)), vx)));
+      }
+    }
+    for (; i < k; i++) ds<T>(b, i, dl<T>(b, i) - dl<T>(L, o + i) * x);
   }
 }
 
