@@ -4,7 +4,15 @@ import type { SapSolverOptions } from './options';
 import { solveSapProblem, type SapProblem, type SapSolveResult } from './problem';
 import { PackedSapProblem } from './packed_problem';
 import { SapSolver, diagDelassusWeight } from './solver';
-import { boxOnPlane, diag, holonomicMix, limitsAndDrives, pointOnPlane, twoCliques } from './testing';
+import {
+  boxOnPlane,
+  cliquePile,
+  diag,
+  holonomicMix,
+  limitsAndDrives,
+  pointOnPlane,
+  twoCliques,
+} from './testing';
 
 const VARIANTS = ['monotone_decay', 'armijo_decay', 'exact_root'] as const;
 
@@ -187,6 +195,33 @@ describe('solveSapProblem on hand-built problems', () => {
     contactCalc(P, 0, 3, a.vc![0], 0, gamma, 0, null, 0);
     expect(relDiff(a.gamma[0], gamma)).toBeLessThan(1e-12);
     expect(contactRecord(P).Rt).toBeCloseTo(1e-3 / (m * Math.sqrt(3)), 15);
+  });
+
+  it('the omitted w is the generic diag-Delassus weight bit for bit (fp64 and fp32 weights)', () => {
+    for (const [prec, rnd] of [
+      ['fp64', (x: number) => x],
+      ['fp32', Math.fround],
+    ] as const) {
+      for (const p of [cliquePile(11, 12), twoCliques(), boxOnPlane()]) {
+        const opts = { ...TIGHT, sap_contact_weight_precision: prec } as const;
+        const given: SapProblem = {
+          ...p,
+          constraints: p.constraints.map((c) =>
+            c.kind === 'contact'
+              ? {
+                  ...c,
+                  w: diagDelassusWeight(
+                    c.cliques.map((k, q) => ({ J: c.J[q], A: p.cliques[k].A, nv: p.cliques[k].nv })),
+                    3,
+                    rnd,
+                  ),
+                }
+              : c,
+          ),
+        };
+        expect(Array.from(solveSapProblem(p, opts).v)).toEqual(Array.from(solveSapProblem(given, opts).v));
+      }
+    }
   });
 
   it('contact beta/sigma defaults come from the options', () => {

@@ -37,7 +37,6 @@ import { PARAM_STRIDE, type ConstraintCalc } from './constraints/common';
 import { HOLONOMIC_MAX_ROWS, holonomicCalc, makeHolonomicParams } from './constraints/holonomic';
 import {
   CONTACT_REGION_NAMES,
-  CONTACT_ROWS,
   contactCalc,
   contactEval,
   contactRegion,
@@ -1129,7 +1128,7 @@ export class SapSolver {
       const kind = pk.kind[i];
       if (kind === KIND_CONTACT) {
         let w = P[x + 6];
-        if (Number.isNaN(w)) w = this.delassusWeight(i, CONTACT_ROWS, rndW);
+        if (Number.isNaN(w)) w = this.contactDelassusWeight(i, rndW === fr);
         const c = this.contactIn;
         c.mu = P[x];
         c.stiffness = P[x + 1];
@@ -1210,6 +1209,73 @@ export class SapSolver {
   }
 
   /** {@link diagDelassusWeight} of constraint i, read from the packed blocks (same operation order) */
+  /**
+   * {@link delassusWeight} of a three-row contact, bit for bit: the six distinct entries of the
+   * symmetric W accumulated in one pass over the nonzero columns (a zero product adds ±0, which
+   * leaves every sum as the skipping loop has it), then ‖W‖²_F in the same r-major order
+   */
+  private contactDelassusWeight(i: number, f32: boolean): number {
+    const pk = this.pp;
+    const jd = pk.jData;
+    let w00 = 0,
+      w01 = 0,
+      w02 = 0,
+      w11 = 0,
+      w12 = 0,
+      w22 = 0;
+    for (let b = pk.blkStart[i]; b < pk.blkStart[i + 1]; b++) {
+      const c = pk.blkClique[b];
+      const nv = pk.cliqueNv[c];
+      const A = pk.cliqueA[c];
+      const j0 = pk.blkJ[b];
+      const j1 = j0 + nv;
+      const j2 = j1 + nv;
+      const t1 = this.colStart[b + 1];
+      for (let t = this.colStart[b]; t < t1; t++) {
+        const m = this.colIdx[t];
+        const x0 = jd[j0 + m],
+          x1 = jd[j1 + m],
+          x2 = jd[j2 + m];
+        const a = A[m * nv + m];
+        if (f32) {
+          w00 = fr(w00 + fr(fr(x0 * x0) / a));
+          w01 = fr(w01 + fr(fr(x0 * x1) / a));
+          w02 = fr(w02 + fr(fr(x0 * x2) / a));
+          w11 = fr(w11 + fr(fr(x1 * x1) / a));
+          w12 = fr(w12 + fr(fr(x1 * x2) / a));
+          w22 = fr(w22 + fr(fr(x2 * x2) / a));
+        } else {
+          w00 += (x0 * x0) / a;
+          w01 += (x0 * x1) / a;
+          w02 += (x0 * x2) / a;
+          w11 += (x1 * x1) / a;
+          w12 += (x1 * x2) / a;
+          w22 += (x2 * x2) / a;
+        }
+      }
+    }
+    let w: number;
+    if (f32) {
+      const q00 = fr(w00 * w00),
+        q01 = fr(w01 * w01),
+        q02 = fr(w02 * w02),
+        q11 = fr(w11 * w11),
+        q12 = fr(w12 * w12),
+        q22 = fr(w22 * w22);
+      let f2 = fr(fr(fr(q00 + q01) + q02) + q01);
+      f2 = fr(fr(fr(fr(f2 + q11) + q12) + q02) + q12);
+      f2 = fr(f2 + q22);
+      w = fr(fr(Math.sqrt(f2)) / 3);
+    } else {
+      const q01 = w01 * w01,
+        q02 = w02 * w02,
+        q12 = w12 * w12;
+      const f2 = w00 * w00 + q01 + q02 + q01 + w11 * w11 + q12 + q02 + q12 + w22 * w22;
+      w = Math.sqrt(f2) / 3;
+    }
+    return Math.max(w, MIN_DELASSUS_WEIGHT);
+  }
+
   private delassusWeight(i: number, nrows: number, rnd: (x: number) => number): number {
     const pk = this.pp;
     const jd = pk.jData;
