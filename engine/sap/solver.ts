@@ -139,6 +139,25 @@ function finiteArray(a: Float64Array, from = 0, to = a.length): boolean {
   for (; k < to; k++) s0 += a[k] * 0;
   return s0 + s1 + s2 + s3 === 0;
 }
+/**
+ * out[oo + a] = Σ_m A[m·n + a]·x[xo + m], m ascending from 0: A·x for the symmetric n×n row-major
+ * A read along its rows (the WebAssembly twin's order; x and out must not overlap)
+ */
+function symMatVec(
+  A: Float64Array,
+  n: number,
+  x: Float64Array,
+  xo: number,
+  out: Float64Array,
+  oo: number,
+): void {
+  out.fill(0, oo, oo + n);
+  for (let m = 0; m < n; m++) {
+    const xm = x[xo + m];
+    const r = m * n;
+    for (let a = 0; a < n; a++) out[oo + a] += A[r + a] * xm;
+  }
+}
 function isIndex(x: unknown, n: number): x is number {
   return typeof x === 'number' && Number.isInteger(x) && x >= 0 && x < n;
 }
@@ -461,6 +480,7 @@ export class SapSolver {
   private dInv: Float64Array = new Float64Array(0); // diag(A)^-1/2
   private Ar: Float64Array = new Float64Array(0); // A(v − v*)
   private p: Float64Array = new Float64Array(0); // A v
+  private pStar: Float64Array = new Float64Array(0); // A v* (per solve)
   private jv: Float64Array = new Float64Array(0); // Jᵀγ
   private grad: Float64Array = new Float64Array(0);
   private rhs: Float64Array = new Float64Array(0);
@@ -922,6 +942,7 @@ export class SapSolver {
       this.vStar = growF64(this.vStar, np);
       this.Ar = growF64(this.Ar, np);
       this.p = growF64(this.p, np);
+      this.pStar = growF64(this.pStar, np);
       this.jv = growF64(this.jv, np);
       this.grad = growF64(this.grad, np);
       this.dv = growF64(this.dv, np);
@@ -950,8 +971,16 @@ export class SapSolver {
     }
 
     this.analyze();
-    if (this.ev !== null) this.bindEvaluation();
+    if (this.ev !== null) {
+      this.bindEvaluation();
+      this.ev.kernels.exports.momentumOfVStar();
+    } else this.momentumOfVStar();
     return null;
+  }
+
+  /** pStar = A v* over the participating cliques */
+  private momentumOfVStar(): void {
+    this.multiplyA(this.vStar, this.pStar);
   }
 
   /** the reduced iterate v from all velocities `src` (rounded when contact_solve_precision is fp32) */
@@ -1008,6 +1037,7 @@ export class SapSolver {
     this.vStar = w.vStar;
     this.Ar = w.Ar;
     this.p = w.p;
+    this.pStar = w.pStar;
     this.jv = w.jv;
     this.grad = w.grad;
     this.dv = w.dv;
@@ -1657,36 +1687,10 @@ export class SapSolver {
 
   /** out = A·x per participating clique */
   private multiplyA(x: Float64Array, out: Float64Array): void {
-    const nPart = this.nPart;
-    const partCliques = this.partCliques;
-    const cliquesA = this.cliquesA;
-    const cliqueOff = this.cliqueOff;
-    const redOff = this.redOff;
-    for (let q = 0; q < nPart; q++) {
-      const c = partCliques[q];
-      const A = cliquesA[c];
-      const n = cliqueOff[c + 1] - cliqueOff[c];
-      const off = redOff[c];
-      let a = 0;
-      for (; a + 1 < n; a += 2) {
-        let s = 0;
-        let t = 0;
-        const ra = a * n;
-        const rb = ra + n;
-        for (let m = 0; m < n; m++) {
-          const xm = x[off + m];
-          s += A[ra + m] * xm;
-          t += A[rb + m] * xm;
-        }
-        out[off + a] = s;
-        out[off + a + 1] = t;
-      }
-      if (a < n) {
-        let s = 0;
-        const ra = a * n;
-        for (let m = 0; m < n; m++) s += A[ra + m] * x[off + m];
-        out[off + a] = s;
-      }
+    for (let q = 0; q < this.nPart; q++) {
+      const c = this.partCliques[q];
+      const off = this.redOff[c];
+      symMatVec(this.cliquesA[c], this.cliqueOff[c + 1] - this.cliqueOff[c], x, off, out, off);
     }
   }
 
@@ -1747,61 +1751,25 @@ export class SapSolver {
     const costC = this.constraintCost(vc, gamma, G, 0);
     if (rs) for (let k = 0; k < this.nRows; k++) gamma[k] = fr(gamma[k]);
 
-    // momentum terms: Ar = A(v − v*), p = A v, ℓ_A = ½(v − v*)ᵀA(v − v*)
-    let ellA = 0;
+    // momentum terms: Ar = A(v − v*), ℓ_A = ½(v − v*)ᵀA(v − v*), p = A v = Ar + A v*
+    // (v − v* first into p, the scratch until p is written)
     const Ar = this.Ar;
     const pv = this.p;
+    for (let a = 0; a < np; a++) pv[a] = v[a] - vs[a];
+    this.multiplyA(pv, Ar);
+    let ellA = 0;
     const nPart = this.nPart;
     const partCliques = this.partCliques;
-    const cliquesA = this.cliquesA;
     const cliqueOff = this.cliqueOff;
     const redOff = this.redOff;
     for (let q = 0; q < nPart; q++) {
       const c = partCliques[q];
-      const A = cliquesA[c];
-      const n = cliqueOff[c + 1] - cliqueOff[c];
       const off = redOff[c];
-      // rows a and a+1 together (four independent sums, same order within each)
-      let a = 0;
-      for (; a + 1 < n; a += 2) {
-        let s1 = 0;
-        let s2 = 0;
-        let t1 = 0;
-        let t2 = 0;
-        const ra = a * n;
-        const rb = ra + n;
-        for (let m = 0; m < n; m++) {
-          const Aam = A[ra + m];
-          const Abm = A[rb + m];
-          const vm = v[off + m];
-          const dm = vm - vs[off + m];
-          s1 += Aam * dm;
-          s2 += Aam * vm;
-          t1 += Abm * dm;
-          t2 += Abm * vm;
-        }
-        Ar[off + a] = s1;
-        pv[off + a] = s2;
-        ellA += 0.5 * (v[off + a] - vs[off + a]) * s1;
-        Ar[off + a + 1] = t1;
-        pv[off + a + 1] = t2;
-        ellA += 0.5 * (v[off + a + 1] - vs[off + a + 1]) * t1;
-      }
-      if (a < n) {
-        let s1 = 0;
-        let s2 = 0;
-        const ra = a * n;
-        for (let m = 0; m < n; m++) {
-          const Aam = A[ra + m];
-          const vm = v[off + m];
-          s1 += Aam * (vm - vs[off + m]);
-          s2 += Aam * vm;
-        }
-        Ar[off + a] = s1;
-        pv[off + a] = s2;
-        ellA += 0.5 * (v[off + a] - vs[off + a]) * s1;
-      }
+      const end = off + cliqueOff[c + 1] - cliqueOff[c];
+      for (let a = off; a < end; a++) ellA += 0.5 * pv[a] * Ar[a];
     }
+    const ps = this.pStar;
+    for (let a = 0; a < np; a++) pv[a] = Ar[a] + ps[a];
 
     // j = Jᵀγ
     const jv = this.jv;

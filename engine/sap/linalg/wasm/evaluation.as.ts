@@ -33,6 +33,7 @@ let eV: usize = 0; // v over participating dofs
 let eVStar: usize = 0; // v*
 let eAr: usize = 0; // A(v − v*)
 let eMom: usize = 0; // p = A v
+let ePStar: usize = 0; // A v* (once per solve: p = A(v − v*) + A v*)
 let eJv: usize = 0; // Jᵀγ
 let eGrad: usize = 0; // ∇ℓ
 let eVc: usize = 0; // J v
@@ -122,7 +123,9 @@ export function setEvaluationVectors(
   dv: usize,
   dp: usize,
   out: usize,
+  pStar: usize,
 ): void {
+  ePStar = pStar;
   eV = v;
   eVStar = vStar;
   eAr = Ar;
@@ -369,55 +372,55 @@ export function multiplyJ(x: usize, out: usize): void {
   }
 }
 
-/** out = A·x per participating clique (SapSolver.multiplyA) */
+/**
+ * out[a] = Σ_m A[m·n + a]·x[m], m ascending from 0, for the n×n row-major `A`: A·x for a
+ * symmetric A, read along its rows (eight entries of out in four f64x2 sums, each lane the scalar
+ * sum in order). x and out are byte offsets and must not overlap.
+ */
+function symMatVec(A: usize, n: i32, x: usize, out: usize): void {
+  let a = 0;
+  for (; a + 7 < n; a += 8) {
+    let s0 = f64x2.splat(0);
+    let s1 = f64x2.splat(0);
+    let s2 = f64x2.splat(0);
+    let s3 = f64x2.splat(0);
+    for (let m = 0; m < n; m++) {
+      const xm = f64x2.splat(gd(x, m));
+      const p = A + ((<usize>(m * n + a)) << 3);
+      s0 = f64x2.add(s0, f64x2.mul(v128.load(p), xm));
+      s1 = f64x2.add(s1, f64x2.mul(v128.load(p, 16), xm));
+      s2 = f64x2.add(s2, f64x2.mul(v128.load(p, 32), xm));
+      s3 = f64x2.add(s3, f64x2.mul(v128.load(p, 48), xm));
+    }
+    const o = out + ((<usize>a) << 3);
+    v128.store(o, s0);
+    v128.store(o, s1, 16);
+    v128.store(o, s2, 32);
+    v128.store(o, s3, 48);
+  }
+  for (; a + 1 < n; a += 2) {
+    let s0 = f64x2.splat(0);
+    for (let m = 0; m < n; m++) {
+      s0 = f64x2.add(s0, f64x2.mul(v128.load(A + ((<usize>(m * n + a)) << 3)), f64x2.splat(gd(x, m))));
+    }
+    v128.store(out + ((<usize>a) << 3), s0);
+  }
+  if (a < n) {
+    let s: f64 = 0;
+    for (let m = 0; m < n; m++) s += gd(A, m * n + a) * gd(x, m);
+    sd(out, a, s);
+  }
+}
+
+/** out = A x over the participating cliques (x, out: participating-dof vectors; SapSolver.multiplyA) */
 export function multiplyA(x: usize, out: usize): void {
   const nPart = eNPart;
   for (let q = 0; q < nPart; q++) {
     const c = gi(ePartCliques, q);
     const A = eA + ((<usize>gi(eAOff, q)) << 3);
     const n = gi(eCliqueOff, c + 1) - gi(eCliqueOff, c);
-    const off = gi(eRedOff, c);
-    let a = 0;
-    for (; a + 3 < n; a += 4) {
-      let s: f64 = 0;
-      let t: f64 = 0;
-      let u: f64 = 0;
-      let w: f64 = 0;
-      const ra = a * n;
-      const rb = ra + n;
-      const rc = rb + n;
-      const rd = rc + n;
-      for (let m = 0; m < n; m++) {
-        const xm = gd(x, off + m);
-        s += gd(A, ra + m) * xm;
-        t += gd(A, rb + m) * xm;
-        u += gd(A, rc + m) * xm;
-        w += gd(A, rd + m) * xm;
-      }
-      sd(out, off + a, s);
-      sd(out, off + a + 1, t);
-      sd(out, off + a + 2, u);
-      sd(out, off + a + 3, w);
-    }
-    for (; a + 1 < n; a += 2) {
-      let s: f64 = 0;
-      let t: f64 = 0;
-      const ra = a * n;
-      const rb = ra + n;
-      for (let m = 0; m < n; m++) {
-        const xm = gd(x, off + m);
-        s += gd(A, ra + m) * xm;
-        t += gd(A, rb + m) * xm;
-      }
-      sd(out, off + a, s);
-      sd(out, off + a + 1, t);
-    }
-    if (a < n) {
-      let s: f64 = 0;
-      const ra = a * n;
-      for (let m = 0; m < n; m++) s += gd(A, ra + m) * gd(x, off + m);
-      sd(out, off + a, s);
-    }
+    const off = (<usize>gi(eRedOff, c)) << 3;
+    symMatVec(A, n, x + off, out + off);
   }
 }
 
@@ -447,6 +450,11 @@ export function initDenseA(H: usize, n: i32): void {
 // ---------------------------------------------------------------------------------------------
 // the cost and its derivatives
 
+/** A v* into pStar, once per solve (SapSolver.momentumOfVStar) */
+export function momentumOfVStar(): void {
+  multiplyA(eVStar, ePStar);
+}
+
 /**
  * vc, γ, G, Ar, p, j, ∇ℓ at v; out[0] = ℓ(v), out[1] = ½(v − v*)ᵀA(v − v*) (SapSolver.evalAtV;
  * results in memory, not returned: a returned double is a heap allocation on the JS side). `rs`:
@@ -460,99 +468,22 @@ export function evalAtV(np: i32, nRows: i32, rs: bool): void {
   const costC = constraintCost(eVc, gamma, eG, 0);
   if (rs) for (let k = 0; k < nRows; k++) sd(gamma, k, <f64>(<f32>gd(gamma, k)));
 
-  // momentum terms: Ar = A(v − v*), p = A v, ℓ_A = ½(v − v*)ᵀA(v − v*)
-  let ell: f64 = 0;
+  // momentum terms: Ar = A(v − v*), ℓ_A = ½(v − v*)ᵀA(v − v*), p = A v = Ar + A v*
+  // (v − v* first into p, the scratch until p is written)
   const Ar = eAr;
   const pv = eMom;
+  for (let a = 0; a < np; a++) sd(pv, a, gd(v, a) - gd(vs, a));
+  multiplyA(pv, Ar);
   const nPart = eNPart;
+  let ell: f64 = 0;
   for (let q = 0; q < nPart; q++) {
     const c = gi(ePartCliques, q);
-    const A = eA + ((<usize>gi(eAOff, q)) << 3);
     const n = gi(eCliqueOff, c + 1) - gi(eCliqueOff, c);
     const off = gi(eRedOff, c);
-    let a = 0;
-    // rows a … a+3 together (eight independent sums, same order within each)
-    for (; a + 3 < n; a += 4) {
-      let s1: f64 = 0;
-      let s2: f64 = 0;
-      let t1: f64 = 0;
-      let t2: f64 = 0;
-      let u1: f64 = 0;
-      let u2: f64 = 0;
-      let w1: f64 = 0;
-      let w2: f64 = 0;
-      const ra = a * n;
-      const rb = ra + n;
-      const rc = rb + n;
-      const rd = rc + n;
-      for (let m = 0; m < n; m++) {
-        const vm = gd(v, off + m);
-        const dm = vm - gd(vs, off + m);
-        const Aam = gd(A, ra + m);
-        const Abm = gd(A, rb + m);
-        const Acm = gd(A, rc + m);
-        const Adm = gd(A, rd + m);
-        s1 += Aam * dm;
-        s2 += Aam * vm;
-        t1 += Abm * dm;
-        t2 += Abm * vm;
-        u1 += Acm * dm;
-        u2 += Acm * vm;
-        w1 += Adm * dm;
-        w2 += Adm * vm;
-      }
-      sd(Ar, off + a, s1);
-      sd(pv, off + a, s2);
-      ell += 0.5 * (gd(v, off + a) - gd(vs, off + a)) * s1;
-      sd(Ar, off + a + 1, t1);
-      sd(pv, off + a + 1, t2);
-      ell += 0.5 * (gd(v, off + a + 1) - gd(vs, off + a + 1)) * t1;
-      sd(Ar, off + a + 2, u1);
-      sd(pv, off + a + 2, u2);
-      ell += 0.5 * (gd(v, off + a + 2) - gd(vs, off + a + 2)) * u1;
-      sd(Ar, off + a + 3, w1);
-      sd(pv, off + a + 3, w2);
-      ell += 0.5 * (gd(v, off + a + 3) - gd(vs, off + a + 3)) * w1;
-    }
-    for (; a + 1 < n; a += 2) {
-      let s1: f64 = 0;
-      let s2: f64 = 0;
-      let t1: f64 = 0;
-      let t2: f64 = 0;
-      const ra = a * n;
-      const rb = ra + n;
-      for (let m = 0; m < n; m++) {
-        const Aam = gd(A, ra + m);
-        const Abm = gd(A, rb + m);
-        const vm = gd(v, off + m);
-        const dm = vm - gd(vs, off + m);
-        s1 += Aam * dm;
-        s2 += Aam * vm;
-        t1 += Abm * dm;
-        t2 += Abm * vm;
-      }
-      sd(Ar, off + a, s1);
-      sd(pv, off + a, s2);
-      ell += 0.5 * (gd(v, off + a) - gd(vs, off + a)) * s1;
-      sd(Ar, off + a + 1, t1);
-      sd(pv, off + a + 1, t2);
-      ell += 0.5 * (gd(v, off + a + 1) - gd(vs, off + a + 1)) * t1;
-    }
-    if (a < n) {
-      let s1: f64 = 0;
-      let s2: f64 = 0;
-      const ra = a * n;
-      for (let m = 0; m < n; m++) {
-        const Aam = gd(A, ra + m);
-        const vm = gd(v, off + m);
-        s1 += Aam * (vm - gd(vs, off + m));
-        s2 += Aam * vm;
-      }
-      sd(Ar, off + a, s1);
-      sd(pv, off + a, s2);
-      ell += 0.5 * (gd(v, off + a) - gd(vs, off + a)) * s1;
-    }
+    for (let a = off; a < off + n; a++) ell += 0.5 * gd(pv, a) * gd(Ar, a);
   }
+  const ps = ePStar;
+  for (let a = 0; a < np; a++) sd(pv, a, gd(Ar, a) + gd(ps, a));
 
   // j = Jᵀγ
   const jv = eJv;

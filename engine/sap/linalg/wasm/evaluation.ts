@@ -16,6 +16,7 @@ export const EVAL_VECTORS = [
   'vStar',
   'Ar',
   'p',
+  'pStar',
   'jv',
   'grad',
   'dv',
@@ -230,6 +231,7 @@ export class EvaluationWasm {
       p.dv,
       p.dp,
       p.out,
+      p.pStar,
     );
   }
 

@@ -49,6 +49,8 @@ export interface LinalgWasmExports {
   multiplyA(x: number, out: number): void;
   /** results in `out`: ℓ, ℓ_A */
   evalAtV(np: number, nRows: number, rs: boolean): void;
+  /** A·v* into the pStar vector (once per solve, after bind) */
+  momentumOfVStar(): void;
   /** inputs in `out[4..8)`: α, ℓ_A, Δpᵀ(v − v*), ΔvᵀAΔv; results in `out`: φ, φ′ (order ≥ 1), φ″ (order 2) */
   evalAlongLine(order: number, nRows: number): void;
   /**
