@@ -94,30 +94,39 @@ export function rneaTree(
       A[o + 4] += c[o + 4];
       A[o + 5] += c[o + 5];
     }
-    // f_b = I A + V ×* (I V) − f_ext
-    bodySpatialInertia(m, d, b, s.I, 0);
-    inertiaTimesTwist(s.I, 0, A, o, IA, 0);
-    f[o] = IA[0];
-    f[o + 1] = IA[1];
-    f[o + 2] = IA[2];
-    f[o + 3] = IA[3];
-    f[o + 4] = IA[4];
-    f[o + 5] = IA[5];
-    if (inp.velocity) {
-      inertiaTimesTwist(s.I, 0, V, o, h, 0);
-      const wx = V[o],
-        wy = V[o + 1],
-        wz = V[o + 2];
-      const ux = V[o + 3],
-        uy = V[o + 4],
-        uz = V[o + 5];
-      // (w, u) ×* (n, l) = (w × n + u × l, w × l)
-      f[o] += wy * h[2] - wz * h[1] + (uy * h[5] - uz * h[4]);
-      f[o + 1] += wz * h[0] - wx * h[2] + (uz * h[3] - ux * h[5]);
-      f[o + 2] += wx * h[1] - wy * h[0] + (ux * h[4] - uy * h[3]);
-      f[o + 3] += wy * h[5] - wz * h[4];
-      f[o + 4] += wz * h[3] - wx * h[5];
-      f[o + 5] += wx * h[4] - wy * h[3];
+    // f_b = I A + V ×* (I V) − f_ext (a massless body: −f_ext)
+    if (d.body_massless[b] === 1) {
+      f[o] = 0;
+      f[o + 1] = 0;
+      f[o + 2] = 0;
+      f[o + 3] = 0;
+      f[o + 4] = 0;
+      f[o + 5] = 0;
+    } else {
+      bodySpatialInertia(m, d, b, s.I, 0);
+      inertiaTimesTwist(s.I, 0, A, o, IA, 0);
+      f[o] = IA[0];
+      f[o + 1] = IA[1];
+      f[o + 2] = IA[2];
+      f[o + 3] = IA[3];
+      f[o + 4] = IA[4];
+      f[o + 5] = IA[5];
+      if (inp.velocity) {
+        inertiaTimesTwist(s.I, 0, V, o, h, 0);
+        const wx = V[o],
+          wy = V[o + 1],
+          wz = V[o + 2];
+        const ux = V[o + 3],
+          uy = V[o + 4],
+          uz = V[o + 5];
+        // (w, u) ×* (n, l) = (w × n + u × l, w × l)
+        f[o] += wy * h[2] - wz * h[1] + (uy * h[5] - uz * h[4]);
+        f[o + 1] += wz * h[0] - wx * h[2] + (uz * h[3] - ux * h[5]);
+        f[o + 2] += wx * h[1] - wy * h[0] + (ux * h[4] - uy * h[3]);
+        f[o + 3] += wy * h[5] - wz * h[4];
+        f[o + 4] += wz * h[3] - wx * h[5];
+        f[o + 5] += wx * h[4] - wy * h[3];
+      }
     }
     if (inp.body_f) {
       // public wrench (f; τ_C) → spatial (τ_C + c × f; f)

@@ -32,6 +32,11 @@ export interface KinematicsData {
   joint_X_c_inv: Float64Array;
   /** (joint_count) ‖axis‖ of each joint (1 if zero): a constant of the model, computed once */
   joint_axis_norm: Float64Array;
+  /**
+   * (body_count) 1 for a body with zero mass and zero inertia (the links between the joints of a
+   * multi-joint MJCF body): a constant of the model; its Newton–Euler force is zero (rnea skips it)
+   */
+  body_massless: Uint8Array;
 }
 
 export function makeKinematicsData(m: SapModel): KinematicsData {
@@ -42,6 +47,12 @@ export function makeKinematicsData(m: SapModel): KinematicsData {
   for (let j = 0; j < nj; j++) {
     transformInverse(m.joint_X_c, j * 7, Xinv, j * 7);
     axisNorm[j] = Math.hypot(m.joint_axis[j * 3], m.joint_axis[j * 3 + 1], m.joint_axis[j * 3 + 2]) || 1;
+  }
+  const massless = new Uint8Array(nb);
+  for (let b = 0; b < nb; b++) {
+    let zero = m.body_mass[b] === 0;
+    for (let k = 0; k < 9 && zero; k++) zero = m.body_inertia[b * 9 + k] === 0;
+    massless[b] = zero ? 1 : 0;
   }
   return {
     body_X: new Float64Array(nb * 7),
@@ -55,5 +66,6 @@ export function makeKinematicsData(m: SapModel): KinematicsData {
     body_c: new Float64Array(nb * 6),
     joint_X_c_inv: Xinv,
     joint_axis_norm: axisNorm,
+    body_massless: massless,
   };
 }
