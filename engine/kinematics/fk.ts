@@ -34,8 +34,12 @@ export function forwardKinematics(
 ): void {
   const { body_X, body_R, joint_X_wF, joint_anchor, dof_S, joint_X_c_inv, joint_axis_norm } = d;
   for (let j = j0; j < j1; j++) {
-    const p = m.joint_parent[j];
     const type = m.joint_type[j];
+    if (type === JointType.REVOLUTE) {
+      revoluteFrames(m, q, d, j);
+      continue;
+    }
+    const p = m.joint_parent[j];
     const qs = m.joint_q_start[j];
     // X_wF = X_wP · X_p
     if (p < 0) for (let k = 0; k < 7; k++) joint_X_wF[j * 7 + k] = m.joint_X_p[j * 7 + k];
@@ -141,6 +145,94 @@ export function forwardKinematics(
     d.body_com_w[o + 2] = body_X[b * 7 + 2] + R[r + 6] * c[o] + R[r + 7] * c[o + 1] + R[r + 8] * c[o + 2];
     if (withInertia) rotateInertia(R, r, m.body_inertia, r, d.body_I_w, r);
   }
+}
+
+/**
+ * {@link forwardKinematics} of one revolute joint on locals (the same operations in the same
+ * order as the general path: transformMul, quatMul with the hinge quaternion, transformPoint,
+ * quatToMat3, quatRotate of the axis, writeAngular)
+ */
+function revoluteFrames(m: SapModel, q: Float64Array, d: KinematicsData, j: number): void {
+  const { body_X, body_R, joint_X_wF, joint_anchor, dof_S, joint_X_c_inv } = d;
+  const F = j * 7;
+  const p = m.joint_parent[j];
+  // X_wF = X_wP · X_p
+  if (p < 0) for (let k = 0; k < 7; k++) joint_X_wF[F + k] = m.joint_X_p[F + k];
+  else transformMul(body_X, p * 7, m.joint_X_p, F, joint_X_wF, F);
+  const fx = joint_X_wF[F],
+    fy = joint_X_wF[F + 1],
+    fz = joint_X_wF[F + 2];
+  const x = joint_X_wF[F + 3],
+    y = joint_X_wF[F + 4],
+    z = joint_X_wF[F + 5],
+    w = joint_X_wF[F + 6];
+  // hinge quaternion (quatFromAxisAngle with the axis norm computed once)
+  const ax = m.joint_axis[j * 3],
+    ay = m.joint_axis[j * 3 + 1],
+    az = m.joint_axis[j * 3 + 2];
+  const half = q[m.joint_q_start[j]] / 2;
+  const sh = Math.sin(half) / d.joint_axis_norm[j];
+  const hx = ax * sh,
+    hy = ay * sh,
+    hz = az * sh,
+    hw = Math.cos(half);
+  // X_wM: M at F's origin, q_M = q_F ⊗ q_J
+  const mx = w * hx + x * hw + y * hz - z * hy;
+  const my = w * hy - x * hz + y * hw + z * hx;
+  const mz = w * hz + x * hy - y * hx + z * hw;
+  const mw = w * hw - x * hx - y * hy - z * hz;
+  joint_anchor[j * 3] = fx;
+  joint_anchor[j * 3 + 1] = fy;
+  joint_anchor[j * 3 + 2] = fz;
+  // X_wB = X_wM · X_c⁻¹
+  const c = joint_X_c_inv;
+  if (
+    c[F] === 0 &&
+    c[F + 1] === 0 &&
+    c[F + 2] === 0 &&
+    c[F + 3] === 0 &&
+    c[F + 4] === 0 &&
+    c[F + 5] === 0 &&
+    c[F + 6] === 1
+  ) {
+    body_X[F] = fx;
+    body_X[F + 1] = fy;
+    body_X[F + 2] = fz;
+    body_X[F + 3] = mx;
+    body_X[F + 4] = my;
+    body_X[F + 5] = mz;
+    body_X[F + 6] = mw;
+  } else {
+    tX[0] = fx;
+    tX[1] = fy;
+    tX[2] = fz;
+    tX[3] = mx;
+    tX[4] = my;
+    tX[5] = mz;
+    tX[6] = mw;
+    if (c[F + 3] === 0 && c[F + 4] === 0 && c[F + 5] === 0 && c[F + 6] === 1) {
+      transformPoint(tX, 0, c, F, body_X, F);
+      body_X[F + 3] = mx;
+      body_X[F + 4] = my;
+      body_X[F + 5] = mz;
+      body_X[F + 6] = mw;
+    } else transformMul(tX, 0, c, F, body_X, F);
+  }
+  quatToMat3(body_X, F + 3, body_R, j * 9);
+  // S = (a_w; M × a_w) with a_w = R_F·a
+  const tx = 2 * (y * az - z * ay);
+  const ty = 2 * (z * ax - x * az);
+  const tz = 2 * (x * ay - y * ax);
+  const ux = ax + w * tx + (y * tz - z * ty);
+  const uy = ay + w * ty + (z * tx - x * tz);
+  const uz = az + w * tz + (x * ty - y * tx);
+  const o = m.joint_qd_start[j] * 6;
+  dof_S[o] = ux;
+  dof_S[o + 1] = uy;
+  dof_S[o + 2] = uz;
+  dof_S[o + 3] = fy * uz - fz * uy;
+  dof_S[o + 4] = fz * ux - fx * uz;
+  dof_S[o + 5] = fx * uy - fy * ux;
 }
 
 function normalizedQuatInto(q: Float64Array, o: number, out: Float64Array, oo: number): void {
