@@ -1,12 +1,19 @@
 import { describe, expect, it } from 'vitest';
-import { makeRng, quatIntegrate } from '../math';
+import {
+  makeRng,
+  quatFromAxisAngle,
+  quatIntegrate,
+  quatRotate,
+  transformInverse,
+  transformMul,
+} from '../math';
 import { JointType, ModelBuilder, type JointTypeName, type SapModel } from '../model';
 import { forwardKinematics, forwardVelocity, makeKinematicsData, type KinematicsData } from '../kinematics';
 import { crbaTree, makeCompositeScratch } from './crba';
 import { makeRneaScratch, rneaTree } from './rnea';
 
 /** a random tree (or chain) mixing every joint type; a free joint only at the root */
-function randomTree(seed: number, nBodies: number, chain: boolean): SapModel {
+function randomTree(seed: number, nBodies: number, chain: boolean, plainFrames = false): SapModel {
   const rnd = makeRng(seed);
   const r = (a: number, b: number) => a + (b - a) * rnd();
   const b = new ModelBuilder();
@@ -32,8 +39,20 @@ function randomTree(seed: number, nBodies: number, chain: boolean): SapModel {
       type,
       parent,
       child: body,
-      X_p: type === 'free' ? undefined : [r(-0.3, 0.3), r(-0.3, 0.3), r(-0.3, 0.3), ...quat()],
-      X_c: type === 'free' ? undefined : [r(-0.3, 0.3), r(-0.3, 0.3), r(-0.3, 0.3), ...quat()],
+      // plainFrames: unrotated joint frames, the child's at its origin on every other joint (as
+      // MJCF bodies give them: FK's shortcuts)
+      X_p:
+        type === 'free'
+          ? undefined
+          : [r(-0.3, 0.3), r(-0.3, 0.3), r(-0.3, 0.3), ...(plainFrames ? [0, 0, 0, 1] : quat())],
+      X_c:
+        type === 'free'
+          ? undefined
+          : plainFrames
+            ? i % 2 === 0
+              ? [0, 0, 0, 0, 0, 0, 1]
+              : [r(-0.3, 0.3), r(-0.3, 0.3), r(-0.3, 0.3), 0, 0, 0, 1]
+            : [r(-0.3, 0.3), r(-0.3, 0.3), r(-0.3, 0.3), ...quat()],
       axis: [r(-1, 1), r(-1, 1), r(-1, 1)],
       armature: r(0, 0.05),
     });
@@ -129,6 +148,55 @@ function advance(m: SapModel, q: Float64Array, v: Float64Array, h: number): Floa
   }
   return out;
 }
+
+describe('forward kinematics', () => {
+  it('every body pose is X_wP · X_p · X_J(q) · X_c⁻¹ and every hinge column (a_w; p × a_w)', () => {
+    for (const [seed, plain] of [
+      [11, false],
+      [12, true],
+      [13, true],
+    ] as const) {
+      const m = randomTree(seed, 12, false, plain);
+      const d = makeKinematicsData(m);
+      const { q } = randomState(m, seed);
+      forwardKinematics(m, q, d);
+      const X = new Float64Array(7);
+      const Xj = new Float64Array(7);
+      const Xc = new Float64Array(7);
+      const out = new Float64Array(7);
+      const a = new Float64Array(3);
+      let hinges = 0;
+      for (let j = 0; j < m.joint_count; j++) {
+        const p = m.joint_parent[j];
+        const t = m.joint_type[j];
+        if (p < 0) X.set(m.joint_X_p.subarray(j * 7, j * 7 + 7));
+        else transformMul(d.body_X, p * 7, m.joint_X_p, j * 7, X, 0);
+        Xj.set([0, 0, 0, 0, 0, 0, 1]);
+        const s = m.joint_q_start[j];
+        const [ax, ay, az] = m.joint_axis.subarray(j * 3, j * 3 + 3);
+        if (t === JointType.REVOLUTE) quatFromAxisAngle(ax, ay, az, q[s], Xj, 3);
+        else if (t === JointType.PRISMATIC) Xj.set([ax * q[s], ay * q[s], az * q[s]]);
+        else if (t === JointType.BALL) Xj.set(q.subarray(s, s + 4), 3);
+        else if (t === JointType.FREE) Xj.set(q.subarray(s, s + 7));
+        transformMul(X, 0, Xj, 0, out, 0);
+        transformInverse(m.joint_X_c, j * 7, Xc, 0);
+        transformMul(out, 0, Xc, 0, out, 0);
+        for (let k = 0; k < 7; k++) expect(d.body_X[j * 7 + k]).toBeCloseTo(out[k], 13);
+        if (t !== JointType.REVOLUTE) continue;
+        hinges++;
+        const n = Math.hypot(ax, ay, az);
+        quatRotate(X, 3, Float64Array.of(ax / n, ay / n, az / n), 0, a, 0);
+        const S = d.dof_S.subarray(m.joint_qd_start[j] * 6);
+        const cross = [X[1] * a[2] - X[2] * a[1], X[2] * a[0] - X[0] * a[2], X[0] * a[1] - X[1] * a[0]];
+        for (let k = 0; k < 3; k++) {
+          expect(S[k]).toBeCloseTo(a[k], 13);
+          expect(S[3 + k]).toBeCloseTo(cross[k], 13);
+        }
+      }
+      expect(hinges).toBeGreaterThan(1);
+    }
+  });
+});
 
 describe('dynamics on random trees with every joint type', () => {
   for (const [seed, n, chain] of [
