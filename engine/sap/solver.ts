@@ -876,6 +876,16 @@ export class SapSolver {
     this.rowOff = growI32(this.rowOff, nCon + 1);
     this.gOff = growI32(this.gOff, nCon + 1);
     this.params = growF64(this.params, nCon * PARAM_STRIDE);
+    if (nCon === 0) {
+      // nothing couples: v = v*, no structure to analyse or bind
+      this.rowOff[0] = 0;
+      this.gOff[0] = 0;
+      this.nRows = 0;
+      this.nG = 0;
+      this.nvp = 0;
+      this.nPart = 0;
+      return null;
+    }
     let nRows = 0;
     let nG = 0;
     for (let i = 0; i < nCon; i++) {
