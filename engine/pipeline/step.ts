@@ -438,8 +438,10 @@ export class SolverSAP {
       } else {
         integratePositions(m, j0, j1, state_in.joint_q, this.v_bar, dt, state_out.joint_q);
         const badQ = firstNonFinite(
-          state_out.joint_q.subarray(m.world_coord_start[w], m.world_coord_start[w + 1]),
+          state_out.joint_q,
           'q',
+          m.world_coord_start[w],
+          m.world_coord_start[w + 1],
         );
         if (badQ) {
           report.status = 'invalid_input';
@@ -491,7 +493,8 @@ export class SolverSAP {
   }
 }
 
-function firstNonFinite(a: Float64Array, name: string): string | undefined {
-  for (let i = 0; i < a.length; i++) if (!Number.isFinite(a[i])) return `${name}[${i}] = ${a[i]}`;
+/** the first NaN or ±∞ among a[from..to) as `name[i - from] = value`, undefined when all are finite */
+function firstNonFinite(a: Float64Array, name: string, from = 0, to = a.length): string | undefined {
+  for (let i = from; i < to; i++) if (!Number.isFinite(a[i])) return `${name}[${i - from}] = ${a[i]}`;
   return undefined;
 }
