@@ -7,7 +7,7 @@
  * M[i][j] = S_iᵀ · (Iᶜ_{body(j)} · S_j) for DOF i on the path from body(j) to its root.
  */
 import { publicDofIndex, type KinematicsData } from '../kinematics';
-import type { SapModel } from '../model';
+import { JointType, type SapModel } from '../model';
 
 /** (body_count × 13) composite inertia scratch: m, h(3), I₀(9) */
 export function makeCompositeScratch(m: SapModel): Float64Array {
@@ -114,6 +114,7 @@ export function crbaTree(
   }
   const S = d.dof_S;
   const parent = m.joint_parent;
+  const jointType = m.joint_type;
   const qdStart = m.joint_qd_start;
   for (let b = j0; b < j1; b++) {
     for (let i = qdStart[b]; i < qdStart[b + 1]; i++) {
@@ -126,6 +127,31 @@ export function crbaTree(
         f5 = F[5];
       // walk from this joint to the root, including the joint itself (its DOFs up to i)
       for (let a = b; a >= 0; a = parent[a]) {
+        if (a !== b && jointType[a] === JointType.FREE) {
+          // an ancestor free joint: its columns (e_k; p × e_k) and (0; e_k) times F without the
+          // zero products (the sums of the general loop: terms with a zero factor add ±0)
+          const k0 = qdStart[a];
+          const s = k0 * 6;
+          const r = (i - v0) * nv;
+          const c = k0 - v0;
+          const e0 = f0 + S[s + 4] * f4 + S[s + 5] * f5;
+          const e1 = f1 + S[s + 9] * f3 + S[s + 11] * f5;
+          const e2 = f2 + S[s + 15] * f3 + S[s + 16] * f4;
+          out[r + c] = e0;
+          out[r + c + 1] = e1;
+          out[r + c + 2] = e2;
+          out[r + c + 3] = f3;
+          out[r + c + 4] = f4;
+          out[r + c + 5] = f5;
+          const t = i - v0;
+          out[c * nv + t] = e0;
+          out[(c + 1) * nv + t] = e1;
+          out[(c + 2) * nv + t] = e2;
+          out[(c + 3) * nv + t] = f3;
+          out[(c + 4) * nv + t] = f4;
+          out[(c + 5) * nv + t] = f5;
+          continue;
+        }
         const kEnd = a === b ? i + 1 : qdStart[a + 1];
         for (let k = qdStart[a]; k < kEnd; k++) {
           const s = k * 6;
