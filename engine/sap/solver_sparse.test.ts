@@ -8,7 +8,15 @@ import { describe, expect, it } from 'vitest';
 import { SapSolver, type LinearSolverMode } from './solver';
 import type { LinalgKernels } from './linalg/wasm/kernels';
 import type { SapProblem } from './problem';
-import { boxOnPlane, cliquePile, holonomicMix, limitsAndDrives, pointOnPlane, twoCliques } from './testing';
+import {
+  articulatedPair,
+  boxOnPlane,
+  cliquePile,
+  holonomicMix,
+  limitsAndDrives,
+  pointOnPlane,
+  twoCliques,
+} from './testing';
 
 const PROBLEMS: [string, () => SapProblem][] = [
   ['pointOnPlane', () => pointOnPlane()],
@@ -18,6 +26,7 @@ const PROBLEMS: [string, () => SapProblem][] = [
   ['holonomicMix', () => holonomicMix()],
   ['cliquePile(16)', () => cliquePile(3, 16)],
   ['cliquePile(40)', () => cliquePile(9, 40)],
+  ['articulatedPair', () => articulatedPair()],
 ];
 
 function solveWith(

@@ -1054,6 +1054,43 @@ function computeGJ(G: usize, go: i32, r: i32, jq: i32, nq: i32, q0: i32, q1: i32
   if (r == 3) {
     const jq1 = jq + nq;
     const jq2 = jq + 2 * nq;
+    if (q1 - q0 != nq) {
+      // some columns (an articulated block): each column's three J entries loaded once for the
+      // three rows of T (each entry: the scalar sum of the loop below, same order, same skips)
+      const g00 = gd(G, go);
+      const g01 = gd(G, go + 1);
+      const g02 = gd(G, go + 2);
+      const g10 = gd(G, go + 3);
+      const g11 = gd(G, go + 4);
+      const g12 = gd(G, go + 5);
+      const g20 = gd(G, go + 6);
+      const g21 = gd(G, go + 7);
+      const g22 = gd(G, go + 8);
+      const T1 = nq;
+      const T2 = 2 * nq;
+      for (let t = q0; t < q1; t++) {
+        const s = gi(ci, t);
+        const j0 = gd(jd, jq + s);
+        const j1 = gd(jd, jq1 + s);
+        const j2 = gd(jd, jq2 + s);
+        let a0: f64 = 0;
+        if (g00 != 0) a0 += g00 * j0;
+        if (g01 != 0) a0 += g01 * j1;
+        if (g02 != 0) a0 += g02 * j2;
+        sd(T, s, a0);
+        let a1: f64 = 0;
+        if (g10 != 0) a1 += g10 * j0;
+        if (g11 != 0) a1 += g11 * j1;
+        if (g12 != 0) a1 += g12 * j2;
+        sd(T, T1 + s, a1);
+        let a2: f64 = 0;
+        if (g20 != 0) a2 += g20 * j0;
+        if (g21 != 0) a2 += g21 * j1;
+        if (g22 != 0) a2 += g22 * j2;
+        sd(T, T2 + s, a2);
+      }
+      return;
+    }
     for (let k = 0; k < 3; k++) {
       const gk = go + 3 * k;
       const g0 = gd(G, gk);
@@ -1229,6 +1266,46 @@ function addJtT(
       const n2 = j2 != 0;
       // same block: the column list is the row list, so s ≤ a ⇔ t ≤ ta
       const tEnd = same ? ta + 1 : q1;
+      if (n0 && n1 && n2 && ta + 1 < p1) {
+        const b = gi(ci, ta + 1);
+        const k0 = gd(jd, jp + b);
+        const k1 = gd(jd, jp + np + b);
+        const k2 = gd(jd, jp + 2 * np + b);
+        if (k0 != 0 && k1 != 0 && k2 != 0) {
+          // rows a and b together: each T column loaded once for both (every entry: its own
+          // three products in order, as one row at a time)
+          const rowB = target + b * rowStride;
+          for (let t = q0; t < tEnd; t++) {
+            const s = gi(ci, t);
+            const t0 = gd(T, s);
+            const t1 = gd(T, T1 + s);
+            const t2 = gd(T, T2 + s);
+            const pa = val + ((<usize>(row + s * colStride)) << 3);
+            const pb = val + ((<usize>(rowB + s * colStride)) << 3);
+            let h = load<f64>(pa);
+            h += j0 * t0;
+            h += j1 * t1;
+            h += j2 * t2;
+            store<f64>(pa, h);
+            let g = load<f64>(pb);
+            g += k0 * t0;
+            g += k1 * t1;
+            g += k2 * t2;
+            store<f64>(pb, g);
+          }
+          if (same) {
+            // row b's diagonal entry (t = ta + 1)
+            const pb = val + ((<usize>(rowB + b * colStride)) << 3);
+            let g = load<f64>(pb);
+            g += k0 * gd(T, b);
+            g += k1 * gd(T, T1 + b);
+            g += k2 * gd(T, T2 + b);
+            store<f64>(pb, g);
+          }
+          ta++;
+          continue;
+        }
+      }
       if (n0 && n1 && n2) {
         for (let t = q0; t < tEnd; t++) {
           const s = gi(ci, t);
