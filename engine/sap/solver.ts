@@ -526,13 +526,15 @@ export class SapSolver {
     beta: undefined as number | undefined,
   };
   private readonly pdIn = { q0: 0, qd: 0, vd: 0, kp: 0, kd: 0, effort_limit: 0, u0: 0 };
+  // (numbers from the start, not undefined: a field that has held undefined stores every new double
+  // in a fresh heap box)
   private readonly contactIn = {
-    mu: 0,
-    stiffness: 0,
-    tau_d: 0,
-    phi0: 0,
-    beta: undefined as number | undefined,
-    sigma: undefined as number | undefined,
+    mu: 0.5,
+    stiffness: 0.5,
+    tau_d: 0.5,
+    phi0: 0.5,
+    beta: 0.5 as number | undefined,
+    sigma: 0.5 as number | undefined,
   };
   private readonly holoG0 = new Float64Array(HOLONOMIC_MAX_ROWS);
   private readonly holoIn = {
