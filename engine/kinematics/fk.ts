@@ -32,19 +32,16 @@ export function forwardKinematics(
   j1 = m.joint_count,
   withInertia = true,
 ): void {
-  const { body_X, body_R, joint_X_wF, joint_anchor, dof_S, joint_X_c_inv, joint_axis_norm } = d;
+  const { body_X, body_R, joint_X_wF, joint_anchor, dof_S } = d;
   for (let j = j0; j < j1; j++) {
     const type = m.joint_type[j];
     if (type === JointType.REVOLUTE) {
       revoluteFrames(m, q, d, j);
       continue;
     }
-    const p = m.joint_parent[j];
     const qs = m.joint_q_start[j];
-    // X_wF = X_wP · X_p
-    if (p < 0) for (let k = 0; k < 7; k++) joint_X_wF[j * 7 + k] = m.joint_X_p[j * 7 + k];
-    else transformMul(body_X, p * 7, m.joint_X_p, j * 7, joint_X_wF, j * 7);
-    // X_FM(q)
+    jointFrameInWorld(m, d, j);
+    // X_FM(q) (revolute joints: revoluteFrames)
     const ax = m.joint_axis[j * 3],
       ay = m.joint_axis[j * 3 + 1],
       az = m.joint_axis[j * 3 + 2];
@@ -56,16 +53,6 @@ export function forwardKinematics(
     tJ[5] = 0;
     tJ[6] = 1;
     switch (type) {
-      case JointType.REVOLUTE: {
-        // quatFromAxisAngle with the axis norm computed once
-        const half = q[qs] / 2;
-        const s = Math.sin(half) / joint_axis_norm[j];
-        tJ[3] = ax * s;
-        tJ[4] = ay * s;
-        tJ[5] = az * s;
-        tJ[6] = Math.cos(half);
-        break;
-      }
       case JointType.PRISMATIC:
         tJ[0] = ax * q[qs];
         tJ[1] = ay * q[qs];
@@ -82,7 +69,7 @@ export function forwardKinematics(
         break;
     }
     // X_wM = X_wF · X_FM (a rotation about M keeps F's origin: only the quaternions multiply)
-    if (type === JointType.REVOLUTE || type === JointType.BALL) {
+    if (type === JointType.BALL) {
       tX[0] = joint_X_wF[j * 7];
       tX[1] = joint_X_wF[j * 7 + 1];
       tX[2] = joint_X_wF[j * 7 + 2];
@@ -91,33 +78,17 @@ export function forwardKinematics(
     joint_anchor[j * 3] = tX[0];
     joint_anchor[j * 3 + 1] = tX[1];
     joint_anchor[j * 3 + 2] = tX[2];
-    // X_wB = X_wM · X_c⁻¹ (usually a pure translation, often none: the body frame is the joint's)
-    const c = joint_X_c_inv;
-    const C = j * 7;
-    if (c[C + 3] === 0 && c[C + 4] === 0 && c[C + 5] === 0 && c[C + 6] === 1) {
-      if (c[C] === 0 && c[C + 1] === 0 && c[C + 2] === 0) {
-        body_X[C] = tX[0];
-        body_X[C + 1] = tX[1];
-        body_X[C + 2] = tX[2];
-      } else transformPoint(tX, 0, c, C, body_X, C);
-      body_X[C + 3] = tX[3];
-      body_X[C + 4] = tX[4];
-      body_X[C + 5] = tX[5];
-      body_X[C + 6] = tX[6];
-    } else transformMul(tX, 0, c, C, body_X, C);
-    quatToMat3(body_X, j * 7 + 3, body_R, j * 9);
+    bodyFrameFromJoint(d, j);
 
     // motion subspace columns in world Plücker coordinates
     const ds = m.joint_qd_start[j];
     switch (type) {
-      case JointType.REVOLUTE:
       case JointType.PRISMATIC: {
         tv[0] = ax;
         tv[1] = ay;
         tv[2] = az;
         quatRotate(joint_X_wF, j * 7 + 3, tv, 0, tv, 0);
-        if (type === JointType.REVOLUTE) writeAngular(dof_S, ds, tv, 0, 1, tX);
-        else writeLinear(dof_S, ds, tv, 0, 1);
+        writeLinear(dof_S, ds, tv, 0, 1);
         break;
       }
       case JointType.BALL: {
@@ -148,17 +119,14 @@ export function forwardKinematics(
 }
 
 /**
- * {@link forwardKinematics} of one revolute joint on locals (the same operations in the same
- * order as the general path: transformMul, quatMul with the hinge quaternion, transformPoint,
- * quatToMat3, quatRotate of the axis, writeAngular)
+ * {@link forwardKinematics} of one revolute joint, on locals where the general path would go
+ * through scratch arrays: the hinge quaternion, q_F ⊗ q_J (M stays at F's origin), the body frame,
+ * and the motion subspace (a_w; M × a_w) with a_w = R_F·a
  */
 function revoluteFrames(m: SapModel, q: Float64Array, d: KinematicsData, j: number): void {
-  const { body_X, body_R, joint_X_wF, joint_anchor, dof_S, joint_X_c_inv } = d;
+  const { joint_X_wF, joint_anchor, dof_S } = d;
   const F = j * 7;
-  const p = m.joint_parent[j];
-  // X_wF = X_wP · X_p
-  if (p < 0) for (let k = 0; k < 7; k++) joint_X_wF[F + k] = m.joint_X_p[F + k];
-  else transformMul(body_X, p * 7, m.joint_X_p, F, joint_X_wF, F);
+  jointFrameInWorld(m, d, j);
   const fx = joint_X_wF[F],
     fy = joint_X_wF[F + 1],
     fz = joint_X_wF[F + 2];
@@ -177,48 +145,17 @@ function revoluteFrames(m: SapModel, q: Float64Array, d: KinematicsData, j: numb
     hz = az * sh,
     hw = Math.cos(half);
   // X_wM: M at F's origin, q_M = q_F ⊗ q_J
-  const mx = w * hx + x * hw + y * hz - z * hy;
-  const my = w * hy - x * hz + y * hw + z * hx;
-  const mz = w * hz + x * hy - y * hx + z * hw;
-  const mw = w * hw - x * hx - y * hy - z * hz;
+  tX[0] = fx;
+  tX[1] = fy;
+  tX[2] = fz;
+  tX[3] = w * hx + x * hw + y * hz - z * hy;
+  tX[4] = w * hy - x * hz + y * hw + z * hx;
+  tX[5] = w * hz + x * hy - y * hx + z * hw;
+  tX[6] = w * hw - x * hx - y * hy - z * hz;
   joint_anchor[j * 3] = fx;
   joint_anchor[j * 3 + 1] = fy;
   joint_anchor[j * 3 + 2] = fz;
-  // X_wB = X_wM · X_c⁻¹
-  const c = joint_X_c_inv;
-  if (
-    c[F] === 0 &&
-    c[F + 1] === 0 &&
-    c[F + 2] === 0 &&
-    c[F + 3] === 0 &&
-    c[F + 4] === 0 &&
-    c[F + 5] === 0 &&
-    c[F + 6] === 1
-  ) {
-    body_X[F] = fx;
-    body_X[F + 1] = fy;
-    body_X[F + 2] = fz;
-    body_X[F + 3] = mx;
-    body_X[F + 4] = my;
-    body_X[F + 5] = mz;
-    body_X[F + 6] = mw;
-  } else {
-    tX[0] = fx;
-    tX[1] = fy;
-    tX[2] = fz;
-    tX[3] = mx;
-    tX[4] = my;
-    tX[5] = mz;
-    tX[6] = mw;
-    if (c[F + 3] === 0 && c[F + 4] === 0 && c[F + 5] === 0 && c[F + 6] === 1) {
-      transformPoint(tX, 0, c, F, body_X, F);
-      body_X[F + 3] = mx;
-      body_X[F + 4] = my;
-      body_X[F + 5] = mz;
-      body_X[F + 6] = mw;
-    } else transformMul(tX, 0, c, F, body_X, F);
-  }
-  quatToMat3(body_X, F + 3, body_R, j * 9);
+  bodyFrameFromJoint(d, j);
   // S = (a_w; M × a_w) with a_w = R_F·a
   const tx = 2 * (y * az - z * ay);
   const ty = 2 * (z * ax - x * az);
@@ -233,6 +170,36 @@ function revoluteFrames(m: SapModel, q: Float64Array, d: KinematicsData, j: numb
   dof_S[o + 3] = fy * uz - fz * uy;
   dof_S[o + 4] = fz * ux - fx * uz;
   dof_S[o + 5] = fx * uy - fy * ux;
+}
+
+/** joint_X_wF of joint j = X_wP · X_p (X_p itself at the root) */
+function jointFrameInWorld(m: SapModel, d: KinematicsData, j: number): void {
+  const p = m.joint_parent[j];
+  const F = j * 7;
+  if (p < 0) for (let k = 0; k < 7; k++) d.joint_X_wF[F + k] = m.joint_X_p[F + k];
+  else transformMul(d.body_X, p * 7, m.joint_X_p, F, d.joint_X_wF, F);
+}
+
+/**
+ * body_X and body_R of joint j's body from X_wM in {@link tX}: X_wB = X_wM · X_c⁻¹, usually a pure
+ * translation and often none (the body frame is the joint's)
+ */
+function bodyFrameFromJoint(d: KinematicsData, j: number): void {
+  const c = d.joint_X_c_inv;
+  const body_X = d.body_X;
+  const C = j * 7;
+  if (c[C + 3] === 0 && c[C + 4] === 0 && c[C + 5] === 0 && c[C + 6] === 1) {
+    if (c[C] === 0 && c[C + 1] === 0 && c[C + 2] === 0) {
+      body_X[C] = tX[0];
+      body_X[C + 1] = tX[1];
+      body_X[C + 2] = tX[2];
+    } else transformPoint(tX, 0, c, C, body_X, C);
+    body_X[C + 3] = tX[3];
+    body_X[C + 4] = tX[4];
+    body_X[C + 5] = tX[5];
+    body_X[C + 6] = tX[6];
+  } else transformMul(tX, 0, c, C, body_X, C);
+  quatToMat3(body_X, C + 3, d.body_R, j * 9);
 }
 
 function normalizedQuatInto(q: Float64Array, o: number, out: Float64Array, oo: number): void {
