@@ -37,6 +37,7 @@ import { PARAM_STRIDE, type ConstraintCalc } from './constraints/common';
 import { HOLONOMIC_MAX_ROWS, holonomicCalc, makeHolonomicParams } from './constraints/holonomic';
 import {
   CONTACT_REGION_NAMES,
+  CONTACT_ROWS,
   contactCalc,
   contactEval,
   contactRegion,
@@ -537,6 +538,8 @@ export class SapSolver {
     sigma: 0.5 as number | undefined,
   };
   private readonly holoG0 = new Float64Array(HOLONOMIC_MAX_ROWS);
+  /** the symmetric Delassus block W of one constraint (rows² entries, upper triangle used) */
+  private readonly wScratch = new Float64Array(Math.max(CONTACT_ROWS, HOLONOMIC_MAX_ROWS) ** 2);
   private readonly holoIn = {
     g0: this.holoG0 as ArrayLike<number>,
     stiffness: 0,
@@ -983,16 +986,12 @@ export class SapSolver {
     }
 
     this.analyze();
+    // A v* (p = A(v − v*) + A v* at every evaluation)
     if (this.ev !== null) {
       this.bindEvaluation();
       this.ev.kernels.exports.momentumOfVStar();
-    } else this.momentumOfVStar();
+    } else this.multiplyA(this.vStar, this.pStar);
     return null;
-  }
-
-  /** pStar = A v* over the participating cliques */
-  private momentumOfVStar(): void {
-    this.multiplyA(this.vStar, this.pStar);
   }
 
   /** the reduced iterate v from all velocities `src` (rounded when contact_solve_precision is fp32) */
@@ -1161,7 +1160,7 @@ export class SapSolver {
   /** constraint parameter records (R, v̂, gains) from the physical inputs */
   private makeParams(pk: PackedSapProblem): string | null {
     const o = this.options;
-    const rndW = o.sap_contact_weight_precision === 'fp32' ? fr : ident;
+    const weights32 = o.sap_contact_weight_precision === 'fp32';
     const P = pk.phys;
     const dt = pk.dt;
     for (let i = 0; i < pk.nCon; i++) {
@@ -1170,7 +1169,7 @@ export class SapSolver {
       const kind = pk.kind[i];
       if (kind === KIND_CONTACT) {
         let w = P[x + 6];
-        if (Number.isNaN(w)) w = this.contactDelassusWeight(i, rndW === fr);
+        if (Number.isNaN(w)) w = this.delassusWeight(i, CONTACT_ROWS, weights32);
         const c = this.contactIn;
         c.mu = P[x];
         c.stiffness = P[x + 1];
@@ -1193,7 +1192,7 @@ export class SapSolver {
       } else if (kind === KIND_HOLONOMIC) {
         const r = pk.rows[i];
         let w = P[x + 3];
-        if (Number.isNaN(w)) w = this.delassusWeight(i, r, rndW);
+        if (Number.isNaN(w)) w = this.delassusWeight(i, r, weights32);
         const h = this.holoIn;
         h.stiffness = P[x];
         h.tau_d = P[x + 1];
@@ -1250,101 +1249,44 @@ export class SapSolver {
     return null;
   }
 
-  /** {@link diagDelassusWeight} of constraint i, read from the packed blocks (same operation order) */
   /**
-   * {@link delassusWeight} of a three-row contact, bit for bit: the six distinct entries of the
-   * symmetric W accumulated in one pass over the nonzero columns (a zero product adds ±0, which
-   * leaves every sum as the skipping loop has it), then ‖W‖²_F in the same r-major order
+   * {@link diagDelassusWeight} of constraint i (`nrows` rows) from the packed blocks, bit for bit:
+   * the distinct entries of the symmetric W accumulate in one pass over the nonzero columns (a
+   * product with a zero factor adds ±0, which leaves every sum as the generic loop's skip has it),
+   * then ‖W‖²_F in its r-major order; `f32` rounds every operation to binary32
    */
-  private contactDelassusWeight(i: number, f32: boolean): number {
+  private delassusWeight(i: number, nrows: number, f32: boolean): number {
     const pk = this.pp;
     const jd = pk.jData;
-    let w00 = 0,
-      w01 = 0,
-      w02 = 0,
-      w11 = 0,
-      w12 = 0,
-      w22 = 0;
+    const W = this.wScratch;
+    W.fill(0, 0, nrows * nrows);
     for (let b = pk.blkStart[i]; b < pk.blkStart[i + 1]; b++) {
       const c = pk.blkClique[b];
       const nv = pk.cliqueNv[c];
       const A = pk.cliqueA[c];
-      const j0 = pk.blkJ[b];
-      const j1 = j0 + nv;
-      const j2 = j1 + nv;
+      const jo = pk.blkJ[b];
       const t1 = this.colStart[b + 1];
       for (let t = this.colStart[b]; t < t1; t++) {
         const m = this.colIdx[t];
-        const x0 = jd[j0 + m],
-          x1 = jd[j1 + m],
-          x2 = jd[j2 + m];
         const a = A[m * nv + m];
-        if (f32) {
-          w00 = fr(w00 + fr(fr(x0 * x0) / a));
-          w01 = fr(w01 + fr(fr(x0 * x1) / a));
-          w02 = fr(w02 + fr(fr(x0 * x2) / a));
-          w11 = fr(w11 + fr(fr(x1 * x1) / a));
-          w12 = fr(w12 + fr(fr(x1 * x2) / a));
-          w22 = fr(w22 + fr(fr(x2 * x2) / a));
-        } else {
-          w00 += (x0 * x0) / a;
-          w01 += (x0 * x1) / a;
-          w02 += (x0 * x2) / a;
-          w11 += (x1 * x1) / a;
-          w12 += (x1 * x2) / a;
-          w22 += (x2 * x2) / a;
-        }
-      }
-    }
-    let w: number;
-    if (f32) {
-      const q00 = fr(w00 * w00),
-        q01 = fr(w01 * w01),
-        q02 = fr(w02 * w02),
-        q11 = fr(w11 * w11),
-        q12 = fr(w12 * w12),
-        q22 = fr(w22 * w22);
-      let f2 = fr(fr(fr(q00 + q01) + q02) + q01);
-      f2 = fr(fr(fr(fr(f2 + q11) + q12) + q02) + q12);
-      f2 = fr(f2 + q22);
-      w = fr(fr(Math.sqrt(f2)) / 3);
-    } else {
-      const q01 = w01 * w01,
-        q02 = w02 * w02,
-        q12 = w12 * w12;
-      const f2 = w00 * w00 + q01 + q02 + q01 + w11 * w11 + q12 + q02 + q12 + w22 * w22;
-      w = Math.sqrt(f2) / 3;
-    }
-    return Math.max(w, MIN_DELASSUS_WEIGHT);
-  }
-
-  private delassusWeight(i: number, nrows: number, rnd: (x: number) => number): number {
-    const pk = this.pp;
-    const jd = pk.jData;
-    const b0 = pk.blkStart[i];
-    const b1 = pk.blkStart[i + 1];
-    let f2 = 0;
-    for (let r = 0; r < nrows; r++) {
-      for (let s = 0; s < nrows; s++) {
-        let w = 0;
-        for (let b = b0; b < b1; b++) {
-          const c = pk.blkClique[b];
-          const nv = pk.cliqueNv[c];
-          const A = pk.cliqueA[c];
-          const jo = pk.blkJ[b];
-          const t1 = this.colStart[b + 1];
-          for (let t = this.colStart[b]; t < t1; t++) {
-            const m = this.colIdx[t];
-            const jr = jd[jo + r * nv + m];
-            const js = jd[jo + s * nv + m];
-            if (jr === 0 || js === 0) continue;
-            w = rnd(w + rnd(rnd(jr * js) / A[m * nv + m]));
+        for (let r = 0; r < nrows; r++) {
+          const jr = jd[jo + r * nv + m];
+          for (let q = r; q < nrows; q++) {
+            const k = r * nrows + q;
+            const x = jr * jd[jo + q * nv + m];
+            W[k] = f32 ? fr(W[k] + fr(fr(x) / a)) : W[k] + x / a;
           }
         }
-        f2 = rnd(f2 + rnd(w * w));
       }
     }
-    const w = rnd(rnd(Math.sqrt(f2)) / nrows);
+    let f2 = 0;
+    for (let r = 0; r < nrows; r++) {
+      for (let q = 0; q < nrows; q++) {
+        const w = W[r <= q ? r * nrows + q : q * nrows + r];
+        f2 = f32 ? fr(f2 + fr(w * w)) : f2 + w * w;
+      }
+    }
+    const w = f32 ? fr(fr(Math.sqrt(f2)) / nrows) : Math.sqrt(f2) / nrows;
     return Math.max(w, MIN_DELASSUS_WEIGHT);
   }
 
@@ -1769,19 +1711,15 @@ export class SapSolver {
     const pv = this.p;
     for (let a = 0; a < np; a++) pv[a] = v[a] - vs[a];
     this.multiplyA(pv, Ar);
+    // (the participating cliques lie one after another over [0, np), in clique order)
     let ellA = 0;
-    const nPart = this.nPart;
-    const partCliques = this.partCliques;
+    const ps = this.pStar;
+    for (let a = 0; a < np; a++) {
+      ellA += 0.5 * pv[a] * Ar[a];
+      pv[a] = Ar[a] + ps[a];
+    }
     const cliqueOff = this.cliqueOff;
     const redOff = this.redOff;
-    for (let q = 0; q < nPart; q++) {
-      const c = partCliques[q];
-      const off = redOff[c];
-      const end = off + cliqueOff[c + 1] - cliqueOff[c];
-      for (let a = off; a < end; a++) ellA += 0.5 * pv[a] * Ar[a];
-    }
-    const ps = this.pStar;
-    for (let a = 0; a < np; a++) pv[a] = Ar[a] + ps[a];
 
     // j = Jᵀγ
     const jv = this.jv;

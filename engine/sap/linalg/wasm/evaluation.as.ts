@@ -450,7 +450,7 @@ export function initDenseA(H: usize, n: i32): void {
 // ---------------------------------------------------------------------------------------------
 // the cost and its derivatives
 
-/** A v* into pStar, once per solve (SapSolver.momentumOfVStar) */
+/** A v* into pStar, once per solve (SapSolver.prepare) */
 export function momentumOfVStar(): void {
   multiplyA(eVStar, ePStar);
 }
@@ -474,16 +474,13 @@ export function evalAtV(np: i32, nRows: i32, rs: bool): void {
   const pv = eMom;
   for (let a = 0; a < np; a++) sd(pv, a, gd(v, a) - gd(vs, a));
   multiplyA(pv, Ar);
-  const nPart = eNPart;
+  // (the participating cliques lie one after another over [0, np), in clique order)
   let ell: f64 = 0;
-  for (let q = 0; q < nPart; q++) {
-    const c = gi(ePartCliques, q);
-    const n = gi(eCliqueOff, c + 1) - gi(eCliqueOff, c);
-    const off = gi(eRedOff, c);
-    for (let a = off; a < off + n; a++) ell += 0.5 * gd(pv, a) * gd(Ar, a);
-  }
   const ps = ePStar;
-  for (let a = 0; a < np; a++) sd(pv, a, gd(Ar, a) + gd(ps, a));
+  for (let a = 0; a < np; a++) {
+    ell += 0.5 * gd(pv, a) * gd(Ar, a);
+    sd(pv, a, gd(Ar, a) + gd(ps, a));
+  }
 
   // j = Jᵀγ
   const jv = eJv;
