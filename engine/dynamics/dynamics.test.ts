@@ -198,6 +198,38 @@ describe('forward kinematics', () => {
   });
 });
 
+describe('forward kinematics of flagged joints', () => {
+  it('a parent-closed subset gets the full pass bit for bit and leaves the others untouched', () => {
+    for (const seed of [21, 22]) {
+      const m = randomTree(seed, 14, false, seed === 22);
+      const { q } = randomState(m, seed);
+      const full = makeKinematicsData(m);
+      forwardKinematics(m, q, full, 0, m.joint_count, false);
+      // the ancestors of two bodies (with their own joints)
+      const only = new Uint8Array(m.joint_count);
+      for (const b of [m.joint_count - 1, Math.floor(m.joint_count / 2)]) {
+        for (let j = b; j >= 0 && only[j] === 0; j = m.joint_parent[j]) only[j] = 1;
+      }
+      const part = makeKinematicsData(m);
+      for (const a of [part.body_X, part.body_R, part.body_com_w, part.dof_S]) a.fill(-7);
+      forwardKinematics(m, q, part, 0, m.joint_count, false, only);
+      let flagged = 0;
+      for (let j = 0; j < m.joint_count; j++) {
+        const same = (a: Float64Array, b: Float64Array, w: number, lo: number, hi: number): void => {
+          for (let k = lo * w; k < hi * w; k++) expect(a[k]).toBe(only[j] ? b[k] : -7);
+        };
+        same(part.body_X, full.body_X, 7, j, j + 1);
+        same(part.body_R, full.body_R, 9, j, j + 1);
+        same(part.body_com_w, full.body_com_w, 3, j, j + 1);
+        same(part.dof_S, full.dof_S, 6, m.joint_qd_start[j], m.joint_qd_start[j + 1]);
+        flagged += only[j];
+      }
+      expect(flagged).toBeGreaterThan(1);
+      expect(flagged).toBeLessThan(m.joint_count);
+    }
+  });
+});
+
 describe('dynamics on random trees with every joint type', () => {
   for (const [seed, n, chain] of [
     [1, 5, true],

@@ -22,7 +22,9 @@ const IDENTITY3 = new Float64Array([1, 0, 0, 0, 1, 0, 0, 0, 1]);
 /**
  * Poses and motion subspaces for joints [j0, j1) (a world or all of them); parents must come before
  * children, which the model's ordering guarantees. Then COMs and, unless `withInertia` is false,
- * world inertias (body_I_w) of the bodies of those joints.
+ * world inertias (body_I_w) of the bodies of those joints. With `only` (joint_count flags, closed
+ * under parents: a flagged joint's parent is flagged) just the flagged joints and their bodies;
+ * the others keep what they held.
  */
 export function forwardKinematics(
   m: SapModel,
@@ -31,9 +33,11 @@ export function forwardKinematics(
   j0 = 0,
   j1 = m.joint_count,
   withInertia = true,
+  only?: Uint8Array,
 ): void {
   const { body_X, body_R, joint_X_wF, joint_anchor, dof_S } = d;
   for (let j = j0; j < j1; j++) {
+    if (only !== undefined && only[j] === 0) continue;
     const type = m.joint_type[j];
     if (type === JointType.REVOLUTE) {
       revoluteFrames(m, q, d, j);
@@ -107,6 +111,7 @@ export function forwardKinematics(
   }
   // com and world inertia
   for (let b = j0; b < j1; b++) {
+    if (only !== undefined && only[b] === 0) continue;
     const o = b * 3;
     const c = m.body_com;
     const R = body_R;

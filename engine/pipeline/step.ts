@@ -74,6 +74,10 @@ export class SolverSAP {
   private kinQValid = false;
   private readonly kinContactQ: Float64Array;
   private kinContactQValid = false;
+  /** (joint_count) flags: the joints whose kinematics contact preparation needs this step */
+  private readonly contactJoints: Uint8Array;
+  /** (joint_count) flags: the joints `kinContact` holds at kinContactQ */
+  private readonly kinContactJoints: Uint8Array;
   private readonly treeA: Float64Array[];
   private readonly cliqueIndex: Int32Array;
   private readonly sap: SapSolver;
@@ -120,6 +124,8 @@ export class SolverSAP {
     this.q_round = new Float64Array(model.joint_coord_count);
     this.kinQ = new Float64Array(model.joint_coord_count);
     this.kinContactQ = new Float64Array(model.joint_coord_count);
+    this.contactJoints = new Uint8Array(model.joint_count);
+    this.kinContactJoints = new Uint8Array(model.joint_count);
     this.treeA = [];
     for (let t = 0; t < model.tree_count; t++) {
       const n = model.tree_dof_start[t + 1] - model.tree_dof_start[t];
@@ -262,10 +268,15 @@ export class SolverSAP {
     for (let w = 0; w < m.num_worlds && !anyContacts; w++) anyContacts = (contacts.count[w] ?? 0) > 0;
     if (!o.use_f64_boundary_pose && anyContacts) {
       for (let k = 0; k < this.q_round.length; k++) this.q_round[k] = Math.fround(state_in.joint_q[k]);
-      if (!(this.kinContactQValid && sameBits(this.q_round, this.kinContactQ))) {
-        // contact preparation reads poses, COMs and motion subspaces, not world inertias
-        forwardKinematics(m, this.q_round, this.kinContact, 0, m.joint_count, false);
+      // contact preparation reads the poses, COMs and motion subspaces (not the world inertias) of
+      // the bodies in contact and of their ancestors: the FK of those joints, unless `kinContact`
+      // already holds them at these joint_q
+      const need = this.contactJoints;
+      const covered = markContactJoints(m, contacts, need, this.kinContactJoints);
+      if (!(covered && this.kinContactQValid && sameBits(this.q_round, this.kinContactQ))) {
+        forwardKinematics(m, this.q_round, this.kinContact, 0, m.joint_count, false, need);
         this.kinContactQ.set(this.q_round);
+        this.kinContactJoints.set(need);
         this.kinContactQValid = true;
       }
       kinC = this.kinContact;
@@ -491,6 +502,31 @@ export class SolverSAP {
     this.last_report = report;
     return report;
   }
+}
+
+/**
+ * Flags in `need` the joints of every body in contact (all worlds) and of its ancestors (bodies are
+ * joints: body j hangs from joint j); true when each of them is also flagged in `have`
+ */
+function markContactJoints(m: SapModel, contacts: SapContacts, need: Uint8Array, have: Uint8Array): boolean {
+  need.fill(0);
+  const parent = m.joint_parent;
+  let covered = true;
+  for (let w = 0; w < m.num_worlds; w++) {
+    const n = contacts.count[w] ?? 0;
+    for (let i = 0; i < n; i++) {
+      const slot = w * contacts.capacity + i;
+      for (let j = contacts.body0[slot]; j >= 0 && need[j] === 0; j = parent[j]) {
+        need[j] = 1;
+        if (have[j] === 0) covered = false;
+      }
+      for (let j = contacts.body1[slot]; j >= 0 && need[j] === 0; j = parent[j]) {
+        need[j] = 1;
+        if (have[j] === 0) covered = false;
+      }
+    }
+  }
+  return covered;
 }
 
 /** the first NaN or ±∞ among a[from..to) as `name[i - from] = value`, undefined when all are finite */
