@@ -41,6 +41,26 @@ describe('runBench', () => {
     expect(readdirSync(dir)).toEqual([expect.stringMatching(/^arm7_10_1_[0-9a-f]{16}\.json$/)]);
   }, 60_000);
 
+  it('times pile_64 and its peers from the same three start states, round by round', async () => {
+    expect(BENCH_SCENES.pile_64.snapshots).toBe(3);
+    const res = await runBench({
+      scenes: ['pile_64'],
+      presets: ['approx32'],
+      line_searches: ['monotone_decay'],
+      islands: [false],
+      num_worlds: [1],
+      steps: 2,
+      repeats: 3,
+      settle: 10,
+      peers: ['mujoco', 'rapier'],
+      settle_cache: null,
+    });
+    expect(res.rows).toHaveLength(1);
+    expect(res.peers.map((p) => p.peer).sort()).toEqual(['mujoco', 'rapier']);
+    for (const p of res.peers) expect(p.start).toMatch(/3 start states/);
+    expect(res.peers.find((p) => p.peer === 'mujoco')!.start).toMatch(/20 steps apart/);
+  }, 120_000);
+
   it('measures each --variant beside the scene options in the same rounds, and labels it', async () => {
     const res = await runBench({
       scenes: ['scenes/box_stack.yaml'],

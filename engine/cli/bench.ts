@@ -64,6 +64,16 @@ export interface BenchScene {
    * contacts in 8 steps); timing that ramp would flatter the peer.
    */
   lead_in?: number;
+  /**
+   * start states the rounds cycle through (default 1): the snapshot, then one every
+   * `snapshot_spacing` further steps of the same settle run. A contact-rich scene's Newton count
+   * depends on the exact state (a bit-level change moves a pile's mean iterations over 60 steps by
+   * up to 50%), so timing every engine from several states, round by round, keeps one lucky or
+   * unlucky state from deciding the ratio.
+   */
+  snapshots?: number;
+  /** steps between consecutive start states (default: `steps`) */
+  snapshot_spacing?: number;
 }
 
 /**
@@ -98,9 +108,13 @@ export const BENCH_SCENES: Record<string, BenchScene> = {
   },
   pile_64: {
     file: 'scenes/pile_64.yaml',
-    settle: 400,
+    settle: 380,
     steps: 60,
-    repeats: 7,
+    // three start states 20 steps apart, centred on 400 steps (one phase of the settling pile,
+    // three states of it), each timed three times
+    repeats: 9,
+    snapshots: 3,
+    snapshot_spacing: 20,
     line_searches: ['monotone_decay', 'exact_root'],
     islands: [false, true],
     peers: ['mujoco', 'rapier'],
@@ -481,9 +495,20 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         if (cacheFile !== null) writeSettleCache(cacheFile, ref.state);
       }
       const snap: SapState = cloneState(ref.state);
-      // restart a configuration from the snapshot and take the scene's untimed lead-in steps
-      const restart = async (sim: Stepper): Promise<void> => {
-        copyState(snap, sim.state);
+      // the further start states, from the same run (deterministic from the snapshot)
+      const snaps: SapState[] = [snap];
+      const spacing = spec.snapshot_spacing ?? steps;
+      for (let k = 1; k < (spec.snapshots ?? 1); k++) {
+        for (let i = 0; i < spacing; i++) {
+          drive(ref);
+          ref.step();
+        }
+        snaps.push(cloneState(ref.state));
+      }
+      // restart a configuration from start state `r` (mod their count) and take the scene's
+      // untimed lead-in steps
+      const restart = async (sim: Stepper, r = 0): Promise<void> => {
+        copyState(snaps[r % snaps.length], sim.state);
         for (let i = 0; i < (spec.lead_in ?? 0); i++) {
           drive(sim);
           await sim.step();
@@ -591,8 +616,8 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
             try {
               const pr =
                 peer === 'mujoco'
-                  ? await startMujoco(id, spec, scene, snap, steps, duration, q0, driven)
-                  : await startRapier(id, scene, snap, steps, spec.lead_in ?? 0);
+                  ? await startMujoco(id, spec, scene, snaps, spacing, steps, duration, q0, driven)
+                  : await startRapier(id, scene, snaps, steps, spec.lead_in ?? 0);
               if (typeof pr === 'string') notes.push(`${id}: ${peer} not measured: ${pr}`);
               else runners.push(pr);
             } catch (e) {
@@ -602,13 +627,13 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         }
         for (let r = 0; r < repeats; r++) {
           for (const c of configs) {
-            await restart(c.sim);
+            await restart(c.sim, r);
             c.rates.push(await timeRound(c.sim, steps, drive, c.acc));
           }
           for (const p of runners) {
             if (p.failed) continue;
             try {
-              p.rates.push(p.round());
+              p.rates.push(p.round(r));
             } catch (e) {
               p.failed = true;
               notes.push(`${id}: ${p.peer} failed: ${(e as Error).message}`);
@@ -713,8 +738,8 @@ interface PeerRunner {
   peer: PeerName;
   rates: number[];
   failed: boolean;
-  /** restarts from the peer's start state and times `steps` steps; steps/s */
-  round(): number;
+  /** restarts from the peer's start state `r` (mod their count) and times `steps` steps; steps/s */
+  round(r: number): number;
   /** the peer's row from the rounds so far (median steps/s) */
   result(): PeerRow;
   dispose(): void;
@@ -724,12 +749,14 @@ async function startMujoco(
   id: string,
   spec: BenchScene,
   scene: LoadedSceneFile,
-  snap: SapState,
+  snaps: SapState[],
+  spacing: number,
   steps: number,
   duration: number,
   q0: Float64Array,
   driven: number[],
 ): Promise<PeerRunner | string> {
+  const snap = snaps[0];
   const mj: MujocoModule | string = await loadMujoco();
   if (typeof mj === 'string') return mj;
   const dt = scene.dt;
@@ -759,41 +786,61 @@ async function startMujoco(
       ctrl[k] = q0[actuatorDof[k]] + (driven.includes(actuatorDof[k]) ? s : 0);
   };
   let t = snap.time;
+  const step = (): void => {
+    ctrlAt(t);
+    mj.mj_step(m, d);
+    t += dt;
+  };
+  // the start states every round restarts from (as ours restart from their snapshots)
+  const saved: {
+    qpos: Float64Array;
+    qvel: Float64Array;
+    act: Float64Array;
+    warm: Float64Array;
+    time: number;
+    t: number;
+  }[] = [];
+  const save = (): void => {
+    saved.push({
+      qpos: Float64Array.from(d.qpos),
+      qvel: Float64Array.from(d.qvel),
+      act: Float64Array.from(d.act),
+      warm: Float64Array.from(d.qacc_warmstart),
+      time: d.time,
+      t,
+    });
+  };
   try {
     // untimed warm-up (wasm tier-up): ≥ 3 steps and ≥ 0.3 s; exported models restart from the snapshot
     const tw = performance.now();
-    for (let i = 0; i < 2000 && (i < 3 || performance.now() - tw < 300); i++) {
-      ctrlAt(t);
-      mj.mj_step(m, d);
-      t += dt;
-    }
+    for (let i = 0; i < 2000 && (i < 3 || performance.now() - tw < 300); i++) step();
     if (exp) {
-      setMujocoState(scene.model, snap, exp, m, d);
-      mj.mj_forward(m, d);
-      t = snap.time;
       const lead = spec.lead_in ?? 0;
-      for (let i = 0; i < lead; i++) {
-        ctrlAt(t);
-        mj.mj_step(m, d);
-        t += dt;
+      for (const sn of snaps) {
+        setMujocoState(scene.model, sn, exp, m, d);
+        mj.mj_forward(m, d);
+        t = sn.time;
+        for (let i = 0; i < lead; i++) step();
+        save();
       }
       if (lead > 0) start += ` + ${lead} untimed steps (as ours; its own contact set)`;
+    } else {
+      // its own run: the later start states `spacing` steps apart, like ours
+      save();
+      for (let k = 1; k < snaps.length; k++) {
+        for (let i = 0; i < spacing; i++) step();
+        save();
+      }
     }
   } catch (e) {
     d.delete();
     m.delete();
     throw e;
   }
-  // every round restarts from this state (as ours restart from the snapshot)
-  const saved = {
-    qpos: Float64Array.from(d.qpos),
-    qvel: Float64Array.from(d.qvel),
-    act: Float64Array.from(d.act),
-    warm: Float64Array.from(d.qacc_warmstart),
-    time: d.time,
-    t,
-  };
-  start += ', every round from there';
+  start +=
+    snaps.length > 1
+      ? `, rounds cycling through ${snaps.length} start states ${spacing} steps apart`
+      : ', every round from there';
   let iters = 0,
     islands = 0,
     n = 0,
@@ -802,13 +849,14 @@ async function startMujoco(
     peer: 'mujoco',
     rates: [],
     failed: false,
-    round: () => {
-      d.qpos.set(saved.qpos);
-      d.qvel.set(saved.qvel);
-      d.act.set(saved.act);
-      d.qacc_warmstart.set(saved.warm);
-      d.time = saved.time;
-      t = saved.t;
+    round: (r) => {
+      const sv = saved[r % saved.length];
+      d.qpos.set(sv.qpos);
+      d.qvel.set(sv.qvel);
+      d.act.set(sv.act);
+      d.qacc_warmstart.set(sv.warm);
+      d.time = sv.time;
+      t = sv.t;
       const t0 = performance.now();
       for (let i = 0; i < steps; i++) {
         ctrlAt(t);
@@ -852,10 +900,11 @@ async function startMujoco(
 async function startRapier(
   id: string,
   scene: LoadedSceneFile,
-  snap: SapState,
+  snaps: SapState[],
   steps: number,
   leadIn: number,
 ): Promise<PeerRunner | string> {
+  const snap = snaps[0];
   const unfit = rapierUnfit(scene.model);
   if (unfit) return `the scene does not fit Rapier's model (${unfit})`;
   const R = await loadRapier();
@@ -869,19 +918,19 @@ async function startRapier(
   // every round builds the world afresh from the snapshot and takes the lead-in steps (untimed)
   let world: ReturnType<typeof rapierWorld>['world'] | null = null;
   let colliders: ReturnType<typeof rapierWorld>['colliders'] | null = null;
-  const fresh = (): NonNullable<typeof world> => {
+  const fresh = (r: number): NonNullable<typeof world> => {
     world?.free();
-    ({ world, colliders } = rapierWorld(R, scene.model, snap, scene.dt));
+    ({ world, colliders } = rapierWorld(R, scene.model, snaps[r % snaps.length], scene.dt));
     for (let i = 0; i < lead; i++) world.step();
     return world;
   };
-  fresh();
+  fresh(0);
   const runner: PeerRunner = {
     peer: 'rapier',
     rates: [],
     failed: false,
-    round: () => {
-      const world = fresh();
+    round: (r) => {
+      const world = fresh(r);
       const t0 = performance.now();
       for (let i = 0; i < steps; i++) world.step();
       return steps / ((performance.now() - t0) / 1000);
@@ -896,7 +945,10 @@ async function startRapier(
         steps_per_s: sps,
         real_time_factor: sps * scene.dt,
         contacts: rapierContactCount(world!, colliders!),
-        start: `our settled state (same bodies, sleeping off) + ${lead} untimed steps, every round from there`,
+        start:
+          snaps.length > 1
+            ? `our ${snaps.length} start states (same bodies, sleeping off) + ${lead} untimed steps, rounds cycling through them`
+            : `our settled state (same bodies, sleeping off) + ${lead} untimed steps, every round from there`,
       };
     },
     dispose: () => world?.free(),
