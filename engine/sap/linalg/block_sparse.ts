@@ -92,7 +92,11 @@ export class BlockSparseCholesky {
   private structs: Int32Array = new Int32Array(0); // scratch: struct(L) per position, flat
   private structStart: Int32Array = new Int32Array(0); // scratch: its start per position
   private xs: Float64Array = new Float64Array(0); // permuted right-hand side
-  // ordering scratch
+  // ordering scratch: the deduplicated adjacency (input numbering) as flat lists, and as growing
+  // lists for the elimination (built from the flat ones only when the graph changed)
+  private adjStart: Int32Array = new Int32Array(0);
+  private adjEnd: Int32Array = new Int32Array(0);
+  private adjFlat: Int32Array = new Int32Array(0);
   private adj: number[][] = [];
   private mark: Int32Array = new Int32Array(0);
   private deg: Float64Array = new Float64Array(0);
@@ -180,31 +184,38 @@ export class BlockSparseCholesky {
     if (this.deg.length < nb) this.deg = new Float64Array(Math.max(nb, 2 * this.deg.length));
     if (this.dead.length < nb) this.dead = new Uint8Array(Math.max(nb, 2 * this.dead.length));
 
-    // adjacency lists (input numbering), deduplicated
-    const adj = this.adj;
-    for (let b = 0; b < nb; b++) {
-      if (adj[b] === undefined) adj[b] = [];
-      else adj[b].length = 0;
-    }
-    const mark = this.mark;
-    mark.fill(-1, 0, nb);
+    // adjacency lists (input numbering), deduplicated, each in edge order: flat, by counting
+    const st = (this.adjStart = growI32(this.adjStart, nb + 1));
+    const end = (this.adjEnd = growI32(this.adjEnd, nb));
+    st.fill(0, 0, nb + 1);
     for (let e = 0; e < nEdges; e++) {
       const a = edges[2 * e];
       const b = edges[2 * e + 1];
       if (a === b) continue;
-      adj[a].push(b);
-      adj[b].push(a);
+      st[a + 1]++;
+      st[b + 1]++;
     }
+    for (let b = 0; b < nb; b++) st[b + 1] += st[b];
+    const flat = (this.adjFlat = growI32(this.adjFlat, st[nb]));
+    for (let b = 0; b < nb; b++) end[b] = st[b];
+    for (let e = 0; e < nEdges; e++) {
+      const a = edges[2 * e];
+      const b = edges[2 * e + 1];
+      if (a === b) continue;
+      flat[end[a]++] = b;
+      flat[end[b]++] = a;
+    }
+    const mark = this.mark;
+    mark.fill(-1, 0, nb);
     for (let b = 0; b < nb; b++) {
-      const l = adj[b];
-      let w = 0;
-      for (let k = 0; k < l.length; k++) {
-        const u = l[k];
+      let w = st[b];
+      for (let k = st[b]; k < end[b]; k++) {
+        const u = flat[k];
         if (mark[u] === b) continue;
         mark[u] = b;
-        l[w++] = u;
+        flat[w++] = u;
       }
-      l.length = w;
+      end[b] = w;
     }
 
     if (nb === lastNb && this.sameGraph(nb, sizes)) {
@@ -216,6 +227,13 @@ export class BlockSparseCholesky {
       return;
     }
     this.keepGraph(nb, sizes);
+    const adj = this.adj;
+    for (let b = 0; b < nb; b++) {
+      if (adj[b] === undefined) adj[b] = [];
+      const l = adj[b];
+      l.length = 0;
+      for (let k = st[b]; k < end[b]; k++) l.push(flat[k]);
+    }
 
     // minimum degree by explicit elimination; the live neighbours at elimination = struct(L)
     const dead = this.dead;
@@ -364,23 +382,27 @@ export class BlockSparseCholesky {
    * which is all the ordering reads) are those of the last complete analysis
    */
   private sameGraph(nb: number, sizes: ArrayLike<number>): boolean {
-    const adj = this.adj;
-    const st = this.lastAdjStart;
-    const flat = this.lastAdj;
+    const st = this.adjStart;
+    const end = this.adjEnd;
+    const flat = this.adjFlat;
+    const lst = this.lastAdjStart;
+    const last = this.lastAdj;
     for (let b = 0; b < nb; b++) {
       if (sizes[b] !== this.lastSizes[b]) return false;
-      const l = adj[b];
-      if (l.length !== st[b + 1] - st[b]) return false;
-      for (let k = 0; k < l.length; k++) if (l[k] !== flat[st[b] + k]) return false;
+      const n = end[b] - st[b];
+      if (n !== lst[b + 1] - lst[b]) return false;
+      for (let k = 0; k < n; k++) if (flat[st[b] + k] !== last[lst[b] + k]) return false;
     }
     return true;
   }
 
   /** remembers the sizes and the deduplicated adjacency lists for {@link sameGraph} */
   private keepGraph(nb: number, sizes: ArrayLike<number>): void {
-    const adj = this.adj;
+    const st = this.adjStart;
+    const end = this.adjEnd;
+    const flat = this.adjFlat;
     let total = 0;
-    for (let b = 0; b < nb; b++) total += adj[b].length;
+    for (let b = 0; b < nb; b++) total += end[b] - st[b];
     this.lastSizes = growI32(this.lastSizes, nb);
     this.lastAdjStart = growI32(this.lastAdjStart, nb + 1);
     this.lastAdj = growI32(this.lastAdj, total);
@@ -388,8 +410,7 @@ export class BlockSparseCholesky {
     for (let b = 0; b < nb; b++) {
       this.lastSizes[b] = sizes[b];
       this.lastAdjStart[b] = e;
-      const l = adj[b];
-      for (let k = 0; k < l.length; k++) this.lastAdj[e++] = l[k];
+      for (let k = st[b]; k < end[b]; k++) this.lastAdj[e++] = flat[k];
     }
     this.lastAdjStart[nb] = e;
   }
