@@ -100,7 +100,7 @@ export function buildContactConstraints(
   records: ContactRecord[],
 ): void {
   const n = contacts.count[w];
-  const r = opts.sap_contact_weight_precision === 'fp32' ? Math.fround : identity;
+  const f32 = opts.sap_contact_weight_precision === 'fp32';
   for (let i = 0; i < n; i++) {
     const slot = w * contacts.capacity + i;
     const b0 = contacts.body0[slot],
@@ -149,9 +149,9 @@ export function buildContactConstraints(
     let wgt: number;
     if (opts.contact_weight_mode === 'body_inertia') {
       let s = 0;
-      if (t0 >= 0) s = r(s + bodyMobility(m, kin, stage, b0, x0, frame, r));
-      if (t1 >= 0) s = r(s + bodyMobility(m, kin, stage, b1, x1, frame, r));
-      wgt = Math.max(r(s / 3), 1e-12);
+      if (t0 >= 0) s = rd(s + bodyMobility(m, kin, stage, b0, x0, frame, f32), f32);
+      if (t1 >= 0) s = rd(s + bodyMobility(m, kin, stage, b1, x1, frame, f32), f32);
+      wgt = Math.max(rd(s / 3, f32), 1e-12);
     } else {
       // W = Σ_c J_c diag(A_c)⁻¹ J_cᵀ (3×3), w = ‖W‖_F / 3
       wgt = diagDelassusWeight(
@@ -161,7 +161,7 @@ export function buildContactConstraints(
           return { J: Jc, A: diagonalMatrix(A_diag, dof0, nv), nv };
         }),
         3,
-        r,
+        f32 ? Math.fround : undefined,
       );
     }
     out.push({
@@ -236,7 +236,7 @@ export function packContactConstraints(
   rec: PackedContactRecords,
 ): void {
   const n = contacts.count[w];
-  const r = opts.sap_contact_weight_precision === 'fp32' ? Math.fround : identity;
+  const f32 = opts.sap_contact_weight_precision === 'fp32';
   const midpoint = opts.contact_point_mode === 'contact_midpoint';
   const bodyInertia = opts.contact_weight_mode === 'body_inertia';
   rec.count = 0;
@@ -277,9 +277,9 @@ export function packContactConstraints(
     let wgt = NaN;
     if (bodyInertia) {
       let s = 0;
-      if (t0 >= 0) s = r(s + bodyMobility(m, kin, stage, b0, x0, frame, r));
-      if (t1 >= 0) s = r(s + bodyMobility(m, kin, stage, b1, x1, frame, r));
-      wgt = Math.max(r(s / 3), 1e-12);
+      if (t0 >= 0) s = rd(s + bodyMobility(m, kin, stage, b0, x0, frame, f32), f32);
+      if (t1 >= 0) s = rd(s + bodyMobility(m, kin, stage, b1, x1, frame, f32), f32);
+      wgt = Math.max(rd(s / 3, f32), 1e-12);
     }
     const c0 = t0 >= 0 ? cliqueIndex[t0] : -1;
     const c1 = t1 >= 0 && t1 !== t0 ? cliqueIndex[t1] : -1;
@@ -375,8 +375,13 @@ function worldWitnesses(
   else for (let k = 0; k < 3; k++) x1[k] = contacts.point1[slot * 3 + k];
 }
 
-function identity(x: number): number {
-  return x;
+/**
+ * x rounded to binary32 when `f32` (a flag, not a rounding function as a parameter: a call through
+ * a function value that sees both Math.fround and the identity, as when approx32 and approx64 run
+ * in one process, is not inlined and costs the weight ~12×)
+ */
+function rd(x: number, f32: boolean): number {
+  return f32 ? Math.fround(x) : x;
 }
 
 /** an nv×nv diagonal matrix holding d[o..o+nv) (diagDelassusWeight reads only the diagonal) */
@@ -427,34 +432,43 @@ function bodyMobility(
   b: number,
   x: Float64Array,
   frame: Float64Array,
-  r: (v: number) => number,
+  f32: boolean,
 ): number {
   const mass = m.body_mass[b];
-  const invm = mass > 0 ? r(1 / mass) : 0;
+  const invm = mass > 0 ? rd(1 / mass, f32) : 0;
   const R = kin.body_R,
     ro = b * 9;
   const Ii = stage.inv_inertia,
     io = b * 9;
-  const dx = r(x[0] - kin.body_com_w[b * 3]),
-    dy = r(x[1] - kin.body_com_w[b * 3 + 1]),
-    dz = r(x[2] - kin.body_com_w[b * 3 + 2]);
+  const dx = rd(x[0] - kin.body_com_w[b * 3], f32),
+    dy = rd(x[1] - kin.body_com_w[b * 3 + 1], f32),
+    dz = rd(x[2] - kin.body_com_w[b * 3 + 2], f32);
   let total = 0;
   for (let c = 0; c < 3; c++) {
     const cx = frame[c * 3],
       cy = frame[c * 3 + 1],
       cz = frame[c * 3 + 2];
     // (x − o) × c, world
-    const ex = r(r(dy * cz) - r(dz * cy)),
-      ey = r(r(dz * cx) - r(dx * cz)),
-      ez = r(r(dx * cy) - r(dy * cx));
+    const ex = rd(rd(dy * cz, f32) - rd(dz * cy, f32), f32),
+      ey = rd(rd(dz * cx, f32) - rd(dx * cz, f32), f32),
+      ez = rd(rd(dx * cy, f32) - rd(dy * cx, f32), f32);
     // u = Rᵀ e
-    const ux = r(r(r(R[ro] * ex) + r(R[ro + 3] * ey)) + r(R[ro + 6] * ez));
-    const uy = r(r(r(R[ro + 1] * ex) + r(R[ro + 4] * ey)) + r(R[ro + 7] * ez));
-    const uz = r(r(r(R[ro + 2] * ex) + r(R[ro + 5] * ey)) + r(R[ro + 8] * ez));
-    const qx = r(r(r(Ii[io] * ux) + r(Ii[io + 1] * uy)) + r(Ii[io + 2] * uz));
-    const qy = r(r(r(Ii[io + 3] * ux) + r(Ii[io + 4] * uy)) + r(Ii[io + 5] * uz));
-    const qz = r(r(r(Ii[io + 6] * ux) + r(Ii[io + 7] * uy)) + r(Ii[io + 8] * uz));
-    total = r(total + r(invm + r(r(r(ux * qx) + r(uy * qy)) + r(uz * qz))));
+    const ux = rd(rd(rd(R[ro] * ex, f32) + rd(R[ro + 3] * ey, f32), f32) + rd(R[ro + 6] * ez, f32), f32);
+    const uy = rd(rd(rd(R[ro + 1] * ex, f32) + rd(R[ro + 4] * ey, f32), f32) + rd(R[ro + 7] * ez, f32), f32);
+    const uz = rd(rd(rd(R[ro + 2] * ex, f32) + rd(R[ro + 5] * ey, f32), f32) + rd(R[ro + 8] * ez, f32), f32);
+    const qx = rd(rd(rd(Ii[io] * ux, f32) + rd(Ii[io + 1] * uy, f32), f32) + rd(Ii[io + 2] * uz, f32), f32);
+    const qy = rd(
+      rd(rd(Ii[io + 3] * ux, f32) + rd(Ii[io + 4] * uy, f32), f32) + rd(Ii[io + 5] * uz, f32),
+      f32,
+    );
+    const qz = rd(
+      rd(rd(Ii[io + 6] * ux, f32) + rd(Ii[io + 7] * uy, f32), f32) + rd(Ii[io + 8] * uz, f32),
+      f32,
+    );
+    total = rd(
+      total + rd(invm + rd(rd(rd(ux * qx, f32) + rd(uy * qy, f32), f32) + rd(uz * qz, f32), f32), f32),
+      f32,
+    );
   }
   return total;
 }

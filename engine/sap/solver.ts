@@ -996,13 +996,16 @@ export class SapSolver {
 
   /** the reduced iterate v from all velocities `src` (rounded when contact_solve_precision is fp32) */
   private loadV(src: Float64Array): void {
-    const rv = this.options.contact_solve_precision === 'fp32' ? fr : ident;
+    // (a flag, not a rounding function: a call through a function value that has seen both
+    // presets' precisions in one process is not inlined)
+    const f32 = this.options.contact_solve_precision === 'fp32';
     for (let k = 0; k < this.nPart; k++) {
       const c = this.partCliques[k];
       const g = this.cliqueOff[c];
       const n = this.cliqueOff[c + 1] - g;
       const ro = this.redOff[c];
-      for (let m = 0; m < n; m++) this.v[ro + m] = rv(src[g + m]);
+      if (f32) for (let m = 0; m < n; m++) this.v[ro + m] = fr(src[g + m]);
+      else for (let m = 0; m < n; m++) this.v[ro + m] = src[g + m];
     }
   }
 
