@@ -18,8 +18,9 @@
  * `bench webgpu` compares the CPU and WebGPU backends over num_worlds.
  */
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { loadModelFile, type LoadedSceneFile } from '../io/load_file';
 import { BackendSimulation, createBackend } from '../backends';
 import { Simulation, type StepReport } from '../pipeline';
@@ -392,7 +393,39 @@ const SCALING_FROM = ['pile_64', 'pile_64_landing'];
 /** where settled snapshots are kept between bench runs (ignored by git) */
 export const SETTLE_CACHE = 'bench-results/settled';
 
-/** the cache file of a settled state: scene file content, solver options, settle length, worlds */
+let engineHash: string | undefined;
+
+/**
+ * a hash of the engine's sources (engine/**.ts without tests): a settled state belongs to the code
+ * that produced it, since a bit-level change of the solver moves a contact-rich trajectory (and with
+ * it the pile's Newton counts) anywhere
+ */
+function engineSourceHash(): string {
+  if (engineHash !== undefined) return engineHash;
+  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  const files: string[] = [];
+  const walk = (dir: string): void => {
+    for (const e of readdirSync(dir, { withFileTypes: true })) {
+      const f = path.join(dir, e.name);
+      if (e.isDirectory()) walk(f);
+      else if (e.name.endsWith('.ts') && !e.name.endsWith('.test.ts')) files.push(f);
+    }
+  };
+  walk(root);
+  files.sort();
+  const h = createHash('sha256');
+  for (const f of files) {
+    h.update(path.relative(root, f));
+    h.update(readFileSync(f));
+  }
+  engineHash = h.digest('hex');
+  return engineHash;
+}
+
+/**
+ * the cache file of a settled state: scene file content, solver options, settle length, worlds and
+ * the engine's sources
+ */
 function settleKey(
   dir: string,
   file: string,
@@ -404,6 +437,7 @@ function settleKey(
   h.update(readFileSync(file));
   h.update(JSON.stringify(solver));
   h.update(`${settle}/${nw}`);
+  h.update(engineSourceHash());
   return path.join(
     dir,
     `${path.basename(file).replace(/\.[^.]+$/, '')}_${settle}_${nw}_${h.digest('hex').slice(0, 16)}.json`,
