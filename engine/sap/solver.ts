@@ -169,8 +169,8 @@ function opt(x: number): number | undefined {
 
 /**
  * Diagonal-Delassus weight of one constraint (Drake notes §1.2): W = Σ_b J_b diag(A_b)⁻¹ J_bᵀ over
- * its clique blocks, w = max(‖W‖_F / nrows, 1e-12); `rnd` rounds every operation (identity or
- * `Math.fround`).
+ * its clique blocks (each term (J_rm·J_sm)·(1/A_mm)), w = max(‖W‖_F / nrows, 1e-12); `rnd` rounds
+ * every operation (identity or `Math.fround`).
  *
  * @param blocks  per block: row-major nrows×nv Jacobian and the clique's row-major nv×nv A
  * @param nrows   number of constraint rows
@@ -189,7 +189,7 @@ export function diagDelassusWeight(
           const jr = b.J[r * b.nv + m];
           const js = b.J[s * b.nv + m];
           if (jr === 0 || js === 0) continue;
-          w = rnd(w + rnd(rnd(jr * js) / b.A[m * b.nv + m]));
+          w = rnd(w + rnd(rnd(jr * js) * rnd(1 / b.A[m * b.nv + m])));
         }
       }
       f2 = rnd(f2 + rnd(w * w));
@@ -1269,15 +1269,46 @@ export class SapSolver {
       const A = pk.cliqueA[c];
       const jo = pk.blkJ[b];
       const t1 = this.colStart[b + 1];
+      if (nrows === 3 && !f32) {
+        // a contact in fp64: the six distinct entries of W in registers (per entry the same sum,
+        // columns ascending, as the loop below)
+        let w00 = W[0],
+          w01 = W[1],
+          w02 = W[2],
+          w11 = W[4],
+          w12 = W[5],
+          w22 = W[8];
+        for (let t = this.colStart[b]; t < t1; t++) {
+          const m = this.colIdx[t];
+          const ia = 1 / A[m * nv + m];
+          const j0 = jd[jo + m],
+            j1 = jd[jo + nv + m],
+            j2 = jd[jo + 2 * nv + m];
+          w00 += j0 * j0 * ia;
+          w01 += j0 * j1 * ia;
+          w02 += j0 * j2 * ia;
+          w11 += j1 * j1 * ia;
+          w12 += j1 * j2 * ia;
+          w22 += j2 * j2 * ia;
+        }
+        W[0] = w00;
+        W[1] = w01;
+        W[2] = w02;
+        W[4] = w11;
+        W[5] = w12;
+        W[8] = w22;
+        continue;
+      }
       for (let t = this.colStart[b]; t < t1; t++) {
         const m = this.colIdx[t];
-        const a = A[m * nv + m];
+        // 1/A_mm once per column (one division instead of one per entry of W)
+        const ia = f32 ? fr(1 / A[m * nv + m]) : 1 / A[m * nv + m];
         for (let r = 0; r < nrows; r++) {
           const jr = jd[jo + r * nv + m];
           for (let q = r; q < nrows; q++) {
             const k = r * nrows + q;
             const x = jr * jd[jo + q * nv + m];
-            W[k] = f32 ? fr(W[k] + fr(fr(x) / a)) : W[k] + x / a;
+            W[k] = f32 ? fr(W[k] + fr(fr(x) * ia)) : W[k] + x * ia;
           }
         }
       }
