@@ -211,7 +211,9 @@ fn contact_constraints(@builtin(global_invocation_id) gid: vec3<u32>) {
           for (var m = 0u; m < nv; m++) {
             let jr = p_from(data_d[jb + r * nv + m]);
             let jc = p_from(data_d[jb + c * nv + m]);
-            wrc = p_add(wrc, p_div(p_mul(jr, jc), p_from(get_A_diag(dof0 + m))));
+            // (J_rm·J_cm)·(1/A_mm), as the CPU's diagDelassusWeight
+            let ia = p_div(p_from(df(1.0, 0.0)), p_from(get_A_diag(dof0 + m)));
+            wrc = p_add(wrc, p_mul(p_mul(jr, jc), ia));
           }
         }
         fro = p_add(fro, p_mul(wrc, wrc));
