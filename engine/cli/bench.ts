@@ -893,9 +893,7 @@ async function startMujoco(
       t = sv.t;
       const t0 = performance.now();
       for (let i = 0; i < steps; i++) {
-        ctrlAt(t);
-        mj.mj_step(m, d);
-        t += dt;
+        step();
         // islands (MuJoCo's default since 3.3.6) are solved one by one: count the most iterations
         // any island took; solver_niter holds the first islands
         const ni = Math.min(Math.max(1, d.nisland), d.solver_niter.length);

@@ -516,15 +516,19 @@ function markContactJoints(m: SapModel, contacts: SapContacts, need: Uint8Array,
     const n = contacts.count[w] ?? 0;
     for (let i = 0; i < n; i++) {
       const slot = w * contacts.capacity + i;
-      for (let j = contacts.body0[slot]; j >= 0 && need[j] === 0; j = parent[j]) {
-        need[j] = 1;
-        if (have[j] === 0) covered = false;
-      }
-      for (let j = contacts.body1[slot]; j >= 0 && need[j] === 0; j = parent[j]) {
-        need[j] = 1;
-        if (have[j] === 0) covered = false;
-      }
+      if (!markAncestors(parent, contacts.body0[slot], need, have)) covered = false;
+      if (!markAncestors(parent, contacts.body1[slot], need, have)) covered = false;
     }
+  }
+  return covered;
+}
+
+/** flags joint j and its unflagged ancestors in `need`; false when one of them is not in `have` */
+function markAncestors(parent: Int32Array, j: number, need: Uint8Array, have: Uint8Array): boolean {
+  let covered = true;
+  for (; j >= 0 && need[j] === 0; j = parent[j]) {
+    need[j] = 1;
+    if (have[j] === 0) covered = false;
   }
   return covered;
 }
