@@ -209,7 +209,7 @@ export function Timeline() {
       <span className="clock" data-testid="clock">
         t = {(value * dt).toFixed(3)} s · step {value}
       </span>
-      <span className="muted">{client.transport === 'ring' ? 'poses: shared ring' : 'poses: transfer'}</span>
+      <span className="muted">{client.transport === 'ring' ? 'poses: shared ring' : 'poses: message'}</span>
     </div>
   );
 }

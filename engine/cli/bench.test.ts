@@ -2,14 +2,25 @@
  * `npm run bench` stays runnable: a tiny configuration runs end to end (ours + the MuJoCo peer on
  * an exported model), and a settled state is cached and reused bit for bit.
  */
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { probeWebGpu } from '../backends';
-import { BENCH_GROUPS, BENCH_SCENES, benchMarkdown, contactScaling, runBench, type BenchRow } from './bench';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+import {
+  BENCH_GROUPS,
+  BENCH_SCENES,
+  benchMarkdown,
+  contactScaling,
+  runBench,
+  type BenchRow,
+  type PeerRow,
+} from './bench';
 import { main } from './main';
 
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(path.join(os.tmpdir(), 'sap-bench-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -26,6 +37,7 @@ describe('runBench', () => {
       settle: 10,
       peers: ['mujoco'],
       settle_cache: dir,
+      warmup_ms: 0,
       log: (l) => log.push(l),
     });
     expect(res.rows).toHaveLength(1);
@@ -54,11 +66,55 @@ describe('runBench', () => {
       settle: 10,
       peers: ['mujoco', 'rapier'],
       settle_cache: null,
+      warmup_ms: 0,
     });
     expect(res.rows).toHaveLength(1);
     expect(res.peers.map((p) => p.peer).sort()).toEqual(['mujoco', 'rapier']);
     for (const p of res.peers) expect(p.start).toMatch(/3 start states/);
     expect(res.peers.find((p) => p.peer === 'mujoco')!.start).toMatch(/20 steps apart/);
+  }, 120_000);
+
+  it('runs each peer in a worker thread of its own (the bundled peer worker) with the same results', async () => {
+    // (inside the checkout, so that the bundle finds the npm packages it leaves external)
+    mkdirSync(path.join(ROOT, 'node_modules/.cache'), { recursive: true });
+    const out = mkdtempSync(path.join(ROOT, 'node_modules/.cache/sap-bench-worker-'));
+    onTestFinished(() => rmSync(out, { recursive: true, force: true }));
+    await build({
+      entryPoints: { peer_worker: path.join(ROOT, 'engine/cli/peers/peer_worker.ts') },
+      bundle: true,
+      platform: 'node',
+      format: 'esm',
+      packages: 'external',
+      outdir: out,
+      outExtension: { '.js': '.mjs' },
+      logLevel: 'error',
+    });
+    const opts = {
+      scenes: ['pile_64'],
+      presets: ['approx32'],
+      line_searches: ['monotone_decay'],
+      islands: [false],
+      num_worlds: [1],
+      steps: 3,
+      repeats: 3,
+      settle: 10,
+      peers: ['mujoco', 'rapier'] as const,
+      settle_cache: null,
+      warmup_ms: 0,
+    };
+    const inline = await runBench({ ...opts, peers: [...opts.peers] });
+    const worker = await runBench({
+      ...opts,
+      peers: [...opts.peers],
+      peer_worker: path.join(out, 'peer_worker.mjs'),
+    });
+    expect(worker.notes.filter((n) => /mujoco|rapier/.test(n))).toEqual([]);
+    // the same start states and steps: the same contacts and solver iterations in either thread
+    const strip = (r: PeerRow) => ({ ...r, steps_per_s: 0, real_time_factor: 0 });
+    const byPeer = (rows: PeerRow[]) => [...rows].sort((a, b) => a.peer.localeCompare(b.peer)).map(strip);
+    expect(worker.peers).toHaveLength(2);
+    expect(byPeer(worker.peers)).toEqual(byPeer(inline.peers));
+    for (const p of worker.peers) expect(p.steps_per_s).toBeGreaterThan(0);
   }, 120_000);
 
   it('measures each --variant beside the scene options in the same rounds, and labels it', async () => {
@@ -72,6 +128,7 @@ describe('runBench', () => {
       settle: 10,
       peers: [],
       settle_cache: null,
+      warmup_ms: 0,
     });
     expect(res.rows.map((r) => r.overrides)).toEqual([{}, { contact_sigma: 0.01, max_iterations: 7 }]);
     const md = benchMarkdown(res);
@@ -99,6 +156,7 @@ describe('runBench', () => {
         settle: 20,
         peers: [],
         settle_cache: cache,
+        warmup_ms: 0,
         log: (l) => log.push(l),
       });
       return { res, log };
@@ -127,6 +185,7 @@ describe('runBench', () => {
       settle: 5,
       peers: [],
       settle_cache: null,
+      warmup_ms: 0,
     });
     expect(res.notes).toEqual([]);
     expect(res.rows.map((r) => r.scene)).toEqual(['sapwarp_basic_cartpole_usd']);
@@ -144,6 +203,7 @@ describe('runBench', () => {
       settle: 10,
       peers: [],
       settle_cache: null,
+      warmup_ms: 0,
     });
     const cpu = res.rows.find((r) => r.backend === 'cpu');
     expect(cpu).toBeDefined();

@@ -5,7 +5,7 @@
  *
  * Per scene: load, settle once with the scene's own options until the measured phase (a settled
  * or landing pile, a fallen humanoid, …; cached in bench-results/settled) and snapshot the state;
- * then every configuration is built and warmed up from that snapshot (JIT tier-up), and timed in
+ * then every configuration is built and warmed up in untimed rounds (JIT tier-up), and timed in
  * `repeats` interleaved rounds — each round restarts every configuration from the snapshot, takes
  * the scene's untimed lead-in steps and times `steps` steps — reporting the median steps/s, the
  * real-time factor, mean Newton and line-search iterations, contacts per world and the mean time
@@ -14,21 +14,24 @@
  * warm-up of the same simulated duration (humanoid, loaded from the same MJCF), and are timed in the
  * same rounds, right after our configurations, every round from that same start state (as ours), so
  * a change of machine load during the run falls on ours and the peers alike; ratios are ours / peer
- * from the same run. Writes bench-results/bench.json and bench.md.
+ * from the same run. With {@link BenchOptions.peer_worker} each peer runs in a worker thread of its
+ * own (peers/peer_worker.ts), which keeps their WebAssembly memories' growth out of our isolate.
+ * Writes bench-results/bench.json and bench.md.
  * `bench webgpu` compares the CPU and WebGPU backends over num_worlds.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadModelFile, type LoadedSceneFile } from '../io/load_file';
+import { Worker } from 'node:worker_threads';
+import { loadModelFile, type LoadFileOptions, type LoadedSceneFile } from '../io/load_file';
 import { BackendSimulation, createBackend } from '../backends';
 import { Simulation, type StepReport } from '../pipeline';
 import type { LinearSolverMode } from '../sap/solver';
 import { cloneState, copyState, type SapState } from '../state';
-import { exportMjcf, setMujocoState, type MjcfExport } from './peers/mjcf_export';
-import { loadMujoco, mujocoFromXml, type MujocoModule } from './peers/mujoco';
-import { loadRapier, rapierContactCount, rapierUnfit, rapierWorld } from './peers/rapier';
+import type { PeerWorkerReply, PeerWorkerRequest } from './peers/peer_worker';
+import { startMujoco, startRapier, type PeerRunner, type PeerSetup } from './peers/runners';
+import { median, warmUp, WARMUP_MS } from './timing';
 
 export type PeerName = 'mujoco' | 'rapier';
 export type BenchBackend = 'cpu' | 'webgpu';
@@ -256,6 +259,17 @@ export interface BenchOptions {
   settle?: number;
   peers: PeerName[];
   linear_solver?: LinearSolverMode;
+  /**
+   * untimed warm-up per configuration and per peer before the timed rounds [ms] (default
+   * {@link WARMUP_MS}; at least 3 and at most WARMUP_MAX_STEPS steps either way, timing.ts)
+   */
+  warmup_ms?: number;
+  /**
+   * the peer worker module (a bundled peer_worker.ts that plain node runs): each peer then runs in a
+   * worker thread of its own, its own V8 isolate (see peer_worker.ts for why). Without it the
+   * peers run in the bench's thread, and their WebAssembly memories' growth costs our JS ~6–9%.
+   */
+  peer_worker?: string | URL;
   /** folder of cached settled states ({@link SETTLE_CACHE}); null: always settle, cache nothing */
   settle_cache?: string | null;
   /** progress lines (stderr) */
@@ -279,11 +293,6 @@ export interface BenchResult {
     from: string;
     to: string;
   }[];
-}
-
-function median(a: number[]): number {
-  const s = [...a].sort((x, y) => x - y);
-  return s[Math.floor(s.length / 2)];
 }
 
 function sceneSpec(id: string): { id: string; spec: BenchScene } {
@@ -402,7 +411,9 @@ let engineHash: string | undefined;
  */
 function engineSourceHash(): string {
   if (engineHash !== undefined) return engineHash;
-  const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+  // (the bundled bench, scripts/bench.mjs, names the engine folder: this module is not in it then)
+  const root =
+    process.env.SAP_ENGINE_ROOT ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
   const files: string[] = [];
   const walk = (dir: string): void => {
     for (const e of readdirSync(dir, { withFileTypes: true })) {
@@ -476,6 +487,7 @@ function writeSettleCache(file: string, st: SapState): void {
  */
 export async function runBench(o: BenchOptions): Promise<BenchResult> {
   const log = o.log ?? (() => {});
+  const warmupMs = o.warmup_ms ?? WARMUP_MS;
   const rows: BenchRow[] = [];
   const peers: PeerRow[] = [];
   const notes: string[] = [];
@@ -572,7 +584,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         rates: number[];
       }
       const configs: Config[] = [];
-      const runners: PeerRunner[] = [];
+      const runners: BenchPeer[] = [];
       try {
         for (const preset of o.presets) {
           for (const [ls, islands, overrides] of lss.flatMap((l) =>
@@ -632,26 +644,37 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
             }
           }
         }
-        // untimed warm-up from the snapshot (JIT tier-up): ≥ 3 steps and ≥ 0.3 s, ≤ 400 steps each
+        // untimed warm-up rounds (JIT tier-up; see WARMUP_MS)
+        // (stage clocks off, as in the timed rounds: switching them later invalidates compiled code
+        // that had taken the flag as a constant)
         for (const c of configs) {
-          copyState(snap, c.sim.state);
-          const tw = performance.now();
-          for (let i = 0; i < 400 && (i < 3 || performance.now() - tw < 300); i++) {
-            drive(c.sim);
-            await c.sim.step();
-            if (i % 50 === 49) copyState(snap, c.sim.state);
-          }
+          if (c.sim.stage_timing !== undefined) c.sim.stage_timing = false;
+          await warmUp(warmupMs, async (r, more) => {
+            await restart(c.sim, r);
+            for (let i = 0; i < steps && more(); i++) {
+              drive(c.sim);
+              await c.sim.step();
+            }
+          });
         }
         // peers (one world): set up and warmed up now, timed in the same rounds as ours
         if (nw === 1) {
           const duration = settle * dt;
           for (const peer of o.peers) {
             if (!spec.peers.includes(peer)) continue;
+            const setup = { id, spec, snaps, spacing, steps, duration, q0, driven, warmupMs };
             try {
-              const pr =
-                peer === 'mujoco'
-                  ? await startMujoco(id, spec, scene, snaps, spacing, steps, duration, q0, driven)
-                  : await startRapier(id, scene, snaps, steps, spec.lead_in ?? 0);
+              const pr = o.peer_worker
+                ? await workerPeer(o.peer_worker, peer, setup, {
+                    num_worlds: 1,
+                    ...(spec.asset_root ? { asset_root: spec.asset_root } : {}),
+                    ...(spec.lenient ? { strict: false } : {}),
+                  })
+                : inlinePeer(
+                    peer === 'mujoco'
+                      ? await startMujoco({ ...setup, scene })
+                      : await startRapier({ ...setup, scene }),
+                  );
               if (typeof pr === 'string') notes.push(`${id}: ${peer} not measured: ${pr}`);
               else runners.push(pr);
             } catch (e) {
@@ -667,7 +690,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
           for (const p of runners) {
             if (p.failed) continue;
             try {
-              p.rates.push(p.round(r));
+              await p.round(r);
             } catch (e) {
               p.failed = true;
               notes.push(`${id}: ${p.peer} failed: ${(e as Error).message}`);
@@ -712,7 +735,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         }
         for (const p of runners) {
           if (p.failed) continue;
-          const pr = p.result();
+          const pr = await p.result();
           peers.push(pr);
           log(
             `[bench] ${id} ${p.peer} ${pr.version}: ${pr.steps_per_s.toFixed(1)} steps/s, ${pr.contacts} contacts`,
@@ -767,225 +790,93 @@ export function contactScaling(rows: BenchRow[]): BenchResult['contact_scaling']
   return contact_scaling;
 }
 
-/** a peer set up, warmed up and ready to be timed in rounds beside our configurations */
-interface PeerRunner {
+/** a peer as the bench's rounds see it, in this thread or in a peer worker */
+interface BenchPeer {
   peer: PeerName;
-  rates: number[];
   failed: boolean;
-  /** restarts from the peer's start state `r` (mod their count) and times `steps` steps; steps/s */
-  round(r: number): number;
+  /** restarts from start state `r` and times a round (recorded for the result); steps/s */
+  round(r: number): Promise<number>;
   /** the peer's row from the rounds so far (median steps/s) */
-  result(): PeerRow;
+  result(): Promise<PeerRow>;
   dispose(): void;
 }
 
-async function startMujoco(
-  id: string,
-  spec: BenchScene,
-  scene: LoadedSceneFile,
-  snaps: SapState[],
-  spacing: number,
-  steps: number,
-  duration: number,
-  q0: Float64Array,
-  driven: number[],
-): Promise<PeerRunner | string> {
-  const snap = snaps[0];
-  const mj: MujocoModule | string = await loadMujoco();
-  if (typeof mj === 'string') return mj;
-  const dt = scene.dt;
-  let start: string;
-  let m, d;
-  let actuatorDof: number[] = [];
-  let exp: MjcfExport | null = null;
-  if (spec.mjcf) {
-    ({ m, d } = mujocoFromXml(mj, readFileSync(spec.mjcf, 'utf8')));
-    m.opt.timestep = dt;
-    const n = Math.round(duration / dt);
-    for (let i = 0; i < n; i++) mj.mj_step(m, d);
-    start = `own ${n}-step settle from the MJCF (same duration)`;
-  } else {
-    exp = exportMjcf(scene.model, dt, id);
-    actuatorDof = exp.actuatorDof;
-    ({ m, d } = mujocoFromXml(mj, exp.xml));
-    setMujocoState(scene.model, snap, exp, m, d);
-    mj.mj_forward(m, d);
-    start = 'our settled state (exported MJCF)';
-  }
-  const ctrlAt = (t: number): void => {
-    if (!spec.sinusoid || actuatorDof.length === 0) return;
-    const s = spec.sinusoid.amplitude * Math.sin(2 * Math.PI * spec.sinusoid.hz * t);
-    const ctrl = d.ctrl;
-    for (let k = 0; k < actuatorDof.length; k++)
-      ctrl[k] = q0[actuatorDof[k]] + (driven.includes(actuatorDof[k]) ? s : 0);
-  };
-  let t = snap.time;
-  const step = (): void => {
-    ctrlAt(t);
-    mj.mj_step(m, d);
-    t += dt;
-  };
-  // the start states every round restarts from (as ours restart from their snapshots)
-  const saved: {
-    qpos: Float64Array;
-    qvel: Float64Array;
-    act: Float64Array;
-    warm: Float64Array;
-    time: number;
-    t: number;
-  }[] = [];
-  const save = (): void => {
-    saved.push({
-      qpos: Float64Array.from(d.qpos),
-      qvel: Float64Array.from(d.qvel),
-      act: Float64Array.from(d.act),
-      warm: Float64Array.from(d.qacc_warmstart),
-      time: d.time,
-      t,
-    });
-  };
-  try {
-    // untimed warm-up (wasm tier-up): ≥ 3 steps and ≥ 0.3 s; exported models restart from the snapshot
-    const tw = performance.now();
-    for (let i = 0; i < 2000 && (i < 3 || performance.now() - tw < 300); i++) step();
-    if (exp) {
-      const lead = spec.lead_in ?? 0;
-      for (const sn of snaps) {
-        setMujocoState(scene.model, sn, exp, m, d);
-        mj.mj_forward(m, d);
-        t = sn.time;
-        for (let i = 0; i < lead; i++) step();
-        save();
-      }
-      if (lead > 0) start += ` + ${lead} untimed steps (as ours; its own contact set)`;
-    } else {
-      // its own run: the later start states `spacing` steps apart, like ours
-      save();
-      for (let k = 1; k < snaps.length; k++) {
-        for (let i = 0; i < spacing; i++) step();
-        save();
-      }
-    }
-  } catch (e) {
-    d.delete();
-    m.delete();
-    throw e;
-  }
-  start +=
-    snaps.length > 1
-      ? `, rounds cycling through ${snaps.length} start states ${spacing} steps apart`
-      : ', every round from there';
-  let iters = 0,
-    islands = 0,
-    n = 0,
-    contacts = 0;
-  const runner: PeerRunner = {
-    peer: 'mujoco',
-    rates: [],
+function inlinePeer(p: PeerRunner | string): BenchPeer | string {
+  if (typeof p === 'string') return p;
+  return {
+    peer: p.peer,
     failed: false,
     round: (r) => {
-      const sv = saved[r % saved.length];
-      d.qpos.set(sv.qpos);
-      d.qvel.set(sv.qvel);
-      d.act.set(sv.act);
-      d.qacc_warmstart.set(sv.warm);
-      d.time = sv.time;
-      t = sv.t;
-      const t0 = performance.now();
-      for (let i = 0; i < steps; i++) {
-        step();
-        // islands (MuJoCo's default since 3.3.6) are solved one by one: count the most iterations
-        // any island took; solver_niter holds the first islands
-        const ni = Math.min(Math.max(1, d.nisland), d.solver_niter.length);
-        let most = 0;
-        for (let k = 0; k < ni; k++) most = Math.max(most, d.solver_niter[k]);
-        iters += most;
-        islands += d.nisland;
-        contacts += d.ncon;
-        n++;
-      }
-      return steps / ((performance.now() - t0) / 1000);
+      const rate = p.round(r);
+      p.rates.push(rate);
+      return Promise.resolve(rate);
     },
-    result: () => {
-      const sps = median(runner.rates);
-      return {
-        scene: id,
-        peer: 'mujoco',
-        version: `MuJoCo ${mj.mj_versionString()} (@mujoco/mujoco wasm)`,
-        dt,
-        steps_per_s: sps,
-        real_time_factor: sps * dt,
-        contacts: Math.round(contacts / Math.max(1, n)),
-        iterations_mean: iters / Math.max(1, n),
-        islands_mean: islands / Math.max(1, n),
-        start,
-      };
-    },
-    dispose: () => {
-      d.delete();
-      m.delete();
-    },
+    result: () => Promise.resolve(p.result()),
+    dispose: () => p.dispose(),
   };
-  return runner;
 }
 
-async function startRapier(
-  id: string,
-  scene: LoadedSceneFile,
-  snaps: SapState[],
-  steps: number,
-  leadIn: number,
-): Promise<PeerRunner | string> {
-  const snap = snaps[0];
-  const unfit = rapierUnfit(scene.model);
-  if (unfit) return `the scene does not fit Rapier's model (${unfit})`;
-  const R = await loadRapier();
-  if (typeof R === 'string') return R;
-  // untimed warm-up (wasm tier-up) on a throw-away world, then a fresh one from the snapshot
-  const warm = rapierWorld(R, scene.model, snap, scene.dt).world;
-  const tw = performance.now();
-  for (let i = 0; i < 2000 && (i < 3 || performance.now() - tw < 300); i++) warm.step();
-  warm.free();
-  const lead = Math.max(3, leadIn);
-  // every round builds the world afresh from the snapshot and takes the lead-in steps (untimed)
-  let world: ReturnType<typeof rapierWorld>['world'] | null = null;
-  let colliders: ReturnType<typeof rapierWorld>['colliders'] | null = null;
-  const fresh = (r: number): NonNullable<typeof world> => {
-    world?.free();
-    ({ world, colliders } = rapierWorld(R, scene.model, snaps[r % snaps.length], scene.dt));
-    for (let i = 0; i < lead; i++) world.step();
-    return world;
+/** starts `peer` in a worker thread of its own running `file` (a bundled peer_worker.ts) */
+async function workerPeer(
+  file: string | URL,
+  peer: PeerName,
+  setup: Omit<PeerSetup, 'scene'>,
+  load: LoadFileOptions,
+): Promise<BenchPeer | string> {
+  const worker = new Worker(file);
+  // one request at a time: each answered by the next message (or the worker's failure)
+  let pending: { ok: (m: PeerWorkerReply) => void; fail: (e: Error) => void } | null = null;
+  let dead: Error | null = null;
+  worker.on('message', (m: PeerWorkerReply) => {
+    const p = pending;
+    pending = null;
+    p?.ok(m);
+  });
+  const die = (e: Error): void => {
+    dead ??= e;
+    const p = pending;
+    pending = null;
+    p?.fail(e);
   };
-  fresh(0);
-  const runner: PeerRunner = {
-    peer: 'rapier',
-    rates: [],
+  worker.on('error', die);
+  worker.on('exit', (code) => die(new Error(`the ${peer} worker exited (code ${code})`)));
+  const ask = (m: PeerWorkerRequest): Promise<PeerWorkerReply> =>
+    new Promise((ok, fail) => {
+      if (dead) return fail(dead);
+      pending = { ok, fail };
+      worker.postMessage(m);
+    });
+  const expect = async <T extends PeerWorkerReply['type']>(
+    m: PeerWorkerRequest,
+    type: T,
+  ): Promise<Extract<PeerWorkerReply, { type: T }>> => {
+    const a = await ask(m);
+    if (a.type === 'error') throw new Error(a.message);
+    if (a.type !== type) throw new Error(`the ${peer} worker answered '${a.type}' to '${m.type}'`);
+    return a as Extract<PeerWorkerReply, { type: T }>;
+  };
+  const dispose = (): void => {
+    worker.removeAllListeners('exit');
+    void worker.terminate();
+  };
+  try {
+    const a = await ask({ type: 'start', peer, setup, load });
+    if (a.type === 'unfit') {
+      dispose();
+      return a.why;
+    }
+    if (a.type !== 'ready') throw new Error(a.type === 'error' ? a.message : `unexpected '${a.type}'`);
+  } catch (e) {
+    dispose();
+    throw e;
+  }
+  return {
+    peer,
     failed: false,
-    round: (r) => {
-      const world = fresh(r);
-      const t0 = performance.now();
-      for (let i = 0; i < steps; i++) world.step();
-      return steps / ((performance.now() - t0) / 1000);
-    },
-    result: () => {
-      const sps = median(runner.rates);
-      return {
-        scene: id,
-        peer: 'rapier',
-        version: `Rapier ${R.version()} (@dimforge/rapier3d-compat)`,
-        dt: scene.dt,
-        steps_per_s: sps,
-        real_time_factor: sps * scene.dt,
-        contacts: rapierContactCount(world!, colliders!),
-        start:
-          snaps.length > 1
-            ? `our ${snaps.length} start states (same bodies, sleeping off) + ${lead} untimed steps, rounds cycling through them`
-            : `our settled state (same bodies, sleeping off) + ${lead} untimed steps, every round from there`,
-      };
-    },
-    dispose: () => world?.free(),
+    round: async (r) => (await expect({ type: 'round', r }, 'rate')).rate,
+    result: async () => (await expect({ type: 'result' }, 'row')).row,
+    dispose,
   };
-  return runner;
 }
 
 const fx = (x: number, d = 0): string => (Number.isFinite(x) ? x.toFixed(d) : '–');

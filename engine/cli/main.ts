@@ -7,9 +7,11 @@
  *   ablate SCENE --steps N [--dt S] [--json]
  *   schema run|inspect|ablate      print the JSON Schema of a command's --json output
  *   bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--islands off,on] [--variant key=value,…]... [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,rapier|none]
- *         [--steps N] [--repeats R] [--settle N] [--linear-solver M] [--json]   CPU steps/s vs MuJoCo, Rapier
+ *         [--steps N] [--repeats R] [--settle N] [--warmup-ms MS] [--peers-inline] [--linear-solver M] [--json]   CPU steps/s vs MuJoCo, Rapier
  *   bench webgpu [SCENE] [--worlds 1,64,…] [--steps N] [--json]   CPU vs WebGPU over num_worlds
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { loadModelFile } from '../io/load_file';
 import { normalizeSolverOptions } from '../sap/options';
@@ -31,7 +33,7 @@ const USAGE = `usage: npm run sim -- <command> [options]
   inspect MODEL [--q v,v,...] [--qd v,v,...] [--json]
   ablate SCENE --steps N [--dt S] [--json]
   schema run|inspect|ablate
-  bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--islands off,on] [--variant key=value,…]... [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,rapier|none] [--steps N] [--repeats R] [--settle N] [--linear-solver auto|dense|block_sparse] [--json]
+  bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--islands off,on] [--variant key=value,…]... [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,rapier|none] [--steps N] [--repeats R] [--settle N] [--warmup-ms MS] [--peers-inline] [--linear-solver auto|dense|block_sparse] [--json]
   bench webgpu [SCENE] [--worlds 1,64,256,1024,4096] [--steps N] [--json]`;
 
 function parseSet(items: string[] | undefined): Record<string, unknown> {
@@ -90,6 +92,15 @@ function parseList(s: string | undefined, flag: string): number[] | undefined {
   return v;
 }
 
+/**
+ * the bundled peer worker beside this module when the CLI runs bundled (`npm run bench`,
+ * scripts/bench.mjs): the peers then run in worker threads of their own; undefined from the sources
+ */
+function peerWorker(): URL | undefined {
+  const u = new URL('./peer_worker.mjs', import.meta.url);
+  return u.protocol === 'file:' && existsSync(fileURLToPath(u)) ? u : undefined;
+}
+
 function positiveInt(s: string | undefined, flag: string, dflt: number): number {
   if (s === undefined) return dflt;
   const n = Number(s);
@@ -127,6 +138,8 @@ export async function main(argv: string[]): Promise<number> {
       worlds: { type: 'string' },
       peers: { type: 'string' },
       settle: { type: 'string' },
+      'warmup-ms': { type: 'string' },
+      'peers-inline': { type: 'boolean', default: false },
       'linear-solver': { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -234,7 +247,10 @@ export async function main(argv: string[]): Promise<number> {
         steps: values.steps !== undefined ? positiveInt(values.steps, '--steps', 1) : undefined,
         repeats: values.repeats !== undefined ? positiveInt(values.repeats, '--repeats', 1) : undefined,
         settle: values.settle !== undefined ? positiveInt(values.settle, '--settle', 0) : undefined,
+        warmup_ms:
+          values['warmup-ms'] !== undefined ? positiveInt(values['warmup-ms'], '--warmup-ms', 0) : undefined,
         peers: peers as ('mujoco' | 'rapier')[],
+        peer_worker: values['peers-inline'] ? undefined : peerWorker(),
         linear_solver: ls,
         log: (line) => console.error(line),
       });

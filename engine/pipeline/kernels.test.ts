@@ -82,3 +82,34 @@ describe('WebAssembly kernels = JS kernels on whole trajectories', () => {
     });
   }
 });
+
+describe('WebAssembly kernel memory', () => {
+  // growing a memory detaches its old buffer, which costs every later typed-array access of
+  // optimized code a detach check (see WHOLE_PROBLEM_MEMORY): a pile on the block-sparse path must
+  // fit the initial memories
+  it('a falling 64-box pile (block-sparse, islands off and on) never grows a kernel memory', async () => {
+    const scene = await loadModelFile(path.join(ROOT, 'scenes/pile_64.yaml'));
+    const grow = WebAssembly.Memory.prototype.grow;
+    const grown: number[] = [];
+    WebAssembly.Memory.prototype.grow = function (this: WebAssembly.Memory, delta: number): number {
+      grown.push(delta);
+      return grow.call(this, delta);
+    };
+    try {
+      let contacts = 0;
+      let sparse = 0;
+      for (const solve_islands of [false, true]) {
+        const sim = new Simulation(scene.model, { dt: scene.dt, solver: { ...scene.solver, solve_islands } });
+        for (let i = 0; i < 250; i++) {
+          contacts += sim.step().contact_count;
+          if (sim.solver.last_linear_solver.startsWith('block_sparse')) sparse++;
+        }
+      }
+      expect(contacts).toBeGreaterThan(2000);
+      expect(sparse).toBeGreaterThan(100); // the whole-problem kernels ran
+      expect(grown).toEqual([]);
+    } finally {
+      WebAssembly.Memory.prototype.grow = grow;
+    }
+  });
+});

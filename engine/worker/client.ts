@@ -1,6 +1,6 @@
 /**
  * The main-thread side of the worker: typed commands out, typed events in, and the latest pose frame
- * (from the SharedArrayBuffer ring or the last transferred buffer) for the renderer to read each
+ * (from the SharedArrayBuffer ring or the last frame message's copy) for the renderer to read each
  * animation frame without going through React state.
  *
  * It also keeps the engine alive (SPEC §11, "faults lose nothing"): it watches the worker (any message
@@ -78,8 +78,8 @@ export class SimClient {
     contacts: null,
     islands: null,
   };
-  /** 'ring' or 'transfer', once the first frame arrived */
-  transport: 'ring' | 'transfer' | 'none' = 'none';
+  /** 'ring' or 'message', once the first frame arrived */
+  transport: 'ring' | 'message' | 'none' = 'none';
   /** restarts so far (for tests and the stats panel) */
   restarts = 0;
 
@@ -203,7 +203,7 @@ export class SimClient {
         this.latest.islands = e.islands ?? null;
         if (e.poses) {
           this.latest.poses = e.poses;
-          this.transport = 'transfer';
+          this.transport = 'message';
         } else if (this.ring) {
           const f = this.ring.read();
           if (f) this.latest.poses = f.poses;

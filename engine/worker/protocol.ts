@@ -8,7 +8,7 @@
  * Poses stream as flat Float32Array frames, 7 floats per body (p, q xyzw), in one of two transports:
  * - a SharedArrayBuffer ring ({@link ./frame_ring}) when the page is cross-origin isolated: the worker
  *   posts one `ring` event with the buffer after `ready`, then each `frame` event carries no poses;
- * - otherwise each `frame` event carries a transferred Float32Array.
+ * - otherwise each `frame` event carries a copy of them (a Float32Array in the message).
  * Contact data ({@link CONTACT_FIELDS}) rides along with a frame only while the overlay asks for it.
  */
 import { z } from 'zod';
@@ -459,7 +459,7 @@ export type WorkerEvent =
       seq: number;
       time: number;
       step: number;
-      /** present in transfer mode; in ring mode read slot `seq % slots` */
+      /** present in message mode; in ring mode read slot `seq % slots` */
       poses?: Float32Array;
       contacts?: ContactFrame;
       /** (body_count) constraint island per body in the last step, −1 for none (set_sim islands) */

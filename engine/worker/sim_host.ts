@@ -1142,35 +1142,34 @@ export class SimHost {
     return { count: n, truncated, omitted: total - n, dt: sim.dt, data };
   }
 
-  /** publishes the current poses (ring or transfer) with contacts when asked */
+  /**
+   * publishes the current poses (ring, or a copy in the message) with contacts when asked
+   *
+   * (the frame's arrays are copied by the message, never transferred: a transfer detaches the
+   * sender's buffer, and the first detached ArrayBuffer in an isolate makes V8 add a detach check
+   * to every typed-array access of optimized code from then on, ~6–9% of a CPU step; the copies
+   * are a few KB per frame)
+   */
   sendFrame(): void {
     const sim = this.sim;
     if (!sim) return;
     const seq = ++this.seq;
     const contacts = this.packContacts();
-    const transfer: Transferable[] = contacts ? [contacts.data.buffer] : [];
     // island labels come from the CPU step (none while the WebGPU backend steps)
     const islands = this.sendIslands && !this.gpu ? Int32Array.from(sim.solver.body_island) : undefined;
-    if (islands) transfer.push(islands.buffer);
     let poses: Float32Array | undefined;
     if (this.ring) this.ring.publish(seq, sim.state.time, this.stepCount, sim.state.body_q);
-    else {
-      poses = Float32Array.from(sim.state.body_q);
-      transfer.push(poses.buffer);
-    }
-    this.emit(
-      {
-        v: PROTOCOL_VERSION,
-        type: 'frame',
-        seq,
-        time: sim.state.time,
-        step: this.stepCount,
-        poses,
-        contacts,
-        islands,
-      },
-      transfer,
-    );
+    else poses = Float32Array.from(sim.state.body_q);
+    this.emit({
+      v: PROTOCOL_VERSION,
+      type: 'frame',
+      seq,
+      time: sim.state.time,
+      step: this.stepCount,
+      poses,
+      contacts,
+      islands,
+    });
   }
 
   /** stats at most every STATS_PERIOD_MS of wall time, unless forced */

@@ -32,7 +32,13 @@
  */
 
 import type { CholeskyResult, LinearSolvePrecision } from './cholesky';
-import { LinalgWasm, intRunsBytes, type IntRuns, type LinalgKernels } from './wasm/kernels';
+import {
+  LinalgWasm,
+  WHOLE_PROBLEM_MEMORY,
+  intRunsBytes,
+  type IntRuns,
+  type LinalgKernels,
+} from './wasm/kernels';
 
 export type { LinalgKernels } from './wasm/kernels';
 
@@ -123,7 +129,7 @@ export class BlockSparseCholesky {
 
   constructor(precision: LinearSolvePrecision = 'fp64', kernels: LinalgKernels = 'wasm') {
     this.precision = precision;
-    this.wasm = kernels === 'wasm' ? LinalgWasm.create() : null;
+    this.wasm = kernels === 'wasm' ? LinalgWasm.create(WHOLE_PROBLEM_MEMORY) : null;
   }
 
   /**

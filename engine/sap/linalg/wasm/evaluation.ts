@@ -8,7 +8,7 @@
  * then f64 data and vectors). A region that outgrows its capacity doubles it and everything is laid
  * out again (new views); otherwise the views stay, so a steady stream of solves allocates nothing.
  */
-import { LinalgWasm, copyRun } from './kernels';
+import { LinalgWasm, WHOLE_PROBLEM_MEMORY, copyRun } from './kernels';
 
 /** the f64 vectors the solver reads and writes in place (views into the kernel memory) */
 export const EVAL_VECTORS = [
@@ -117,7 +117,7 @@ export class EvaluationWasm {
 
   /** a new workspace, or null where WebAssembly is unavailable */
   static create(): EvaluationWasm | null {
-    const k = LinalgWasm.create();
+    const k = LinalgWasm.create(WHOLE_PROBLEM_MEMORY);
     return k === null ? null : new EvaluationWasm(k);
   }
 

@@ -88,6 +88,16 @@ function linalgModule(): WebAssembly.Module | null {
 
 const PAGE = 65536;
 
+/**
+ * Initial memory of the whole-problem kernels (block-sparse factorization, evaluation) [bytes]:
+ * 8 MiB, enough for a 1000-box pile (~4.4 MiB). Growing a WebAssembly memory detaches its old
+ * buffer, and the first detached ArrayBuffer in an isolate makes V8 add a detach check to every
+ * typed-array access of optimized code from then on (~6–9% of a CPU step of the humanoid and the
+ * 64-box pile), so the memory starts large enough never to grow in the common case; untouched pages
+ * cost address space only.
+ */
+export const WHOLE_PROBLEM_MEMORY = 8 << 20;
+
 /** below this many entries a copy loop beats a native copy through a subarray view (an allocation) */
 const COPY_LOOP_MAX = 64;
 
@@ -126,12 +136,15 @@ export class LinalgWasm {
     this.exports = exports;
   }
 
-  /** a new instance, or null where WebAssembly is unavailable */
-  static create(): LinalgWasm | null {
+  /**
+   * a new instance with `initialBytes` of memory (rounded up to whole pages), or null where
+   * WebAssembly is unavailable
+   */
+  static create(initialBytes = PAGE): LinalgWasm | null {
     const mod = linalgModule();
     if (mod === null) return null;
     try {
-      const memory = new WebAssembly.Memory({ initial: 1 });
+      const memory = new WebAssembly.Memory({ initial: Math.max(1, Math.ceil(initialBytes / PAGE)) });
       const inst = new WebAssembly.Instance(mod, { env: { memory } });
       return new LinalgWasm(memory, inst.exports as unknown as LinalgWasmExports);
     } catch {

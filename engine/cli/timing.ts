@@ -1,0 +1,45 @@
+/**
+ * Timing helpers shared by the bench's own configurations and its peers (main thread and peer
+ * worker): the median of repeated rounds and the untimed warm-up rule.
+ */
+
+/** the median (upper median for an even count) */
+export function median(a: number[]): number {
+  const s = [...a].sort((x, y) => x - y);
+  return s[Math.floor(s.length / 2)];
+}
+
+/**
+ * Untimed warm-up before timing, one rule for ours and the peers: V8 compiles JS and WebAssembly
+ * in tiers, a hot function reaches its optimized tier only after thousands of calls, and code that
+ * first meets a new case (a contact pair type, a line-search branch) deoptimizes and compiles
+ * again. So each configuration and each peer plays untimed rounds exactly like the timed ones
+ * (restart from the round's start state, lead-in, the round's steps) for {@link WARMUP_MS} or
+ * {@link WARMUP_MAX_STEPS} steps, whichever comes first (≥ 3 steps), with the stage clocks off as
+ * in the timed rounds (a flag that changes after warm-up invalidates code compiled with it as a
+ * constant). (With 400 warm-up steps from the first start state only and the stage clocks switched
+ * off at the first timed round, the humanoid's first five timed rounds ran at 20–25k steps/s and
+ * the later ones at 30–33k.)
+ */
+export const WARMUP_MS = 1000;
+/** @see WARMUP_MS */
+export const WARMUP_MAX_STEPS = 5000;
+
+/**
+ * plays untimed warm-up rounds: `play(r, more)` restarts from round r's start state and takes
+ * the round's steps while `more()` (which counts the steps) allows
+ */
+export async function warmUp(
+  ms: number,
+  play: (r: number, more: () => boolean) => void | Promise<void>,
+): Promise<void> {
+  const t0 = performance.now();
+  let n = 0;
+  const open = (): boolean => n < 3 || (n < WARMUP_MAX_STEPS && performance.now() - t0 < ms);
+  const more = (): boolean => {
+    if (!open()) return false;
+    n++;
+    return true;
+  };
+  for (let r = 0; open(); r++) await play(r, more);
+}
