@@ -110,11 +110,12 @@ describe('runBench', () => {
     });
     expect(worker.notes.filter((n) => /mujoco|rapier/.test(n))).toEqual([]);
     // the same start states and steps: the same contacts and solver iterations in either thread
-    const strip = (r: PeerRow) => ({ ...r, steps_per_s: 0, real_time_factor: 0 });
+    const strip = (r: PeerRow) => ({ ...r, steps_per_s: 0, real_time_factor: 0, thread: undefined });
     const byPeer = (rows: PeerRow[]) => [...rows].sort((a, b) => a.peer.localeCompare(b.peer)).map(strip);
     expect(worker.peers).toHaveLength(2);
     expect(byPeer(worker.peers)).toEqual(byPeer(inline.peers));
-    for (const p of worker.peers) expect(p.steps_per_s).toBeGreaterThan(0);
+    for (const p of worker.peers) expect([p.steps_per_s > 0, p.thread]).toEqual([true, 'worker']);
+    for (const p of inline.peers) expect(p.thread).toBe('bench');
   }, 120_000);
 
   it('measures each --variant beside the scene options in the same rounds, and labels it', async () => {

@@ -234,6 +234,8 @@ export interface PeerRow {
   islands_mean?: number;
   /** how the peer's start state was obtained */
   start: string;
+  /** where it ran: a worker thread of its own ({@link BenchOptions.peer_worker}) or the bench's thread */
+  thread?: 'worker' | 'bench';
 }
 
 export interface BenchOptions {
@@ -735,7 +737,10 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         }
         for (const p of runners) {
           if (p.failed) continue;
-          const pr = await p.result();
+          const pr = {
+            ...(await p.result()),
+            thread: o.peer_worker ? ('worker' as const) : ('bench' as const),
+          };
           peers.push(pr);
           log(
             `[bench] ${id} ${p.peer} ${pr.version}: ${pr.steps_per_s.toFixed(1)} steps/s, ${pr.contacts} contacts`,
@@ -907,7 +912,7 @@ export function benchMarkdown(res: BenchResult): string {
     );
     for (const p of res.peers) {
       out.push(
-        `| ${p.scene} | ${p.version} | ${p.dt} | ${fx(p.steps_per_s, 1)} | ${fx(p.real_time_factor, 2)} | ${p.contacts} | ${p.iterations_mean !== undefined ? p.iterations_mean.toFixed(2) : '–'} | ${p.islands_mean !== undefined ? p.islands_mean.toFixed(1) : '–'} | ${p.start} |`,
+        `| ${p.scene} | ${p.version} | ${p.dt} | ${fx(p.steps_per_s, 1)} | ${fx(p.real_time_factor, 2)} | ${p.contacts} | ${p.iterations_mean !== undefined ? p.iterations_mean.toFixed(2) : '–'} | ${p.islands_mean !== undefined ? p.islands_mean.toFixed(1) : '–'} | ${p.start}${p.thread === 'worker' ? '; in a worker thread of its own' : ''} |`,
       );
     }
   }

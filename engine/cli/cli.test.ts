@@ -107,3 +107,39 @@ describe('CLI outputs', () => {
     expect(zodToJsonSchema(RunOutputSchema)).toEqual(s);
   });
 });
+
+describe('npm run bench (scripts/bench.mjs)', () => {
+  it('bundles the CLI, runs it with plain node and times MuJoCo in a worker thread of its own', () => {
+    const stdout = execFileSync(
+      process.execPath,
+      [
+        'scripts/bench.mjs',
+        'arm7',
+        '--preset',
+        'approx32',
+        '--line-search',
+        'monotone_decay',
+        '--steps',
+        '2',
+        '--repeats',
+        '1',
+        '--settle',
+        '2',
+        '--warmup-ms',
+        '0',
+        '--json',
+      ],
+      { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
+    );
+    const res = JSON.parse(stdout) as {
+      rows: { scene: string; steps_per_s: number; ratio?: { mujoco?: number } }[];
+      peers: { peer: string; steps_per_s: number; thread?: string }[];
+      notes: string[];
+    };
+    expect(res.rows).toHaveLength(1);
+    expect(res.rows[0].scene).toBe('arm7');
+    expect(res.peers.map((p) => [p.peer, p.thread])).toEqual([['mujoco', 'worker']]);
+    expect(res.rows[0].ratio?.mujoco).toBeGreaterThan(0);
+    expect(res.notes.filter((n) => /mujoco/.test(n))).toEqual([]);
+  }, 120_000);
+});
