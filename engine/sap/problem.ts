@@ -133,5 +133,11 @@ export function solveSapProblem(
   options?: Partial<SapSolverOptions>,
   v_guess?: Float64Array,
 ): SapSolveResult {
-  return new SapSolver(options).solve(p, v_guess);
+  // one solver for all calls: a solver's kernel memory costs more to make than a small problem
+  // costs to solve, and a solve's result never depends on earlier solves (its arrays are its own)
+  const solver = (sharedSolver ??= new SapSolver());
+  solver.setOptions(options ?? {});
+  return solver.solve(p, v_guess);
 }
+
+let sharedSolver: SapSolver | null = null;

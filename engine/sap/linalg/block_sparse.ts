@@ -120,16 +120,19 @@ export class BlockSparseCholesky {
   private boundExtra = 0;
   /** the result of {@link factor}: one object, overwritten by the next call */
   private readonly result: CholeskyResult = { status: 'ok', pivot: -1 };
-  // WebAssembly kernels: the instance, whether the current analysis is laid out in its memory, and
-  // the byte offsets of the values and of the permuted right-hand side there
-  private readonly wasm: LinalgWasm | null;
+  // WebAssembly kernels: whether to use them, the instance (made by the first analysis, so that a
+  // solver that never takes the block-sparse path allocates no kernel memory), whether the current
+  // analysis is laid out in its memory, and the byte offsets of the values and of the permuted
+  // right-hand side there
+  private useWasm: boolean;
+  private wasm: LinalgWasm | null = null;
   private wasmBound = false;
   private valPtr = 0;
   private yPtr = 0;
 
   constructor(precision: LinearSolvePrecision = 'fp64', kernels: LinalgKernels = 'wasm') {
     this.precision = precision;
-    this.wasm = kernels === 'wasm' ? LinalgWasm.create(WHOLE_PROBLEM_MEMORY) : null;
+    this.useWasm = kernels === 'wasm';
   }
 
   /**
@@ -423,6 +426,10 @@ export class BlockSparseCholesky {
 
   /** lays the analysis out in the kernels' memory (or in JS arrays when it cannot) */
   private bind(sCount: number, nr: number, extraBytes: number): void {
+    if (this.useWasm && this.wasm === null) {
+      this.wasm = LinalgWasm.create(WHOLE_PROBLEM_MEMORY);
+      this.useWasm = this.wasm !== null;
+    }
     this.wasmBound = this.wasm !== null && this.bindWasm(this.wasm, sCount, nr, extraBytes);
     this.boundExtra = this.wasmBound ? extraBytes : 0;
     if (!this.wasmBound) {
