@@ -103,12 +103,13 @@ describe('runBench', () => {
       warmup_ms: 0,
     };
     const inline = await runBench({ ...opts, peers: [...opts.peers] });
+    expect(inline.notes.filter((n) => /the peers ran in the bench's thread/.test(n))).toHaveLength(1);
     const worker = await runBench({
       ...opts,
       peers: [...opts.peers],
       peer_worker: path.join(out, 'peer_worker.mjs'),
     });
-    expect(worker.notes.filter((n) => /mujoco|rapier/.test(n))).toEqual([]);
+    expect(worker.notes.filter((n) => /mujoco|rapier|peers ran/.test(n))).toEqual([]);
     // the same start states and steps: the same contacts and solver iterations in either thread
     const strip = (r: PeerRow) => ({ ...r, steps_per_s: 0, real_time_factor: 0, thread: undefined });
     const byPeer = (rows: PeerRow[]) => [...rows].sort((a, b) => a.peer.localeCompare(b.peer)).map(strip);

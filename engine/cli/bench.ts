@@ -758,6 +758,10 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   }
   // contact scaling between the two piles
   const contact_scaling = contactScaling(rows);
+  if (peers.length > 0 && !o.peer_worker)
+    notes.push(
+      "the peers ran in the bench's thread: their WebAssembly memories' growth detached buffers in our isolate, and V8 then checks every typed-array access of our JS for detachment (~6–9% of a CPU step; `npm run bench` runs them in worker threads of their own)",
+    );
   return { rows, peers, notes, contact_scaling };
 }
 
