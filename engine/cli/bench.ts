@@ -413,7 +413,7 @@ let engineHash: string | undefined;
  */
 function engineSourceHash(): string {
   if (engineHash !== undefined) return engineHash;
-  // (the bundled bench, scripts/bench.mjs, names the engine folder: this module is not in it then)
+  // (the bundled CLI, scripts/cli.mjs, names the engine folder: this module is not in it then)
   const root =
     process.env.SAP_ENGINE_ROOT ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
   const files: string[] = [];

@@ -13,7 +13,7 @@ const root = path.resolve(__dirname, '../..');
 
 function sim(args: string[]): { code: number; stdout: string; stderr: string } {
   try {
-    const stdout = execFileSync('npx', ['tsx', 'engine/cli/main.ts', ...args], {
+    const stdout = execFileSync(process.execPath, ['scripts/cli.mjs', ...args], {
       cwd: root,
       encoding: 'utf8',
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -108,12 +108,13 @@ describe('CLI outputs', () => {
   });
 });
 
-describe('npm run bench (scripts/bench.mjs)', () => {
+describe('npm run bench (scripts/cli.mjs bench)', () => {
   it('bundles the CLI, runs it with plain node and times MuJoCo in a worker thread of its own', () => {
     const stdout = execFileSync(
       process.execPath,
       [
-        'scripts/bench.mjs',
+        'scripts/cli.mjs',
+        'bench',
         'arm7',
         '--preset',
         'approx32',

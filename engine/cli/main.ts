@@ -94,7 +94,7 @@ function parseList(s: string | undefined, flag: string): number[] | undefined {
 
 /**
  * the bundled peer worker beside this module when the CLI runs bundled (`npm run bench`,
- * scripts/bench.mjs): the peers then run in worker threads of their own; undefined from the sources
+ * scripts/cli.mjs): the peers then run in worker threads of their own; undefined from the sources
  */
 function peerWorker(): URL | undefined {
   const u = new URL('./peer_worker.mjs', import.meta.url);
