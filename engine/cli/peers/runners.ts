@@ -13,7 +13,7 @@ import { exportMjcf, setMujocoState, type MjcfExport } from './mjcf_export';
 import { loadMujoco, mujocoFromXml, type MujocoModule } from './mujoco';
 import { loadRapier, rapierContactCount, rapierUnfit, rapierWorld } from './rapier';
 
-/** what a peer needs to run a scene like our configurations (all of it structured-cloneable) */
+/** what a peer needs to run a scene like our configurations (all but `scene` structured-cloneable: a peer worker loads the scene from its file) */
 export interface PeerSetup {
   /** bench scene id */
   id: string;
