@@ -95,14 +95,8 @@ export function rneaTree(
       A[o + 5] += c[o + 5];
     }
     // f_b = I A + V ×* (I V) − f_ext (a massless body: −f_ext)
-    if (d.body_massless[b] === 1) {
-      f[o] = 0;
-      f[o + 1] = 0;
-      f[o + 2] = 0;
-      f[o + 3] = 0;
-      f[o + 4] = 0;
-      f[o + 5] = 0;
-    } else {
+    if (d.body_massless[b] === 1) f.fill(0, o, o + 6);
+    else {
       bodySpatialInertia(m, d, b, s.I, 0);
       inertiaTimesTwist(s.I, 0, A, o, IA, 0);
       f[o] = IA[0];

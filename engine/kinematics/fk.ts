@@ -124,57 +124,30 @@ export function forwardKinematics(
 }
 
 /**
- * {@link forwardKinematics} of one revolute joint, on locals where the general path would go
- * through scratch arrays: the hinge quaternion, q_F ⊗ q_J (M stays at F's origin), the body frame,
- * and the motion subspace (a_w; M × a_w) with a_w = R_F·a
+ * {@link forwardKinematics} of one revolute joint: the hinge quaternion (the axis norm computed once),
+ * q_M = q_F ⊗ q_J with M at F's origin, the body frame, and the motion subspace (a_w; M × a_w) with
+ * a_w = R_F·a
  */
 function revoluteFrames(m: SapModel, q: Float64Array, d: KinematicsData, j: number): void {
-  const { joint_X_wF, joint_anchor, dof_S } = d;
+  const { joint_X_wF, joint_anchor } = d;
   const F = j * 7;
   jointFrameInWorld(m, d, j);
-  const fx = joint_X_wF[F],
-    fy = joint_X_wF[F + 1],
-    fz = joint_X_wF[F + 2];
-  const x = joint_X_wF[F + 3],
-    y = joint_X_wF[F + 4],
-    z = joint_X_wF[F + 5],
-    w = joint_X_wF[F + 6];
-  // hinge quaternion (quatFromAxisAngle with the axis norm computed once)
-  const ax = m.joint_axis[j * 3],
-    ay = m.joint_axis[j * 3 + 1],
-    az = m.joint_axis[j * 3 + 2];
   const half = q[m.joint_q_start[j]] / 2;
   const sh = Math.sin(half) / d.joint_axis_norm[j];
-  const hx = ax * sh,
-    hy = ay * sh,
-    hz = az * sh,
-    hw = Math.cos(half);
-  // X_wM: M at F's origin, q_M = q_F ⊗ q_J
-  tX[0] = fx;
-  tX[1] = fy;
-  tX[2] = fz;
-  tX[3] = w * hx + x * hw + y * hz - z * hy;
-  tX[4] = w * hy - x * hz + y * hw + z * hx;
-  tX[5] = w * hz + x * hy - y * hx + z * hw;
-  tX[6] = w * hw - x * hx - y * hy - z * hz;
-  joint_anchor[j * 3] = fx;
-  joint_anchor[j * 3 + 1] = fy;
-  joint_anchor[j * 3 + 2] = fz;
+  tJ[3] = m.joint_axis[j * 3] * sh;
+  tJ[4] = m.joint_axis[j * 3 + 1] * sh;
+  tJ[5] = m.joint_axis[j * 3 + 2] * sh;
+  tJ[6] = Math.cos(half);
+  tX[0] = joint_X_wF[F];
+  tX[1] = joint_X_wF[F + 1];
+  tX[2] = joint_X_wF[F + 2];
+  quatMul(joint_X_wF, F + 3, tJ, 3, tX, 3);
+  joint_anchor[j * 3] = tX[0];
+  joint_anchor[j * 3 + 1] = tX[1];
+  joint_anchor[j * 3 + 2] = tX[2];
   bodyFrameFromJoint(d, j);
-  // S = (a_w; M × a_w) with a_w = R_F·a
-  const tx = 2 * (y * az - z * ay);
-  const ty = 2 * (z * ax - x * az);
-  const tz = 2 * (x * ay - y * ax);
-  const ux = ax + w * tx + (y * tz - z * ty);
-  const uy = ay + w * ty + (z * tx - x * tz);
-  const uz = az + w * tz + (x * ty - y * tx);
-  const o = m.joint_qd_start[j] * 6;
-  dof_S[o] = ux;
-  dof_S[o + 1] = uy;
-  dof_S[o + 2] = uz;
-  dof_S[o + 3] = fy * uz - fz * uy;
-  dof_S[o + 4] = fz * ux - fx * uz;
-  dof_S[o + 5] = fx * uy - fy * ux;
+  quatRotate(joint_X_wF, F + 3, m.joint_axis, j * 3, tv, 0);
+  writeAngular(d.dof_S, m.joint_qd_start[j], tv, 0, 1, tX);
 }
 
 /** joint_X_wF of joint j = X_wP · X_p (X_p itself at the root) */
