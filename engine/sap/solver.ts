@@ -1074,8 +1074,9 @@ export class SapSolver {
       return;
     }
     try {
-      // after H: the factor (n² values), the permuted right-hand side (n) and the permutation (n)
-      if (ev.ensureH(2 * n2 + 2 * n)) this.takeEvaluationViews(ev);
+      // after H: the factor (n² values), the permuted right-hand side (n), the permutation (n) and
+      // the kernels' column-major copy of the factor (n²)
+      if (ev.ensureH(3 * n2 + 2 * n)) this.takeEvaluationViews(ev);
     } catch {
       // no room for it: from here on the JS evaluation runs (on the views, which stay valid)
       this.ev = null;
@@ -2127,7 +2128,14 @@ export class SapSolver {
         ev.setInts(perm, this.dofPerm, n);
       }
       this.evPerm = perm;
-      return ev.kernels.exports.denseLoadFactor(ev.ptr.H, S, n, perm, prec === 'fp32');
+      return ev.kernels.exports.denseLoadFactor(
+        ev.ptr.H,
+        S,
+        n,
+        perm,
+        prec === 'fp32',
+        S + 8 * (n * n + 2 * n),
+      );
     }
     this.chol.precision = prec;
     const r = this.chol.factor(this.H, this.nvp, this.identityPerm ? undefined : this.dofPerm);
@@ -2142,7 +2150,16 @@ export class SapSolver {
       const n = this.nvp;
       const S = ev.ptr.H + 8 * n * n;
       const f32 = this.options.contact_linear_solve_precision === 'fp32';
-      ev.kernels.exports.denseSolveInto(S, n, ev.ptr.rhs, ev.ptr.dv, S + 8 * n * n, this.evPerm, f32);
+      ev.kernels.exports.denseSolveInto(
+        S,
+        n,
+        ev.ptr.rhs,
+        ev.ptr.dv,
+        S + 8 * n * n,
+        this.evPerm,
+        f32,
+        S + 8 * (n * n + 2 * n),
+      );
     } else this.chol.solve(this.rhs, this.dv, this.identityPerm ? undefined : this.dofPerm);
   }
 

@@ -431,7 +431,8 @@ export class DenseCholesky {
   private readonly result: CholeskyResult = { status: 'ok', pivot: -1 };
   private factored = false;
   // WebAssembly kernels: the right-hand side at byte 0 (room for `cap` entries), the matrix after
-  // it; the views above then live in the kernels' memory (re-made when it grows)
+  // it, then the kernels' column-major copy of the factor (cap² entries); the views above then live
+  // in the kernels' memory (re-made when it grows)
   private readonly wasm: LinalgWasm | null;
   private viewBuffer: ArrayBuffer | null = null;
   private cap = 0;
@@ -460,7 +461,7 @@ export class DenseCholesky {
   private bindWasm(w: LinalgWasm, n: number): boolean {
     let cap = this.cap;
     if (n > cap) cap = Math.max(n, Math.ceil(1.5 * cap), 8);
-    if (!w.reserve(8 * (cap + cap * cap))) return false;
+    if (!w.reserve(8 * (cap + 2 * cap * cap))) return false;
     const buf = w.buffer;
     if (buf === this.viewBuffer && cap === this.cap) return true;
     this.viewBuffer = buf;
@@ -505,7 +506,8 @@ export class DenseCholesky {
       }
     }
     if (w !== null) {
-      const pivot = f32 ? w.denseFactor32(8 * this.cap, n) : w.denseFactor64(8 * this.cap, n);
+      const t = 8 * (this.cap + this.cap * this.cap);
+      const pivot = f32 ? w.denseFactor32(8 * this.cap, n, t) : w.denseFactor64(8 * this.cap, n, t);
       res = this.result;
       res.status = pivot < 0 ? 'ok' : 'not_spd';
       res.pivot = pivot;
@@ -535,8 +537,9 @@ export class DenseCholesky {
     if (perm === undefined) for (let i = 0; i < n; i++) r[i] = b[i];
     else for (let i = 0; i < n; i++) r[i] = b[perm[i]];
     if (w !== null) {
-      if (f32) w.denseSolve32(8 * this.cap, n, 0);
-      else w.denseSolve64(8 * this.cap, n, 0);
+      const t = 8 * (this.cap + this.cap * this.cap);
+      if (f32) w.denseSolve32(8 * this.cap, n, 0, t);
+      else w.denseSolve64(8 * this.cap, n, 0, t);
     } else if (f32) choleskySolve(this.s32, n, this.r32, 'fp32');
     else choleskySolve(this.s64, n, this.r64, 'fp64');
     if (perm === undefined) for (let i = 0; i < n; i++) x[i] = r[i];

@@ -597,328 +597,428 @@ export function substitute32(val: usize, y: usize): void {
 
 // ---------------------------------------------------------------------------------------------
 // dense Cholesky (twins of factorRows64/factorRows32/choleskySolve in ../cholesky.ts): n×n
-// row-major, lower triangle; fp64 kernels on f64 storage, fp32 kernels on f32 storage
+// row-major, lower triangle; fp64 kernels on f64 storage, fp32 kernels on f32 storage.
+// The factorization works on a column-major copy t of the lower triangle (t[k·n + i] = L_ik,
+// i ≥ k; n² T entries of scratch beside the matrix), where the entries of four consecutive rows
+// in one column are adjacent: four rows advance together, one f32x4 or two f64x2 lanes per
+// column, each lane the scalar sequence of its entry. The factor is copied back to the row-major
+// storage at the end; the forward substitution reads t the same way.
+
+/** byte address of entry e of T storage at p */
+function at<T>(p: usize, e: i32): usize {
+  return p + <usize>e * sizeof<T>();
+}
 
 /**
- * Cholesky in place on the lower triangle of the row-major n×n `a` (T storage); first bad pivot or
- * −1. Rows four at a time ({@link factorRows4}: eight independent sums per column pair, ten in
- * the diagonal block) after the n mod 4 first rows, taken one ({@link factorRow1}) and two
- * ({@link factorRows2}) at a time. Every entry
- * receives its terms k ascending and then its division or square root, as in the JS kernels, so
- * the blocking changes nothing in the result.
+ * Cholesky in place on the lower triangle of the row-major n×n `a` (T storage) through the
+ * column-major scratch `t`; first bad pivot or −1 (then rows before the pivot hold their factor).
+ * The n mod 4 first rows one at a time ({@link factorRow1}), then four at a time
+ * ({@link factorRows4}). Every entry receives its terms k ascending and then its division or
+ * square root, as in the JS kernels, so neither the blocking nor the lanes change the result.
  */
-function denseFactor<T>(a: usize, n: i32): i32 {
-  // the n mod 4 rows left over come first, where rows are short
+function denseFactor<T>(a: usize, n: i32, t: usize): i32 {
+  for (let j = 0; j < n; j++) for (let i = j; i < n; i++) ds<T>(t, j * n + i, dl<T>(a, i * n + j));
+  return factorColumns<T>(a, n, t);
+}
+
+/**
+ * the factorization of the column-major t, each entry of L also stored row-major into a; first bad
+ * pivot or −1
+ */
+function factorColumns<T>(a: usize, n: i32, t: usize): i32 {
   let i = 0;
-  if (n & 1) {
-    const p = factorRow1<T>(a, n, 0);
+  const lead = n & 3;
+  for (; i < lead; i++) {
+    const p = factorRow1<T>(a, n, t, i);
     if (p >= 0) return p;
-    i = 1;
-  }
-  if (n & 2) {
-    const p = factorRows2<T>(a, n, i);
-    if (p >= 0) return p;
-    i += 2;
   }
   for (; i < n; i += 4) {
-    const p = factorRows4<T>(a, n, i);
+    const p = factorRows4<T>(a, n, t, i);
     if (p >= 0) return p;
   }
   return -1;
 }
 
-/** rows i … i+3 of {@link denseFactor}: columns in pairs (4 × 2 sums), then the 4 × 4 diagonal block */
-function factorRows4<T>(a: usize, n: i32, i: i32): i32 {
+/** row i alone */
+function factorRow1<T>(a: usize, n: i32, t: usize, i: i32): i32 {
+  for (let j = 0; j < i; j++) {
+    let s = dl<T>(t, j * n + i);
+    for (let k = 0; k < j; k++) s = s - dl<T>(t, k * n + i) * dl<T>(t, k * n + j);
+    const l = s / dl<T>(t, j * n + j);
+    ds<T>(t, j * n + i, l);
+    ds<T>(a, i * n + j, l);
+  }
+  let d = dl<T>(t, i * n + i);
+  for (let k = 0; k < i; k++) {
+    const x = dl<T>(t, k * n + i);
+    d = d - x * x;
+  }
+  if (!(d > 0)) return i;
+  const l = sqrt<T>(d);
+  ds<T>(t, i * n + i, l);
+  ds<T>(a, i * n + i, l);
+  return -1;
+}
+
+/**
+ * rows i … i+3 (column-major t): the columns j < i in pairs, the four rows of a column in lanes,
+ * then the 4 × 4 diagonal block (its terms k < i in lanes, its own terms in scalar order)
+ */
+function factorRows4<T>(a: usize, n: i32, t: usize, i: i32): i32 {
   const r0 = i * n;
-  const r1 = r0 + n;
-  const r2 = r1 + n;
-  const r3 = r2 + n;
   let j = 0;
-  for (; j + 1 < i; j += 2) {
-    const rj = j * n;
-    const rk = rj + n;
-    let s00 = dl<T>(a, r0 + j);
-    let s01 = dl<T>(a, r0 + j + 1);
-    let s10 = dl<T>(a, r1 + j);
-    let s11 = dl<T>(a, r1 + j + 1);
-    let s20 = dl<T>(a, r2 + j);
-    let s21 = dl<T>(a, r2 + j + 1);
-    let s30 = dl<T>(a, r3 + j);
-    let s31 = dl<T>(a, r3 + j + 1);
-    for (let k = 0; k < j; k++) {
-      const y0 = dl<T>(a, rj + k);
-      const y1 = dl<T>(a, rk + k);
-      const x0 = dl<T>(a, r0 + k);
-      const x1 = dl<T>(a, r1 + k);
-      const x2 = dl<T>(a, r2 + k);
-      const x3 = dl<T>(a, r3 + k);
-      s00 = s00 - x0 * y0;
-      s01 = s01 - x0 * y1;
-      s10 = s10 - x1 * y0;
-      s11 = s11 - x1 * y1;
-      s20 = s20 - x2 * y0;
-      s21 = s21 - x2 * y1;
-      s30 = s30 - x3 * y0;
-      s31 = s31 - x3 * y1;
+  if (sizeof<T>() == 4) {
+    for (; j + 1 < i; j += 2) {
+      const p0 = at<T>(t, j * n + i);
+      const p1 = at<T>(t, (j + 1) * n + i);
+      let a0 = v128.load(p0);
+      let a1 = v128.load(p1);
+      for (let k = 0; k < j; k++) {
+        const ck = at<T>(t, k * n);
+        const x = v128.load(ck + ((<usize>i) << 2));
+        a0 = f32x4.sub(a0, f32x4.mul(x, v128.load32_splat(ck + ((<usize>j) << 2))));
+        a1 = f32x4.sub(a1, f32x4.mul(x, v128.load32_splat(ck + ((<usize>j) << 2), 4)));
+      }
+      const l = f32x4.div(a0, v128.load32_splat(at<T>(t, j * n + j)));
+      v128.store(p0, l);
+      a1 = f32x4.sub(a1, f32x4.mul(l, v128.load32_splat(at<T>(t, j * n + j + 1))));
+      const m = f32x4.div(a1, v128.load32_splat(at<T>(t, (j + 1) * n + j + 1)));
+      v128.store(p1, m);
+      // rows i … i+3 of the pair (L_rj, L_r,j+1), adjacent in the row-major a
+      const q = at<T>(a, r0 + j);
+      const lo = i32x4.shuffle(l, m, 0, 4, 1, 5);
+      const hi = i32x4.shuffle(l, m, 2, 6, 3, 7);
+      v128.store64_lane(q, lo, 0);
+      v128.store64_lane(q + ((<usize>n) << 2), lo, 1);
+      v128.store64_lane(q + ((<usize>n) << 3), hi, 0);
+      v128.store64_lane(q + ((<usize>(3 * n)) << 2), hi, 1);
     }
-    const ljj = dl<T>(a, rj + j);
-    const l0 = s00 / ljj;
-    const l1 = s10 / ljj;
-    const l2 = s20 / ljj;
-    const l3 = s30 / ljj;
-    ds<T>(a, r0 + j, l0);
-    ds<T>(a, r1 + j, l1);
-    ds<T>(a, r2 + j, l2);
-    ds<T>(a, r3 + j, l3);
-    const c = dl<T>(a, rk + j);
-    const lkk = dl<T>(a, rk + j + 1);
-    ds<T>(a, r0 + j + 1, (s01 - l0 * c) / lkk);
-    ds<T>(a, r1 + j + 1, (s11 - l1 * c) / lkk);
-    ds<T>(a, r2 + j + 1, (s21 - l2 * c) / lkk);
-    ds<T>(a, r3 + j + 1, (s31 - l3 * c) / lkk);
+    if (j < i) {
+      const p0 = at<T>(t, j * n + i);
+      let a0 = v128.load(p0);
+      for (let k = 0; k < j; k++) {
+        const ck = at<T>(t, k * n);
+        a0 = f32x4.sub(
+          a0,
+          f32x4.mul(v128.load(ck + ((<usize>i) << 2)), v128.load32_splat(ck + ((<usize>j) << 2))),
+        );
+      }
+      const l = f32x4.div(a0, v128.load32_splat(at<T>(t, j * n + j)));
+      v128.store(p0, l);
+      const q = at<T>(a, r0 + j);
+      v128.store32_lane(q, l, 0);
+      v128.store32_lane(q + ((<usize>n) << 2), l, 1);
+      v128.store32_lane(q + ((<usize>n) << 3), l, 2);
+      v128.store32_lane(q + ((<usize>(3 * n)) << 2), l, 3);
+    }
+    // the diagonal block's columns i … i+3 over rows i … i+3 (lanes above the diagonal unused)
+    let c0 = v128.load(at<T>(t, i * n + i));
+    let c1 = v128.load(at<T>(t, (i + 1) * n + i));
+    let c2 = v128.load(at<T>(t, (i + 2) * n + i));
+    let c3 = v128.load(at<T>(t, (i + 3) * n + i));
+    for (let k = 0; k < i; k++) {
+      const ck = at<T>(t, k * n + i);
+      const x = v128.load(ck);
+      c0 = f32x4.sub(c0, f32x4.mul(x, v128.load32_splat(ck)));
+      c1 = f32x4.sub(c1, f32x4.mul(x, v128.load32_splat(ck, 4)));
+      c2 = f32x4.sub(c2, f32x4.mul(x, v128.load32_splat(ck, 8)));
+      c3 = f32x4.sub(c3, f32x4.mul(x, v128.load32_splat(ck, 12)));
+    }
+    return diagonalBlock4<T>(
+      a,
+      t,
+      n,
+      i,
+      <T>f32x4.extract_lane(c0, 0),
+      <T>f32x4.extract_lane(c0, 1),
+      <T>f32x4.extract_lane(c0, 2),
+      <T>f32x4.extract_lane(c0, 3),
+      <T>f32x4.extract_lane(c1, 1),
+      <T>f32x4.extract_lane(c1, 2),
+      <T>f32x4.extract_lane(c1, 3),
+      <T>f32x4.extract_lane(c2, 2),
+      <T>f32x4.extract_lane(c2, 3),
+      <T>f32x4.extract_lane(c3, 3),
+    );
+  }
+  for (; j + 1 < i; j += 2) {
+    const p0 = at<T>(t, j * n + i);
+    const p1 = at<T>(t, (j + 1) * n + i);
+    let a0 = v128.load(p0);
+    let b0 = v128.load(p0, 16);
+    let a1 = v128.load(p1);
+    let b1 = v128.load(p1, 16);
+    for (let k = 0; k < j; k++) {
+      const ck = at<T>(t, k * n);
+      const pi = ck + ((<usize>i) << 3);
+      const x = v128.load(pi);
+      const z = v128.load(pi, 16);
+      const y0 = v128.load64_splat(ck + ((<usize>j) << 3));
+      const y1 = v128.load64_splat(ck + ((<usize>j) << 3), 8);
+      a0 = f64x2.sub(a0, f64x2.mul(x, y0));
+      b0 = f64x2.sub(b0, f64x2.mul(z, y0));
+      a1 = f64x2.sub(a1, f64x2.mul(x, y1));
+      b1 = f64x2.sub(b1, f64x2.mul(z, y1));
+    }
+    const ljj = v128.load64_splat(at<T>(t, j * n + j));
+    const l0 = f64x2.div(a0, ljj);
+    const m0 = f64x2.div(b0, ljj);
+    v128.store(p0, l0);
+    v128.store(p0, m0, 16);
+    const c = v128.load64_splat(at<T>(t, j * n + j + 1));
+    const lkk = v128.load64_splat(at<T>(t, (j + 1) * n + j + 1));
+    const l1 = f64x2.div(f64x2.sub(a1, f64x2.mul(l0, c)), lkk);
+    const m1 = f64x2.div(f64x2.sub(b1, f64x2.mul(m0, c)), lkk);
+    v128.store(p1, l1);
+    v128.store(p1, m1, 16);
+    // rows i … i+3 of the pair (L_rj, L_r,j+1), adjacent in the row-major a
+    const q = at<T>(a, r0 + j);
+    v128.store(q, i64x2.shuffle(l0, l1, 0, 2));
+    v128.store(q + ((<usize>n) << 3), i64x2.shuffle(l0, l1, 1, 3));
+    v128.store(q + ((<usize>n) << 4), i64x2.shuffle(m0, m1, 0, 2));
+    v128.store(q + ((<usize>(3 * n)) << 3), i64x2.shuffle(m0, m1, 1, 3));
   }
   if (j < i) {
-    const rj = j * n;
-    let s0 = dl<T>(a, r0 + j);
-    let s1 = dl<T>(a, r1 + j);
-    let s2 = dl<T>(a, r2 + j);
-    let s3 = dl<T>(a, r3 + j);
+    const p0 = at<T>(t, j * n + i);
+    let a0 = v128.load(p0);
+    let b0 = v128.load(p0, 16);
     for (let k = 0; k < j; k++) {
-      const y = dl<T>(a, rj + k);
-      s0 = s0 - dl<T>(a, r0 + k) * y;
-      s1 = s1 - dl<T>(a, r1 + k) * y;
-      s2 = s2 - dl<T>(a, r2 + k) * y;
-      s3 = s3 - dl<T>(a, r3 + k) * y;
+      const ck = at<T>(t, k * n);
+      const pi = ck + ((<usize>i) << 3);
+      const y = v128.load64_splat(ck + ((<usize>j) << 3));
+      a0 = f64x2.sub(a0, f64x2.mul(v128.load(pi), y));
+      b0 = f64x2.sub(b0, f64x2.mul(v128.load(pi, 16), y));
     }
-    const ljj = dl<T>(a, rj + j);
-    ds<T>(a, r0 + j, s0 / ljj);
-    ds<T>(a, r1 + j, s1 / ljj);
-    ds<T>(a, r2 + j, s2 / ljj);
-    ds<T>(a, r3 + j, s3 / ljj);
+    const ljj = v128.load64_splat(at<T>(t, j * n + j));
+    const l0 = f64x2.div(a0, ljj);
+    const m0 = f64x2.div(b0, ljj);
+    v128.store(p0, l0);
+    v128.store(p0, m0, 16);
+    const q = at<T>(a, r0 + j);
+    v128.store64_lane(q, l0, 0);
+    v128.store64_lane(q + ((<usize>n) << 3), l0, 1);
+    v128.store64_lane(q + ((<usize>n) << 4), m0, 0);
+    v128.store64_lane(q + ((<usize>(3 * n)) << 3), m0, 1);
   }
-  // the diagonal block: its terms k < i together, then the block's own terms in order
-  let d0 = dl<T>(a, r0 + i);
-  let s10 = dl<T>(a, r1 + i);
-  let d1 = dl<T>(a, r1 + i + 1);
-  let s20 = dl<T>(a, r2 + i);
-  let s21 = dl<T>(a, r2 + i + 1);
-  let d2 = dl<T>(a, r2 + i + 2);
-  let s30 = dl<T>(a, r3 + i);
-  let s31 = dl<T>(a, r3 + i + 1);
-  let s32 = dl<T>(a, r3 + i + 2);
-  let d3 = dl<T>(a, r3 + i + 3);
+  // the diagonal block: column i over rows i … i+3, column i+1 over rows i … i+3 (row i unused),
+  // columns i+2 and i+3 over rows i+2, i+3 (row i+2 of column i+3 unused)
+  const q0 = at<T>(t, i * n + i);
+  const q1 = at<T>(t, (i + 1) * n + i);
+  const q2 = at<T>(t, (i + 2) * n + i);
+  const q3 = at<T>(t, (i + 3) * n + i);
+  let c0 = v128.load(q0);
+  let e0 = v128.load(q0, 16);
+  let c1 = v128.load(q1);
+  let e1 = v128.load(q1, 16);
+  let e2 = v128.load(q2, 16);
+  let e3 = v128.load(q3, 16);
   for (let k = 0; k < i; k++) {
-    const x0 = dl<T>(a, r0 + k);
-    const x1 = dl<T>(a, r1 + k);
-    const x2 = dl<T>(a, r2 + k);
-    const x3 = dl<T>(a, r3 + k);
-    d0 = d0 - x0 * x0;
-    s10 = s10 - x1 * x0;
-    d1 = d1 - x1 * x1;
-    s20 = s20 - x2 * x0;
-    s21 = s21 - x2 * x1;
-    d2 = d2 - x2 * x2;
-    s30 = s30 - x3 * x0;
-    s31 = s31 - x3 * x1;
-    s32 = s32 - x3 * x2;
-    d3 = d3 - x3 * x3;
+    const ck = at<T>(t, k * n + i);
+    const x = v128.load(ck);
+    const z = v128.load(ck, 16);
+    const y0 = v128.load64_splat(ck);
+    const y1 = v128.load64_splat(ck, 8);
+    const y2 = v128.load64_splat(ck, 16);
+    const y3 = v128.load64_splat(ck, 24);
+    c0 = f64x2.sub(c0, f64x2.mul(x, y0));
+    e0 = f64x2.sub(e0, f64x2.mul(z, y0));
+    c1 = f64x2.sub(c1, f64x2.mul(x, y1));
+    e1 = f64x2.sub(e1, f64x2.mul(z, y1));
+    e2 = f64x2.sub(e2, f64x2.mul(z, y2));
+    e3 = f64x2.sub(e3, f64x2.mul(z, y3));
   }
+  return diagonalBlock4<T>(
+    a,
+    t,
+    n,
+    i,
+    <T>f64x2.extract_lane(c0, 0),
+    <T>f64x2.extract_lane(c0, 1),
+    <T>f64x2.extract_lane(e0, 0),
+    <T>f64x2.extract_lane(e0, 1),
+    <T>f64x2.extract_lane(c1, 1),
+    <T>f64x2.extract_lane(e1, 0),
+    <T>f64x2.extract_lane(e1, 1),
+    <T>f64x2.extract_lane(e2, 0),
+    <T>f64x2.extract_lane(e2, 1),
+    <T>f64x2.extract_lane(e3, 1),
+  );
+}
+
+/**
+ * the 4 × 4 diagonal block at rows and columns i … i+3 of the column-major t, from its entries
+ * with the terms k < i taken (d: diagonal, s_rc: row r, column c of the block), its own terms in
+ * scalar order; first bad pivot or −1
+ */
+function diagonalBlock4<T>(
+  a: usize,
+  t: usize,
+  n: i32,
+  i: i32,
+  d0: T,
+  s10: T,
+  s20: T,
+  s30: T,
+  d1: T,
+  s21: T,
+  s31: T,
+  d2: T,
+  s32: T,
+  d3: T,
+): i32 {
+  const c0 = i * n + i;
+  const c1 = c0 + n;
+  const c2 = c1 + n;
+  const c3 = c2 + n;
+  // row-major: row i+r, column i+c at c0 + r·n + c
   if (!(d0 > 0)) return i;
   const l00 = sqrt<T>(d0);
-  ds<T>(a, r0 + i, l00);
+  ds<T>(t, c0, l00);
+  ds<T>(a, c0, l00);
   const l10 = s10 / l00;
-  ds<T>(a, r1 + i, l10);
+  ds<T>(t, c0 + 1, l10);
+  ds<T>(a, c1, l10);
   d1 = d1 - l10 * l10;
   if (!(d1 > 0)) return i + 1;
   const l11 = sqrt<T>(d1);
-  ds<T>(a, r1 + i + 1, l11);
+  ds<T>(t, c1 + 1, l11);
+  ds<T>(a, c1 + 1, l11);
   const l20 = s20 / l00;
-  ds<T>(a, r2 + i, l20);
+  ds<T>(t, c0 + 2, l20);
+  ds<T>(a, c2, l20);
   const l21 = (s21 - l20 * l10) / l11;
-  ds<T>(a, r2 + i + 1, l21);
+  ds<T>(t, c1 + 2, l21);
+  ds<T>(a, c2 + 1, l21);
   d2 = d2 - l20 * l20;
   d2 = d2 - l21 * l21;
   if (!(d2 > 0)) return i + 2;
   const l22 = sqrt<T>(d2);
-  ds<T>(a, r2 + i + 2, l22);
+  ds<T>(t, c2 + 2, l22);
+  ds<T>(a, c2 + 2, l22);
   const l30 = s30 / l00;
-  ds<T>(a, r3 + i, l30);
+  ds<T>(t, c0 + 3, l30);
+  ds<T>(a, c3, l30);
   const l31 = (s31 - l30 * l10) / l11;
-  ds<T>(a, r3 + i + 1, l31);
+  ds<T>(t, c1 + 3, l31);
+  ds<T>(a, c3 + 1, l31);
   s32 = s32 - l30 * l20;
   const l32 = (s32 - l31 * l21) / l22;
-  ds<T>(a, r3 + i + 2, l32);
+  ds<T>(t, c2 + 3, l32);
+  ds<T>(a, c3 + 2, l32);
   d3 = d3 - l30 * l30;
   d3 = d3 - l31 * l31;
   d3 = d3 - l32 * l32;
   if (!(d3 > 0)) return i + 3;
-  ds<T>(a, r3 + i + 3, sqrt<T>(d3));
+  const l33 = sqrt<T>(d3);
+  ds<T>(t, c3 + 3, l33);
+  ds<T>(a, c3 + 3, l33);
   return -1;
 }
 
-/** rows i and i+1 of {@link denseFactor}: columns in pairs (2 × 2 sums), then the 2 × 2 diagonal block */
-function factorRows2<T>(a: usize, n: i32, i: i32): i32 {
-  const r0 = i * n;
-  const r1 = r0 + n;
-  let j = 0;
-  for (; j + 1 < i; j += 2) {
-    const rj = j * n;
-    const rk = rj + n;
-    let s00 = dl<T>(a, r0 + j);
-    let s01 = dl<T>(a, r0 + j + 1);
-    let s10 = dl<T>(a, r1 + j);
-    let s11 = dl<T>(a, r1 + j + 1);
-    for (let k = 0; k < j; k++) {
-      const x0 = dl<T>(a, r0 + k);
-      const x1 = dl<T>(a, r1 + k);
-      const y0 = dl<T>(a, rj + k);
-      const y1 = dl<T>(a, rk + k);
-      s00 = s00 - x0 * y0;
-      s01 = s01 - x0 * y1;
-      s10 = s10 - x1 * y0;
-      s11 = s11 - x1 * y1;
-    }
-    const ljj = dl<T>(a, rj + j);
-    const l0j = s00 / ljj;
-    const l1j = s10 / ljj;
-    ds<T>(a, r0 + j, l0j);
-    ds<T>(a, r1 + j, l1j);
-    const c = dl<T>(a, rk + j);
-    s01 = s01 - l0j * c;
-    s11 = s11 - l1j * c;
-    const lkk = dl<T>(a, rk + j + 1);
-    ds<T>(a, r0 + j + 1, s01 / lkk);
-    ds<T>(a, r1 + j + 1, s11 / lkk);
-  }
-  if (j < i) {
-    const rj = j * n;
-    let s0 = dl<T>(a, r0 + j);
-    let s1 = dl<T>(a, r1 + j);
-    for (let k = 0; k < j; k++) {
-      const y = dl<T>(a, rj + k);
-      s0 = s0 - dl<T>(a, r0 + k) * y;
-      s1 = s1 - dl<T>(a, r1 + k) * y;
-    }
-    const ljj = dl<T>(a, rj + j);
-    ds<T>(a, r0 + j, s0 / ljj);
-    ds<T>(a, r1 + j, s1 / ljj);
-  }
-  let d = dl<T>(a, r0 + i);
-  let s1 = dl<T>(a, r1 + i);
-  for (let k = 0; k < i; k++) {
-    const x = dl<T>(a, r0 + k);
-    d = d - x * x;
-    s1 = s1 - dl<T>(a, r1 + k) * x;
-  }
-  if (!(d > 0)) return i;
-  const lii = sqrt<T>(d);
-  ds<T>(a, r0 + i, lii);
-  const l1i = s1 / lii;
-  ds<T>(a, r1 + i, l1i);
-  let d1 = dl<T>(a, r1 + i + 1);
-  for (let k = 0; k < i; k++) {
-    const x = dl<T>(a, r1 + k);
-    d1 = d1 - x * x;
-  }
-  d1 = d1 - l1i * l1i;
-  if (!(d1 > 0)) return i + 1;
-  ds<T>(a, r1 + i + 1, sqrt<T>(d1));
-  return -1;
+/** {@link denseFactor} in binary64 on f64 storage (scratch t: n² f64) */
+export function denseFactor64(a: usize, n: i32, t: usize): i32 {
+  return denseFactor<f64>(a, n, t);
 }
 
-/** row i of {@link denseFactor} alone */
-function factorRow1<T>(a: usize, n: i32, i: i32): i32 {
-  const r0 = i * n;
-  for (let j = 0; j < i; j++) {
-    const rj = j * n;
-    let s = dl<T>(a, r0 + j);
-    for (let k = 0; k < j; k++) s = s - dl<T>(a, r0 + k) * dl<T>(a, rj + k);
-    ds<T>(a, r0 + j, s / dl<T>(a, rj + j));
-  }
-  let d = dl<T>(a, r0 + i);
-  for (let k = 0; k < i; k++) d = d - dl<T>(a, r0 + k) * dl<T>(a, r0 + k);
-  if (!(d > 0)) return i;
-  ds<T>(a, r0 + i, sqrt<T>(d));
-  return -1;
-}
-
-/** {@link denseFactor} in binary64 on f64 storage */
-export function denseFactor64(a: usize, n: i32): i32 {
-  return denseFactor<f64>(a, n);
+/** {@link denseFactor} in binary32 on f32 storage (scratch t: n² f32) */
+export function denseFactor32(a: usize, n: i32, t: usize): i32 {
+  return denseFactor<f32>(a, n, t);
 }
 
 /**
- * S ← the lower triangle of H' = PHPᵀ in T storage, H' (i, j) = H (perm i, perm j) read from the
- * lower triangle of the row-major n×n f64 matrix H (perm = 0: the identity); DenseCholesky.factor's
- * copy, inside the module
+ * t ← the lower triangle of H' = PHPᵀ in T storage, column-major (t[j·n + i] = H'(i, j), i ≥ j),
+ * H'(i, j) = H(perm i, perm j) read from the lower triangle of the row-major n×n f64 matrix H
+ * (perm = 0: the identity); DenseCholesky.factor's copy, inside the module
  */
-function denseLoad<T>(H: usize, S: usize, n: i32, perm: usize): void {
+function denseLoadColumns<T>(H: usize, t: usize, n: i32, perm: usize): void {
   if (perm == 0) {
-    for (let i = 0; i < n; i++) for (let j = 0; j <= i; j++) ds<T>(S, i * n + j, <T>gd(H, i * n + j));
+    for (let j = 0; j < n; j++) for (let i = j; i < n; i++) ds<T>(t, j * n + i, <T>gd(H, i * n + j));
     return;
   }
-  for (let i = 0; i < n; i++) {
-    const pi = gi(perm, i);
-    for (let j = 0; j <= i; j++) {
-      const pj = gi(perm, j);
-      ds<T>(S, i * n + j, <T>(pi >= pj ? gd(H, pi * n + pj) : gd(H, pj * n + pi)));
+  for (let j = 0; j < n; j++) {
+    const pj = gi(perm, j);
+    for (let i = j; i < n; i++) {
+      const pi = gi(perm, i);
+      ds<T>(t, j * n + i, <T>(pi >= pj ? gd(H, pi * n + pj) : gd(H, pj * n + pi)));
     }
   }
 }
 
-/** {@link denseLoad} then {@link denseFactor} in binary64 (f32 false) or binary32; first bad pivot or −1 */
-export function denseLoadFactor(H: usize, S: usize, n: i32, perm: usize, f32: bool): i32 {
+/**
+ * H' (see {@link denseLoadColumns}) factored into S (row-major, T storage) through the scratch t,
+ * in binary64 (f32 false) or binary32; first bad pivot or −1
+ */
+export function denseLoadFactor(H: usize, S: usize, n: i32, perm: usize, f32: bool, t: usize): i32 {
   if (f32) {
-    denseLoad<f32>(H, S, n, perm);
-    return denseFactor<f32>(S, n);
+    denseLoadColumns<f32>(H, t, n, perm);
+    return factorColumns<f32>(S, n, t);
   }
-  denseLoad<f64>(H, S, n, perm);
-  return denseFactor<f64>(S, n);
+  denseLoadColumns<f64>(H, t, n, perm);
+  return factorColumns<f64>(S, n, t);
 }
 
 /**
- * x = H'⁻¹-solve of b with the factor in S (DenseCholesky.solve inside the module): r_i = b[perm i]
- * in T storage, L Lᵀ r = r, x[perm i] = r_i (f64 vectors; perm = 0: the identity)
+ * x = H'⁻¹-solve of b with the factor in S and t (DenseCholesky.solve inside the module): r_i =
+ * b[perm i] in T storage, L Lᵀ r = r, x[perm i] = r_i (f64 vectors; perm = 0: the identity)
  */
-export function denseSolveInto(S: usize, n: i32, b: usize, x: usize, r: usize, perm: usize, f32: bool): void {
+export function denseSolveInto(
+  S: usize,
+  n: i32,
+  b: usize,
+  x: usize,
+  r: usize,
+  perm: usize,
+  f32: bool,
+  t: usize,
+): void {
   if (f32) {
     for (let i = 0; i < n; i++) ds<f32>(r, i, <f32>gd(b, perm == 0 ? i : gi(perm, i)));
-    denseSolve<f32>(S, n, r);
+    denseSolve<f32>(S, n, r, t);
     for (let i = 0; i < n; i++) sd(x, perm == 0 ? i : gi(perm, i), <f64>dl<f32>(r, i));
     return;
   }
   for (let i = 0; i < n; i++) ds<f64>(r, i, gd(b, perm == 0 ? i : gi(perm, i)));
-  denseSolve<f64>(S, n, r);
+  denseSolve<f64>(S, n, r, t);
   for (let i = 0; i < n; i++) sd(x, perm == 0 ? i : gi(perm, i), dl<f64>(r, i));
 }
 
-/** {@link denseFactor} in binary32 on f32 storage */
-export function denseFactor32(a: usize, n: i32): i32 {
-  return denseFactor<f32>(a, n);
-}
-
 /**
- * L Lᵀ x = b in place (b ← x) in T on T storage; forward four (then two) rows at a time, per-row
- * order k ascending; backward column by column, per-row order k descending
+ * L Lᵀ x = b in place (b ← x) in T on T storage, L row-major in `L` and column-major in `t` (both
+ * from {@link denseFactor}); forward four rows at a time (their terms k < i in lanes over the
+ * column-major t, then the block's own in order), then two and one; per-row order k ascending;
+ * backward column by column, per-row order k descending
  */
-function denseSolve<T>(L: usize, n: i32, b: usize): void {
+function denseSolve<T>(L: usize, n: i32, b: usize, t: usize): void {
   let i = 0;
-  // forward, four rows at a time: their terms k < i together, then the block's own in order
   for (; i + 3 < n; i += 4) {
     const r0 = i * n;
     const r1 = r0 + n;
     const r2 = r1 + n;
     const r3 = r2 + n;
-    let s0 = dl<T>(b, i);
-    let s1 = dl<T>(b, i + 1);
-    let s2 = dl<T>(b, i + 2);
-    let s3 = dl<T>(b, i + 3);
-    for (let k = 0; k < i; k++) {
-      const y = dl<T>(b, k);
-      s0 = s0 - dl<T>(L, r0 + k) * y;
-      s1 = s1 - dl<T>(L, r1 + k) * y;
-      s2 = s2 - dl<T>(L, r2 + k) * y;
-      s3 = s3 - dl<T>(L, r3 + k) * y;
+    let s0: T, s1: T, s2: T, s3: T;
+    if (sizeof<T>() == 4) {
+      let acc = v128.load(at<T>(b, i));
+      for (let k = 0; k < i; k++) {
+        acc = f32x4.sub(acc, f32x4.mul(v128.load(at<T>(t, k * n + i)), v128.load32_splat(at<T>(b, k))));
+      }
+      s0 = <T>f32x4.extract_lane(acc, 0);
+      s1 = <T>f32x4.extract_lane(acc, 1);
+      s2 = <T>f32x4.extract_lane(acc, 2);
+      s3 = <T>f32x4.extract_lane(acc, 3);
+    } else {
+      const pb = at<T>(b, i);
+      let lo = v128.load(pb);
+      let hi = v128.load(pb, 16);
+      for (let k = 0; k < i; k++) {
+        const ck = at<T>(t, k * n + i);
+        const y = v128.load64_splat(at<T>(b, k));
+        lo = f64x2.sub(lo, f64x2.mul(v128.load(ck), y));
+        hi = f64x2.sub(hi, f64x2.mul(v128.load(ck, 16), y));
+      }
+      s0 = <T>f64x2.extract_lane(lo, 0);
+      s1 = <T>f64x2.extract_lane(lo, 1);
+      s2 = <T>f64x2.extract_lane(hi, 0);
+      s3 = <T>f64x2.extract_lane(hi, 1);
     }
     const y0 = s0 / dl<T>(L, r0 + i);
     ds<T>(b, i, y0);
@@ -981,13 +1081,13 @@ function denseSolve<T>(L: usize, n: i32, b: usize): void {
 }
 
 /** {@link denseSolve} in binary64 on f64 storage */
-export function denseSolve64(L: usize, n: i32, b: usize): void {
-  denseSolve<f64>(L, n, b);
+export function denseSolve64(L: usize, n: i32, b: usize, t: usize): void {
+  denseSolve<f64>(L, n, b, t);
 }
 
 /** {@link denseSolve} in binary32 on f32 storage */
-export function denseSolve32(L: usize, n: i32, b: usize): void {
-  denseSolve<f32>(L, n, b);
+export function denseSolve32(L: usize, n: i32, b: usize, t: usize): void {
+  denseSolve<f32>(L, n, b, t);
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -24,12 +24,22 @@ export interface LinalgWasmExports {
   factor32(val: number): number;
   substitute64(val: number, y: number): void;
   substitute32(val: number, y: number): void;
-  denseFactor64(a: number, n: number): number;
-  denseFactor32(a: number, n: number): number;
-  denseLoadFactor(H: number, S: number, n: number, perm: number, f32: boolean): number;
-  denseSolveInto(S: number, n: number, b: number, x: number, r: number, perm: number, f32: boolean): void;
-  denseSolve64(L: number, n: number, b: number): void;
-  denseSolve32(L: number, n: number, b: number): void;
+  /** `t`: n² entries of scratch that hold the factor column-major until the next factorization (the solves read it) */
+  denseFactor64(a: number, n: number, t: number): number;
+  denseFactor32(a: number, n: number, t: number): number;
+  denseLoadFactor(H: number, S: number, n: number, perm: number, f32: boolean, t: number): number;
+  denseSolveInto(
+    S: number,
+    n: number,
+    b: number,
+    x: number,
+    r: number,
+    perm: number,
+    f32: boolean,
+    t: number,
+  ): void;
+  denseSolve64(L: number, n: number, b: number, t: number): void;
+  denseSolve32(L: number, n: number, b: number, t: number): void;
   /**
    * byte offsets of rows, gOff, blkStart, blkClique, blkJ, blkDiag, pairStart, pairOff, pairT,
    * redOff, cliqueOff, colStart, colIdx (Int32), then jd and the G·J scratch T (f64)
