@@ -932,7 +932,31 @@ export function denseFactor32(a: usize, n: i32, t: usize): i32 {
  */
 function denseLoadColumns<T>(H: usize, t: usize, n: i32, perm: usize): void {
   if (perm == 0) {
-    for (let j = 0; j < n; j++) for (let i = j; i < n; i++) ds<T>(t, j * n + i, <T>gd(H, i * n + j));
+    // 2 × 2 blocks below the diagonal: two row pairs of H in, two column pairs of t out
+    let i = 0;
+    for (; i + 1 < n; i += 2) {
+      const h0 = H + ((<usize>(i * n)) << 3);
+      const h1 = h0 + ((<usize>n) << 3);
+      let j = 0;
+      for (; j + 1 < i; j += 2) {
+        const x = v128.load(h0 + ((<usize>j) << 3));
+        const y = v128.load(h1 + ((<usize>j) << 3));
+        const c0 = i64x2.shuffle(x, y, 0, 2);
+        const c1 = i64x2.shuffle(x, y, 1, 3);
+        if (sizeof<T>() == 4) {
+          v128.store64_lane(at<T>(t, j * n + i), f32x4.demote_f64x2_zero(c0), 0);
+          v128.store64_lane(at<T>(t, (j + 1) * n + i), f32x4.demote_f64x2_zero(c1), 0);
+        } else {
+          v128.store(at<T>(t, j * n + i), c0);
+          v128.store(at<T>(t, (j + 1) * n + i), c1);
+        }
+      }
+      // columns i and i+1 of the two rows
+      ds<T>(t, i * n + i, <T>gd(H, i * n + i));
+      ds<T>(t, i * n + i + 1, <T>gd(H, (i + 1) * n + i));
+      ds<T>(t, (i + 1) * n + i + 1, <T>gd(H, (i + 1) * n + i + 1));
+    }
+    if (i < n) for (let j = 0; j <= i; j++) ds<T>(t, j * n + i, <T>gd(H, i * n + j));
     return;
   }
   for (let j = 0; j < n; j++) {
