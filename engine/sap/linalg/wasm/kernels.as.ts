@@ -617,7 +617,29 @@ function at<T>(p: usize, e: i32): usize {
  * square root, as in the JS kernels, so neither the blocking nor the lanes change the result.
  */
 function denseFactor<T>(a: usize, n: i32, t: usize): i32 {
-  for (let j = 0; j < n; j++) for (let i = j; i < n; i++) ds<T>(t, j * n + i, dl<T>(a, i * n + j));
+  // the lower triangle into t in 2 × 2 register transposes (two row pairs in, two column pairs out)
+  let i = 0;
+  for (; i + 1 < n; i += 2) {
+    let j = 0;
+    for (; j + 1 < i; j += 2) {
+      const p0 = at<T>(a, i * n + j);
+      const p1 = at<T>(a, (i + 1) * n + j);
+      if (sizeof<T>() == 4) {
+        const c = i32x4.shuffle(v128.load64_zero(p0), v128.load64_zero(p1), 0, 4, 1, 5);
+        v128.store64_lane(at<T>(t, j * n + i), c, 0);
+        v128.store64_lane(at<T>(t, (j + 1) * n + i), c, 1);
+      } else {
+        const x = v128.load(p0);
+        const y = v128.load(p1);
+        v128.store(at<T>(t, j * n + i), i64x2.shuffle(x, y, 0, 2));
+        v128.store(at<T>(t, (j + 1) * n + i), i64x2.shuffle(x, y, 1, 3));
+      }
+    }
+    ds<T>(t, i * n + i, dl<T>(a, i * n + i));
+    ds<T>(t, i * n + i + 1, dl<T>(a, (i + 1) * n + i));
+    ds<T>(t, (i + 1) * n + i + 1, dl<T>(a, (i + 1) * n + i + 1));
+  }
+  if (i < n) for (let j = 0; j <= i; j++) ds<T>(t, j * n + i, dl<T>(a, i * n + j));
   return factorColumns<T>(a, n, t);
 }
 
