@@ -95,11 +95,19 @@ export function round32(val: usize): void {
   for (let J = 0; J < nb; J++) {
     const nJ = gi(size, J);
     const base = gi(pOff, J);
-    for (let i = 0; i < nJ; i++)
-      for (let j = 0; j <= i; j++) sd(val, base + i * nJ + j, <f64>(<f32>gd(val, base + i * nJ + j)));
-    const end = gi(pOff, J + 1);
-    for (let k = base + nJ * nJ; k < end; k++) sd(val, k, <f64>(<f32>gd(val, k)));
+    for (let i = 0; i < nJ; i++) round32Run(val, base + i * nJ, base + i * nJ + i + 1);
+    round32Run(val, base + nJ * nJ, gi(pOff, J + 1));
   }
+}
+
+/** entries k0 … k1 − 1 rounded to binary32 (two per f64x2 lane pair) */
+function round32Run(val: usize, k0: i32, k1: i32): void {
+  let k = k0;
+  for (; k + 1 < k1; k += 2) {
+    const p = val + ((<usize>k) << 3);
+    v128.store(p, f64x2.promote_low_f32x4(f32x4.demote_f64x2_zero(v128.load(p))));
+  }
+  if (k < k1) sd(val, k, <f64>(<f32>gd(val, k)));
 }
 
 // Rank-6 update of the blocks e0 .. e1 − 1 of column K below J: T_IJ −= L_IK · L_JKᵀ with the
