@@ -64,14 +64,22 @@ describe('runBench', () => {
       steps: 2,
       repeats: 3,
       settle: 10,
-      peers: ['mujoco', 'rapier'],
+      peers: ['mujoco', 'mujoco_whole', 'rapier'],
       settle_cache: null,
       warmup_ms: 0,
     });
     expect(res.rows).toHaveLength(1);
-    expect(res.peers.map((p) => p.peer).sort()).toEqual(['mujoco', 'rapier']);
+    expect(res.peers.map((p) => p.peer).sort()).toEqual(['mujoco', 'mujoco_whole', 'rapier']);
     for (const p of res.peers) expect(p.start).toMatch(/3 start states/);
-    expect(res.peers.find((p) => p.peer === 'mujoco')!.start).toMatch(/20 steps apart/);
+    const mj = res.peers.find((p) => p.peer === 'mujoco')!;
+    const whole = res.peers.find((p) => p.peer === 'mujoco_whole')!;
+    expect(mj.start).toMatch(/20 steps apart/);
+    // MuJoCo with its island discovery off: no islands to report
+    expect(mj.islands_mean).toBeDefined();
+    expect(whole.islands_mean).toBeUndefined();
+    expect(whole.version).toMatch(/island discovery off/);
+    expect(Object.keys(res.rows[0].ratio ?? {}).sort()).toEqual(['mujoco', 'mujoco_whole', 'rapier']);
+    expect(benchMarkdown(res)).toContain('ours/MuJoCo, its islands off');
   }, 120_000);
 
   it('runs each peer in a worker thread of its own (the bundled peer worker) with the same results', async () => {
@@ -98,7 +106,7 @@ describe('runBench', () => {
       steps: 3,
       repeats: 3,
       settle: 10,
-      peers: ['mujoco', 'rapier'] as const,
+      peers: ['mujoco', 'mujoco_whole', 'rapier'] as const,
       settle_cache: null,
       warmup_ms: 0,
     };
@@ -113,7 +121,7 @@ describe('runBench', () => {
     // the same start states and steps: the same contacts and solver iterations in either thread
     const strip = (r: PeerRow) => ({ ...r, steps_per_s: 0, real_time_factor: 0, thread: undefined });
     const byPeer = (rows: PeerRow[]) => [...rows].sort((a, b) => a.peer.localeCompare(b.peer)).map(strip);
-    expect(worker.peers).toHaveLength(2);
+    expect(worker.peers).toHaveLength(3);
     expect(byPeer(worker.peers)).toEqual(byPeer(inline.peers));
     for (const p of worker.peers) expect([p.steps_per_s > 0, p.thread]).toEqual([true, 'worker']);
     for (const p of inline.peers) expect(p.thread).toBe('bench');

@@ -33,7 +33,14 @@ import type { PeerWorkerReply, PeerWorkerRequest } from './peers/peer_worker';
 import { startMujoco, startRapier, type PeerRunner, type PeerSetup } from './peers/runners';
 import { median, warmUp, WARMUP_MS } from './timing';
 
-export type PeerName = 'mujoco' | 'rapier';
+/**
+ * The peers: MuJoCo as it ships (islands on since 3.3.6), MuJoCo with island discovery off
+ * (`mujoco_whole`: one constraint solve per world, like SAP and ours with solve_islands off), Rapier
+ */
+export type PeerName = 'mujoco' | 'mujoco_whole' | 'rapier';
+
+/** every peer, in table order */
+export const PEER_NAMES: readonly PeerName[] = ['mujoco', 'mujoco_whole', 'rapier'];
 export type BenchBackend = 'cpu' | 'webgpu';
 
 /** a benchmark scene: the file and how it is measured */
@@ -121,7 +128,7 @@ export const BENCH_SCENES: Record<string, BenchScene> = {
     snapshot_spacing: 20,
     line_searches: ['monotone_decay', 'exact_root'],
     islands: [false, true],
-    peers: ['mujoco', 'rapier'],
+    peers: ['mujoco', 'mujoco_whole', 'rapier'],
     lead_in: 25,
   },
   // pile_64 in pile_1000's phase (0.2 s after the drop + the same lead-in: bottom layers landing),
@@ -134,7 +141,7 @@ export const BENCH_SCENES: Record<string, BenchScene> = {
     line_searches: ['monotone_decay'],
     islands: [false, true],
     variants: SOFT_FRICTION,
-    peers: ['mujoco', 'rapier'],
+    peers: ['mujoco', 'mujoco_whole', 'rapier'],
     lead_in: 20,
   },
   pile_1000: {
@@ -673,9 +680,9 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
                     ...(spec.lenient ? { strict: false } : {}),
                   })
                 : inlinePeer(
-                    peer === 'mujoco'
-                      ? await startMujoco({ ...setup, scene })
-                      : await startRapier({ ...setup, scene }),
+                    peer === 'rapier'
+                      ? await startRapier({ ...setup, scene })
+                      : await startMujoco({ ...setup, scene }, peer === 'mujoco_whole'),
                   );
               if (typeof pr === 'string') notes.push(`${id}: ${peer} not measured: ${pr}`);
               else runners.push(pr);
@@ -899,13 +906,15 @@ export function overrideText(o: Record<string, unknown> | undefined, sep = ''): 
 export function benchMarkdown(res: BenchResult): string {
   const out: string[] = [];
   out.push(
-    '| scene | preset | line search | islands | set | backend | worlds | dt [s] | steps/s | real-time × | Newton it. | LS it. | contacts/world | factorization | ms/step: collision · free motion · constraints · solve · integrate | ours/MuJoCo | ours/Rapier |',
-    '|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|',
+    '| scene | preset | line search | islands | set | backend | worlds | dt [s] | steps/s | real-time × | Newton it. | LS it. | contacts/world | factorization | ms/step: collision · free motion · constraints · solve · integrate | ours/MuJoCo | ours/MuJoCo, its islands off | ours/Rapier |',
+    '|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|',
   );
+  const ratio = (r: BenchRow, p: PeerName): string =>
+    r.ratio?.[p] !== undefined ? r.ratio[p].toFixed(2) : '–';
   for (const r of res.rows) {
     const s = r.stage_ms;
     out.push(
-      `| ${r.scene} | ${r.preset} | ${r.line_search} | ${r.solve_islands ? `on (${fx(r.islands_per_world, 1)}/world)` : 'off'} | ${overrideText(r.overrides) || '–'} | ${r.backend} | ${r.num_worlds} | ${r.dt} | ${fx(r.steps_per_s, 1)} | ${fx(r.real_time_factor, 2)} | ${fx(r.newton_iterations_mean, 2)} | ${fx(r.line_search_iterations_mean, 2)} | ${fx(r.contacts_per_world, 1)} | ${r.linear_solver} | ${[s.collision, s.free_motion, s.constraints, s.solve, s.integrate].map((x) => x.toFixed(3)).join(' · ')} | ${r.ratio?.mujoco !== undefined ? r.ratio.mujoco.toFixed(2) : '–'} | ${r.ratio?.rapier !== undefined ? r.ratio.rapier.toFixed(2) : '–'} |`,
+      `| ${r.scene} | ${r.preset} | ${r.line_search} | ${r.solve_islands ? `on (${fx(r.islands_per_world, 1)}/world)` : 'off'} | ${overrideText(r.overrides) || '–'} | ${r.backend} | ${r.num_worlds} | ${r.dt} | ${fx(r.steps_per_s, 1)} | ${fx(r.real_time_factor, 2)} | ${fx(r.newton_iterations_mean, 2)} | ${fx(r.line_search_iterations_mean, 2)} | ${fx(r.contacts_per_world, 1)} | ${r.linear_solver} | ${[s.collision, s.free_motion, s.constraints, s.solve, s.integrate].map((x) => x.toFixed(3)).join(' · ')} | ${ratio(r, 'mujoco')} | ${ratio(r, 'mujoco_whole')} | ${ratio(r, 'rapier')} |`,
     );
   }
   if (res.peers.length) {

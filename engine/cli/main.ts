@@ -6,7 +6,7 @@
  *   inspect MODEL [--q v,v,...] [--qd v,v,...] [--json]
  *   ablate SCENE --steps N [--dt S] [--json]
  *   schema run|inspect|ablate      print the JSON Schema of a command's --json output
- *   bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--islands off,on] [--variant key=value,…]... [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,rapier|none]
+ *   bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--islands off,on] [--variant key=value,…]... [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,mujoco_whole,rapier|none]
  *         [--steps N] [--repeats R] [--settle N] [--warmup-ms MS] [--peers-inline] [--linear-solver M] [--json]   CPU steps/s vs MuJoCo, Rapier
  *   bench webgpu [SCENE] [--worlds 1,64,…] [--steps N] [--json]   CPU vs WebGPU over num_worlds
  */
@@ -16,12 +16,14 @@ import { parseArgs } from 'node:util';
 import { loadModelFile } from '../io/load_file';
 import { normalizeSolverOptions } from '../sap/options';
 import {
+  PEER_NAMES,
   benchMarkdown,
   runBackendScaling,
   runBench,
   scalingMarkdown,
   writeBenchResults,
   writeScalingResults,
+  type PeerName,
 } from './bench';
 import { ablateCommand, inspectCommand, runCommand, runCommandBackend } from './commands';
 import { formatAblate, formatInspect, formatRun } from './format';
@@ -33,7 +35,7 @@ const USAGE = `usage: npm run sim -- <command> [options]
   inspect MODEL [--q v,v,...] [--qd v,v,...] [--json]
   ablate SCENE --steps N [--dt S] [--json]
   schema run|inspect|ablate
-  bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--islands off,on] [--variant key=value,…]... [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,rapier|none] [--steps N] [--repeats R] [--settle N] [--warmup-ms MS] [--peers-inline] [--linear-solver auto|dense|block_sparse] [--json]
+  bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--islands off,on] [--variant key=value,…]... [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,mujoco_whole,rapier|none] [--steps N] [--repeats R] [--settle N] [--warmup-ms MS] [--peers-inline] [--linear-solver auto|dense|block_sparse] [--json]
   bench webgpu [SCENE] [--worlds 1,64,256,1024,4096] [--steps N] [--json]`;
 
 function parseSet(items: string[] | undefined): Record<string, unknown> {
@@ -226,10 +228,10 @@ export async function main(argv: string[]): Promise<number> {
               .split(',')
               .map((y) => y.trim())
               .filter(Boolean);
-      const peers = (list(values.peers) ?? ['mujoco', 'rapier']).filter((x) => x !== 'none');
+      const peers = (list(values.peers) ?? [...PEER_NAMES]).filter((x) => x !== 'none');
       for (const p of peers)
-        if (p !== 'mujoco' && p !== 'rapier')
-          throw new Error(`--peers: expected mujoco, rapier or none; got '${p}'`);
+        if (!(PEER_NAMES as readonly string[]).includes(p))
+          throw new Error(`--peers: expected ${PEER_NAMES.join(', ')} or none; got '${p}'`);
       const ls = values['linear-solver'];
       if (ls !== undefined && ls !== 'auto' && ls !== 'dense' && ls !== 'block_sparse') {
         throw new Error(`--linear-solver: expected auto, dense or block_sparse; got '${ls}'`);
@@ -249,7 +251,7 @@ export async function main(argv: string[]): Promise<number> {
         settle: values.settle !== undefined ? positiveInt(values.settle, '--settle', 0) : undefined,
         warmup_ms:
           values['warmup-ms'] !== undefined ? positiveInt(values['warmup-ms'], '--warmup-ms', 0) : undefined,
-        peers: peers as ('mujoco' | 'rapier')[],
+        peers: peers as PeerName[],
         peer_worker: values['peers-inline'] ? undefined : peerWorker(),
         linear_solver: ls,
         log: (line) => console.error(line),

@@ -11,7 +11,8 @@ export interface MjModel {
   nu: number;
   jnt_qposadr: Int32Array;
   jnt_dofadr: Int32Array;
-  opt: { timestep: number };
+  /** disableflags: mjtDisableBit bits */
+  opt: { timestep: number; disableflags: number };
   delete(): void;
 }
 export interface MjData {
@@ -37,6 +38,19 @@ export interface MujocoModule {
   mj_step(m: MjModel, d: MjData): void;
   mj_forward(m: MjModel, d: MjData): void;
   mj_versionString(): string;
+  /** the disable bits (MuJoCo ≥ 3.3.6 has mjDSBL_ISLAND, island discovery) */
+  mjtDisableBit?: { mjDSBL_ISLAND?: { value: number } };
+}
+
+/**
+ * Turns MuJoCo's constraint-island discovery off (mjDSBL_ISLAND): its solver then runs once over the
+ * whole world, as SAP does (and ours with solve_islands off). Returns why it cannot, or null.
+ */
+export function disableIslands(mj: MujocoModule, m: MjModel): string | null {
+  const bit = mj.mjtDisableBit?.mjDSBL_ISLAND?.value;
+  if (typeof bit !== 'number') return `MuJoCo ${mj.mj_versionString()} has no mjDSBL_ISLAND flag`;
+  m.opt.disableflags |= bit;
+  return null;
 }
 
 let cached: Promise<MujocoModule | string> | null = null;

@@ -10,7 +10,7 @@ import type { SapState } from '../../state';
 import type { BenchScene, PeerName, PeerRow } from '../bench';
 import { median, warmUp } from '../timing';
 import { exportMjcf, setMujocoState, type MjcfExport } from './mjcf_export';
-import { loadMujoco, mujocoFromXml, type MujocoModule } from './mujoco';
+import { disableIslands, loadMujoco, mujocoFromXml, type MujocoModule } from './mujoco';
 import { loadRapier, rapierContactCount, rapierUnfit, rapierWorld } from './rapier';
 
 /** what a peer needs to run a scene like our configurations (all but `scene` structured-cloneable: a peer worker loads the scene from its file) */
@@ -47,8 +47,11 @@ export interface PeerRunner {
   dispose(): void;
 }
 
-/** sets up, warms up and returns MuJoCo on a scene, or why it cannot run it */
-export async function startMujoco(setup: PeerSetup): Promise<PeerRunner | string> {
+/**
+ * sets up, warms up and returns MuJoCo on a scene, or why it cannot run it; `whole`: with its island
+ * discovery off (peer `mujoco_whole`)
+ */
+export async function startMujoco(setup: PeerSetup, whole = false): Promise<PeerRunner | string> {
   const { id, spec, scene, snaps, spacing, steps, duration, q0, driven, warmupMs } = setup;
   const snap = snaps[0];
   const mj: MujocoModule | string = await loadMujoco();
@@ -60,6 +63,12 @@ export async function startMujoco(setup: PeerSetup): Promise<PeerRunner | string
   let exp: MjcfExport | null = null;
   if (spec.mjcf) {
     ({ m, d } = mujocoFromXml(mj, readFileSync(spec.mjcf, 'utf8')));
+    const why = whole ? disableIslands(mj, m) : null;
+    if (why) {
+      d.delete();
+      m.delete();
+      return why;
+    }
     m.opt.timestep = dt;
     const n = Math.round(duration / dt);
     for (let i = 0; i < n; i++) mj.mj_step(m, d);
@@ -68,6 +77,12 @@ export async function startMujoco(setup: PeerSetup): Promise<PeerRunner | string
     exp = exportMjcf(scene.model, dt, id);
     actuatorDof = exp.actuatorDof;
     ({ m, d } = mujocoFromXml(mj, exp.xml));
+    const why = whole ? disableIslands(mj, m) : null;
+    if (why) {
+      d.delete();
+      m.delete();
+      return why;
+    }
     setMujocoState(scene.model, snap, exp, m, d);
     mj.mj_forward(m, d);
     start = 'our settled state (exported MJCF)';
@@ -150,7 +165,7 @@ export async function startMujoco(setup: PeerSetup): Promise<PeerRunner | string
     n = 0,
     contacts = 0;
   const runner: PeerRunner = {
-    peer: 'mujoco',
+    peer: whole ? 'mujoco_whole' : 'mujoco',
     rates: [],
     failed: false,
     round: (r) => {
@@ -182,14 +197,14 @@ export async function startMujoco(setup: PeerSetup): Promise<PeerRunner | string
       const sps = median(runner.rates);
       return {
         scene: id,
-        peer: 'mujoco',
-        version: `MuJoCo ${mj.mj_versionString()} (@mujoco/mujoco wasm)`,
+        peer: whole ? 'mujoco_whole' : 'mujoco',
+        version: `MuJoCo ${mj.mj_versionString()} (@mujoco/mujoco wasm)${whole ? ', island discovery off' : ''}`,
         dt,
         steps_per_s: sps,
         real_time_factor: sps * dt,
         contacts: Math.round(contacts / Math.max(1, n)),
         iterations_mean: iters / Math.max(1, n),
-        islands_mean: islands / Math.max(1, n),
+        ...(whole ? {} : { islands_mean: islands / Math.max(1, n) }),
         start,
       };
     },
