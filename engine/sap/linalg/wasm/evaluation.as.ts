@@ -233,6 +233,39 @@ function contactCost(po: i32, vc: usize, vo: i32, gamma: usize, go: i32, G: usiz
   return 0;
 }
 
+/** (P[a], P[b]) as the lanes of an f64x2 */
+function pairOf(P: usize, a: i32, b: i32): v128 {
+  return v128.load64_lane(P + ((<usize>b) << 3), v128.load64_splat(P + ((<usize>a) << 3)), 1);
+}
+
+/**
+ * the costs of two contacts (parameters at po and pq, velocities at vo and vq) in the lanes of an
+ * f64x2: {@link contactCost} without γ and G, each lane its scalar operations (both branches
+ * evaluated, the region's cost selected)
+ */
+function contactCostPair(po: i32, pq: i32, vc: usize, vo: i32, vq: i32): v128 {
+  const P = eP;
+  const mu = pairOf(P, po, pq);
+  const Rt = pairOf(P, po + 1, pq + 1);
+  const Rn = pairOf(P, po + 2, pq + 2);
+  const y0 = f64x2.div(f64x2.neg(pairOf(vc, vo, vq)), Rt);
+  const y1 = f64x2.div(f64x2.neg(pairOf(vc, vo + 1, vq + 1)), Rt);
+  const yn = f64x2.div(f64x2.sub(pairOf(P, po + 3, pq + 3), pairOf(vc, vo + 2, vq + 2)), Rn);
+  const t2 = f64x2.add(f64x2.mul(y0, y0), f64x2.mul(y1, y1));
+  const yr = f64x2.sqrt(f64x2.add(t2, f64x2.splat(SOFT_NORM_EPS * SOFT_NORM_EPS)));
+  const half = f64x2.splat(0.5);
+  // stiction
+  const stick = f64x2.le(yr, f64x2.mul(mu, yn));
+  const cStick = f64x2.mul(half, f64x2.add(f64x2.mul(Rt, t2), f64x2.mul(f64x2.mul(Rn, yn), yn)));
+  // sliding
+  const muHat = pairOf(P, po + 4, pq + 4);
+  const slide = f64x2.gt(yn, f64x2.mul(f64x2.neg(muHat), yr));
+  const s = f64x2.add(yn, f64x2.mul(muHat, yr));
+  const cSlide = f64x2.mul(f64x2.mul(f64x2.mul(f64x2.mul(half, Rn), s), s), pairOf(P, po + 5, pq + 5));
+  // no contact: 0
+  return v128.bitselect(cStick, v128.and(cSlide, slide), stick);
+}
+
 /** pdEval (constraints/pd.ts) */
 function pdCost(po: i32, vc: usize, vo: i32, gamma: usize, go: i32, G: usize, Go: i32): f64 {
   const P = eP;
@@ -296,12 +329,21 @@ function rowsCost(
 /** start + Σᵢ ℓᵢ(vcᵢ), i ascending, writing γ and G where given (SapSolver.constraintCost) */
 function constraintCost(vc: usize, gamma: usize, G: usize, start: f64): f64 {
   const nCon = eNCon;
+  const costOnly = gamma == 0 && G == 0;
   let cost = start;
   for (let i = 0; i < nCon; i++) {
     const ro = gi(eRowOff, i);
     const go = gi(eGOff, i);
     const k = gi(eKind, i);
     const po = i * PARAM_STRIDE;
+    if (k == KIND_CONTACT && costOnly && i + 1 < nCon && gi(eKind, i + 1) == KIND_CONTACT) {
+      // two contacts in the lanes of one f64x2, their costs added in order
+      const c = contactCostPair(po, po + PARAM_STRIDE, vc, ro, gi(eRowOff, i + 1));
+      cost += f64x2.extract_lane(c, 0);
+      cost += f64x2.extract_lane(c, 1);
+      i++;
+      continue;
+    }
     if (k == KIND_CONTACT) cost += contactCost(po, vc, ro, gamma, ro, G, go);
     else if (k == KIND_PD) cost += pdCost(po, vc, ro, gamma, ro, G, go);
     else cost += rowsCost(po, gi(eRows, i), k == KIND_LIMIT, vc, ro, gamma, ro, G, go);
