@@ -183,6 +183,36 @@ describe('runBench', () => {
     }
   }, 60_000);
 
+  it('takes the further start states the same way after a fresh and after a cached settle', async () => {
+    // pile_64's three start states: the second and third are stepped on from the first, which a
+    // cached run reads from the file (no warm-start history, no broad-phase order from the settle)
+    const cache = mkdtempSync(path.join(os.tmpdir(), 'sap-bench-snaps-'));
+    onTestFinished(() => rmSync(cache, { recursive: true, force: true }));
+    const run = () =>
+      runBench({
+        scenes: ['pile_64'],
+        presets: ['approx32'],
+        line_searches: ['monotone_decay'],
+        islands: [false],
+        num_worlds: [1],
+        steps: 6,
+        repeats: 3,
+        settle: 100,
+        peers: [],
+        settle_cache: cache,
+        warmup_ms: 0,
+      });
+    const fresh = (await run()).rows[0];
+    const cached = (await run()).rows[0];
+    expect(fresh.contacts_per_world).toBeGreaterThan(0);
+    expect(fresh.newton_iterations_mean).toBeGreaterThan(1);
+    expect([
+      cached.newton_iterations_mean,
+      cached.line_search_iterations_mean,
+      cached.contacts_per_world,
+    ]).toEqual([fresh.newton_iterations_mean, fresh.line_search_iterations_mean, fresh.contacts_per_world]);
+  }, 120_000);
+
   it('lists the 12 SAP Warp example scenes as a group, with their asset root', async () => {
     expect(BENCH_GROUPS.sap_warp).toHaveLength(12);
     for (const id of BENCH_GROUPS.sap_warp) expect(BENCH_SCENES[id].asset_root).toBeDefined();

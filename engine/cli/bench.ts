@@ -550,15 +550,22 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         if (cacheFile !== null) writeSettleCache(cacheFile, ref.state);
       }
       const snap: SapState = cloneState(ref.state);
-      // the further start states, from the same run (deterministic from the snapshot)
+      // the further start states, stepped on from the snapshot by a simulation that starts there
+      // afresh, as after a cache read (no warm-start history, no broad-phase order from the settle):
+      // the same states whether the settle ran now or came from the cache
       const snaps: SapState[] = [snap];
       const spacing = spec.snapshot_spacing ?? steps;
+      const more = cached ? ref : mkSim(scene.solver);
+      if (more !== ref) {
+        copyState(snap, more.state);
+        more.solver.updateBodyState(more.state);
+      }
       for (let k = 1; k < (spec.snapshots ?? 1); k++) {
         for (let i = 0; i < spacing; i++) {
-          drive(ref);
-          ref.step();
+          drive(more);
+          more.step();
         }
-        snaps.push(cloneState(ref.state));
+        snaps.push(cloneState(more.state));
       }
       // restart a configuration from start state `r` (mod their count) and take the scene's
       // untimed lead-in steps
