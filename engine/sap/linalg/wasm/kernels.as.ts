@@ -609,8 +609,9 @@ export function substitute32(val: usize, y: usize): void {
 // The factorization works on a column-major copy t of the lower triangle (t[k·n + i] = L_ik,
 // i ≥ k; n² T entries of scratch beside the matrix), where the entries of four consecutive rows
 // in one column are adjacent: four rows advance together, one f32x4 or two f64x2 lanes per
-// column, each lane the scalar sequence of its entry. The factor is copied back to the row-major
-// storage at the end; the forward substitution reads t the same way.
+// column, each lane the scalar sequence of its entry. Every entry of L also goes to the row-major
+// storage as it is computed (column pairs through 2 × 2 register transposes), which the backward
+// substitution reads; the forward substitution reads t, four rows in lanes again.
 
 /** byte address of entry e of T storage at p */
 function at<T>(p: usize, e: i32): usize {
