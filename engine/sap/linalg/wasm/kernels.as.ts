@@ -116,6 +116,10 @@ function round32Run(val: usize, k0: i32, k1: i32): void {
 
 /** {@link below6x32} in binary64: f64x2 over column pairs, the last odd column scalar */
 function below6x64(val: usize, e0: i32, e1: i32, oJ: i32, nJ: i32, base: i32, pK: i32): void {
+  if (nJ == 6) {
+    below6x64Six(val, e0, e1, oJ, base, pK);
+    return;
+  }
   let j = 0;
   for (; j + 1 < nJ; j += 2) {
     const r0 = val + ((<usize>(oJ + j * 6)) << 3);
@@ -192,6 +196,82 @@ function below6x32(val: usize, e0: i32, e1: i32, oJ: i32, nJ: i32, base: i32, pK
     }
   }
   if (j < nJ) belowColumn6<f32>(val, e0, e1, oJ, nJ, base, pK, j);
+}
+
+// A 6-wide J (a free body's supernode, the common case in piles), binary64: the whole row of T_IJ
+// per row i, so each L_IK entry is loaded once per row instead of once per column pair. Per entry
+// the same operations in the same order. (The binary32 kernel keeps its column groups: there the
+// twelve y vectors and six x vectors of a whole row spill and cost a pile_1000 step a third.)
+
+/** (L_JK[j][k], L_JK[j+1][k]) for columns j, j+1 of a 6-wide J at oJ */
+function columnPair64(val: usize, oJ: i32, j: i32, k: i32): v128 {
+  return v128.load64_lane(
+    val + ((<usize>(oJ + (j + 1) * 6 + k)) << 3),
+    v128.load64_splat(val + ((<usize>(oJ + j * 6 + k)) << 3)),
+    1,
+  );
+}
+
+/** {@link below6x64} for nJ = 6 */
+function below6x64Six(val: usize, e0: i32, e1: i32, oJ: i32, base: i32, pK: i32): void {
+  const a0 = columnPair64(val, oJ, 0, 0);
+  const a1 = columnPair64(val, oJ, 0, 1);
+  const a2 = columnPair64(val, oJ, 0, 2);
+  const a3 = columnPair64(val, oJ, 0, 3);
+  const a4 = columnPair64(val, oJ, 0, 4);
+  const a5 = columnPair64(val, oJ, 0, 5);
+  const b0 = columnPair64(val, oJ, 2, 0);
+  const b1 = columnPair64(val, oJ, 2, 1);
+  const b2 = columnPair64(val, oJ, 2, 2);
+  const b3 = columnPair64(val, oJ, 2, 3);
+  const b4 = columnPair64(val, oJ, 2, 4);
+  const b5 = columnPair64(val, oJ, 2, 5);
+  const c0 = columnPair64(val, oJ, 4, 0);
+  const c1 = columnPair64(val, oJ, 4, 1);
+  const c2 = columnPair64(val, oJ, 4, 2);
+  const c3 = columnPair64(val, oJ, 4, 3);
+  const c4 = columnPair64(val, oJ, 4, 4);
+  const c5 = columnPair64(val, oJ, 4, 5);
+  for (let e = e0; e < e1; e++) {
+    const I = gi(sIdx, e);
+    const nI = gi(size, I);
+    let ra = val + ((<usize>(pK + gi(sRow, e) * 6)) << 3);
+    let pt = val + ((<usize>(base + gi(rowOf, I) * 6)) << 3);
+    for (let i = 0; i < nI; i++) {
+      const x0 = v128.load64_splat(ra);
+      const x1 = v128.load64_splat(ra, 8);
+      const x2 = v128.load64_splat(ra, 16);
+      const x3 = v128.load64_splat(ra, 24);
+      const x4 = v128.load64_splat(ra, 32);
+      const x5 = v128.load64_splat(ra, 40);
+      let t = v128.load(pt);
+      t = f64x2.sub(t, f64x2.mul(x0, a0));
+      t = f64x2.sub(t, f64x2.mul(x1, a1));
+      t = f64x2.sub(t, f64x2.mul(x2, a2));
+      t = f64x2.sub(t, f64x2.mul(x3, a3));
+      t = f64x2.sub(t, f64x2.mul(x4, a4));
+      t = f64x2.sub(t, f64x2.mul(x5, a5));
+      v128.store(pt, t);
+      let u = v128.load(pt, 16);
+      u = f64x2.sub(u, f64x2.mul(x0, b0));
+      u = f64x2.sub(u, f64x2.mul(x1, b1));
+      u = f64x2.sub(u, f64x2.mul(x2, b2));
+      u = f64x2.sub(u, f64x2.mul(x3, b3));
+      u = f64x2.sub(u, f64x2.mul(x4, b4));
+      u = f64x2.sub(u, f64x2.mul(x5, b5));
+      v128.store(pt, u, 16);
+      let w = v128.load(pt, 32);
+      w = f64x2.sub(w, f64x2.mul(x0, c0));
+      w = f64x2.sub(w, f64x2.mul(x1, c1));
+      w = f64x2.sub(w, f64x2.mul(x2, c2));
+      w = f64x2.sub(w, f64x2.mul(x3, c3));
+      w = f64x2.sub(w, f64x2.mul(x4, c4));
+      w = f64x2.sub(w, f64x2.mul(x5, c5));
+      v128.store(pt, w, 32);
+      ra += 48;
+      pt += 48;
+    }
+  }
 }
 
 /** (L_JK[j][k], L_JK[j+1][k], L_JK[j+2][k], L_JK[j+3][k]) in binary32 from index o = row j, col k */
