@@ -212,6 +212,30 @@ function columnPair64(val: usize, oJ: i32, j: i32, k: i32): v128 {
   );
 }
 
+/** t − x0·y0 − x1·y1 − … − x5·y5, a product then a difference per k, k ascending (f64x2) */
+function rank6x64(
+  t: v128,
+  x0: v128,
+  x1: v128,
+  x2: v128,
+  x3: v128,
+  x4: v128,
+  x5: v128,
+  y0: v128,
+  y1: v128,
+  y2: v128,
+  y3: v128,
+  y4: v128,
+  y5: v128,
+): v128 {
+  t = f64x2.sub(t, f64x2.mul(x0, y0));
+  t = f64x2.sub(t, f64x2.mul(x1, y1));
+  t = f64x2.sub(t, f64x2.mul(x2, y2));
+  t = f64x2.sub(t, f64x2.mul(x3, y3));
+  t = f64x2.sub(t, f64x2.mul(x4, y4));
+  return f64x2.sub(t, f64x2.mul(x5, y5));
+}
+
 /** {@link below6x64} for nJ = 6 */
 function below6x64Six(val: usize, e0: i32, e1: i32, oJ: i32, base: i32, pK: i32): void {
   const a0 = columnPair64(val, oJ, 0, 0);
@@ -244,30 +268,9 @@ function below6x64Six(val: usize, e0: i32, e1: i32, oJ: i32, base: i32, pK: i32)
       const x3 = v128.load64_splat(ra, 24);
       const x4 = v128.load64_splat(ra, 32);
       const x5 = v128.load64_splat(ra, 40);
-      let t = v128.load(pt);
-      t = f64x2.sub(t, f64x2.mul(x0, a0));
-      t = f64x2.sub(t, f64x2.mul(x1, a1));
-      t = f64x2.sub(t, f64x2.mul(x2, a2));
-      t = f64x2.sub(t, f64x2.mul(x3, a3));
-      t = f64x2.sub(t, f64x2.mul(x4, a4));
-      t = f64x2.sub(t, f64x2.mul(x5, a5));
-      v128.store(pt, t);
-      let u = v128.load(pt, 16);
-      u = f64x2.sub(u, f64x2.mul(x0, b0));
-      u = f64x2.sub(u, f64x2.mul(x1, b1));
-      u = f64x2.sub(u, f64x2.mul(x2, b2));
-      u = f64x2.sub(u, f64x2.mul(x3, b3));
-      u = f64x2.sub(u, f64x2.mul(x4, b4));
-      u = f64x2.sub(u, f64x2.mul(x5, b5));
-      v128.store(pt, u, 16);
-      let w = v128.load(pt, 32);
-      w = f64x2.sub(w, f64x2.mul(x0, c0));
-      w = f64x2.sub(w, f64x2.mul(x1, c1));
-      w = f64x2.sub(w, f64x2.mul(x2, c2));
-      w = f64x2.sub(w, f64x2.mul(x3, c3));
-      w = f64x2.sub(w, f64x2.mul(x4, c4));
-      w = f64x2.sub(w, f64x2.mul(x5, c5));
-      v128.store(pt, w, 32);
+      v128.store(pt, rank6x64(v128.load(pt), x0, x1, x2, x3, x4, x5, a0, a1, a2, a3, a4, a5));
+      v128.store(pt, rank6x64(v128.load(pt, 16), x0, x1, x2, x3, x4, x5, b0, b1, b2, b3, b4, b5), 16);
+      v128.store(pt, rank6x64(v128.load(pt, 32), x0, x1, x2, x3, x4, x5, c0, c1, c2, c3, c4, c5), 32);
       ra += 48;
       pt += 48;
     }
