@@ -58,31 +58,25 @@ export async function startMujoco(setup: PeerSetup, whole = false): Promise<Peer
   if (typeof mj === 'string') return mj;
   const dt = scene.dt;
   let start: string;
-  let m, d;
   let actuatorDof: number[] = [];
   let exp: MjcfExport | null = null;
-  if (spec.mjcf) {
-    ({ m, d } = mujocoFromXml(mj, readFileSync(spec.mjcf, 'utf8')));
-    const why = whole ? disableIslands(mj, m) : null;
-    if (why) {
-      d.delete();
-      m.delete();
-      return why;
-    }
+  if (!spec.mjcf) {
+    exp = exportMjcf(scene.model, dt, id);
+    actuatorDof = exp.actuatorDof;
+  }
+  const { m, d } = mujocoFromXml(mj, exp ? exp.xml : readFileSync(spec.mjcf!, 'utf8'));
+  const why = whole ? disableIslands(mj, m) : null;
+  if (why) {
+    d.delete();
+    m.delete();
+    return why;
+  }
+  if (!exp) {
     m.opt.timestep = dt;
     const n = Math.round(duration / dt);
     for (let i = 0; i < n; i++) mj.mj_step(m, d);
     start = `own ${n}-step settle from the MJCF (same duration)`;
   } else {
-    exp = exportMjcf(scene.model, dt, id);
-    actuatorDof = exp.actuatorDof;
-    ({ m, d } = mujocoFromXml(mj, exp.xml));
-    const why = whole ? disableIslands(mj, m) : null;
-    if (why) {
-      d.delete();
-      m.delete();
-      return why;
-    }
     setMujocoState(scene.model, snap, exp, m, d);
     mj.mj_forward(m, d);
     start = 'our settled state (exported MJCF)';
