@@ -182,12 +182,16 @@ function below6x32(val: usize, e0: i32, e1: i32, oJ: i32, nJ: i32, base: i32, pK
       for (let i = 0; i < nI; i++) {
         let t = f32x4.demote_f64x2_zero(v128.load(pt));
         if (four) t = v128.shuffle<f32>(t, f32x4.demote_f64x2_zero(v128.load(pt, 16)), 0, 1, 4, 5);
-        t = f32x4.sub(t, f32x4.mul(f32x4.splat(<f32>load<f64>(ra)), y0));
-        t = f32x4.sub(t, f32x4.mul(f32x4.splat(<f32>load<f64>(ra, 8)), y1));
-        t = f32x4.sub(t, f32x4.mul(f32x4.splat(<f32>load<f64>(ra, 16)), y2));
-        t = f32x4.sub(t, f32x4.mul(f32x4.splat(<f32>load<f64>(ra, 24)), y3));
-        t = f32x4.sub(t, f32x4.mul(f32x4.splat(<f32>load<f64>(ra, 32)), y4));
-        t = f32x4.sub(t, f32x4.mul(f32x4.splat(<f32>load<f64>(ra, 40)), y5));
+        // the row's six L_IK entries rounded two at a time (demote: the scalar cast's rounding)
+        const r01 = f32x4.demote_f64x2_zero(v128.load(ra));
+        const r23 = f32x4.demote_f64x2_zero(v128.load(ra, 16));
+        const r45 = f32x4.demote_f64x2_zero(v128.load(ra, 32));
+        t = f32x4.sub(t, f32x4.mul(v128.shuffle<f32>(r01, r01, 0, 0, 0, 0), y0));
+        t = f32x4.sub(t, f32x4.mul(v128.shuffle<f32>(r01, r01, 1, 1, 1, 1), y1));
+        t = f32x4.sub(t, f32x4.mul(v128.shuffle<f32>(r23, r23, 0, 0, 0, 0), y2));
+        t = f32x4.sub(t, f32x4.mul(v128.shuffle<f32>(r23, r23, 1, 1, 1, 1), y3));
+        t = f32x4.sub(t, f32x4.mul(v128.shuffle<f32>(r45, r45, 0, 0, 0, 0), y4));
+        t = f32x4.sub(t, f32x4.mul(v128.shuffle<f32>(r45, r45, 1, 1, 1, 1), y5));
         v128.store(pt, f64x2.promote_low_f32x4(t));
         if (four) v128.store(pt, f64x2.promote_low_f32x4(v128.shuffle<f32>(t, t, 2, 3, 0, 1)), 16);
         ra += 48;
