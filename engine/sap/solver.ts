@@ -1074,8 +1074,7 @@ export class SapSolver {
       return;
     }
     try {
-      // after H: the factor (n² values), the permuted right-hand side (n), the permutation (n) and
-      // the kernels' column-major copy of the factor (n²)
+      // H and the regions after it ({@link denseRegion})
       if (ev.ensureH(3 * n2 + 2 * n)) this.takeEvaluationViews(ev);
     } catch {
       // no room for it: from here on the JS evaluation runs (on the views, which stay valid)
@@ -2121,20 +2120,19 @@ export class SapSolver {
     if (ev !== null) {
       // H, its factor and the solve stay in the evaluation's memory (DenseCholesky's kernels)
       const n = this.nvp;
-      const S = ev.ptr.H + 8 * n * n;
       let perm = 0;
       if (!this.identityPerm) {
-        perm = S + 8 * (n * n + n);
+        perm = this.denseRegion(2);
         ev.setInts(perm, this.dofPerm, n);
       }
       this.evPerm = perm;
       return ev.kernels.exports.denseLoadFactor(
         ev.ptr.H,
-        S,
+        this.denseRegion(0),
         n,
         perm,
         prec === 'fp32',
-        S + 8 * (n * n + 2 * n),
+        this.denseRegion(3),
       );
     }
     this.chol.precision = prec;
@@ -2142,23 +2140,33 @@ export class SapSolver {
     return r.status === 'ok' ? -1 : r.pivot;
   }
 
+  /**
+   * byte offset of a region after the dense Newton matrix H (n = nvp) in the evaluation's memory:
+   * 0 its factor (n² values), 1 the permuted right-hand side (n), 2 the permutation (n int32), 3 the
+   * kernels' column-major copy of the factor (n²); 3n² + 2n values after H in all
+   * ({@link reserveDenseH})
+   */
+  private denseRegion(k: 0 | 1 | 2 | 3): number {
+    const n = this.nvp;
+    const S = this.ev!.ptr.H + 8 * n * n;
+    return k === 0 ? S : S + 8 * (n * n + (k - 1) * n);
+  }
+
   /** dv = H⁻¹·rhs with the last factorization */
   private solveH(): void {
     if (this.sparse) this.bs.solve(this.rhs, this.dv, this.partStart);
     else if (this.ev !== null) {
       const ev = this.ev;
-      const n = this.nvp;
-      const S = ev.ptr.H + 8 * n * n;
       const f32 = this.options.contact_linear_solve_precision === 'fp32';
       ev.kernels.exports.denseSolveInto(
-        S,
-        n,
+        this.denseRegion(0),
+        this.nvp,
         ev.ptr.rhs,
         ev.ptr.dv,
-        S + 8 * n * n,
+        this.denseRegion(1),
         this.evPerm,
         f32,
-        S + 8 * (n * n + 2 * n),
+        this.denseRegion(3),
       );
     } else this.chol.solve(this.rhs, this.dv, this.identityPerm ? undefined : this.dofPerm);
   }

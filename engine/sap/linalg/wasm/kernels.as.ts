@@ -713,30 +713,47 @@ function at<T>(p: usize, e: i32): usize {
  * square root, as in the JS kernels, so neither the blocking nor the lanes change the result.
  */
 function denseFactor<T>(a: usize, n: i32, t: usize): i32 {
-  // the lower triangle into t in 2 × 2 register transposes (two row pairs in, two column pairs out)
+  lowerToColumns<T, T>(a, n, t);
+  return factorColumns<T>(a, n, t);
+}
+
+/**
+ * t ← the lower triangle of the row-major n×n matrix at src (S storage: f64, or T itself) in T
+ * storage, column-major, in 2 × 2 register transposes (two row pairs in, two column pairs out); the
+ * narrowing to binary32 (f32x4.demote) rounds as the scalar cast does
+ */
+function lowerToColumns<S, T>(src: usize, n: i32, t: usize): void {
   let i = 0;
   for (; i + 1 < n; i += 2) {
-    let j = 0;
-    for (; j + 1 < i; j += 2) {
-      const p0 = at<T>(a, i * n + j);
-      const p1 = at<T>(a, (i + 1) * n + j);
-      if (sizeof<T>() == 4) {
+    for (let j = 0; j + 1 < i; j += 2) {
+      const p0 = at<S>(src, i * n + j);
+      const p1 = at<S>(src, (i + 1) * n + j);
+      const q0 = at<T>(t, j * n + i);
+      const q1 = at<T>(t, (j + 1) * n + i);
+      if (sizeof<S>() == 4) {
         const c = i32x4.shuffle(v128.load64_zero(p0), v128.load64_zero(p1), 0, 4, 1, 5);
-        v128.store64_lane(at<T>(t, j * n + i), c, 0);
-        v128.store64_lane(at<T>(t, (j + 1) * n + i), c, 1);
+        v128.store64_lane(q0, c, 0);
+        v128.store64_lane(q1, c, 1);
+        continue;
+      }
+      const x = v128.load(p0);
+      const y = v128.load(p1);
+      const c0 = i64x2.shuffle(x, y, 0, 2);
+      const c1 = i64x2.shuffle(x, y, 1, 3);
+      if (sizeof<T>() == 4) {
+        v128.store64_lane(q0, f32x4.demote_f64x2_zero(c0), 0);
+        v128.store64_lane(q1, f32x4.demote_f64x2_zero(c1), 0);
       } else {
-        const x = v128.load(p0);
-        const y = v128.load(p1);
-        v128.store(at<T>(t, j * n + i), i64x2.shuffle(x, y, 0, 2));
-        v128.store(at<T>(t, (j + 1) * n + i), i64x2.shuffle(x, y, 1, 3));
+        v128.store(q0, c0);
+        v128.store(q1, c1);
       }
     }
-    ds<T>(t, i * n + i, dl<T>(a, i * n + i));
-    ds<T>(t, i * n + i + 1, dl<T>(a, (i + 1) * n + i));
-    ds<T>(t, (i + 1) * n + i + 1, dl<T>(a, (i + 1) * n + i + 1));
+    // columns i and i+1 of the two rows
+    ds<T>(t, i * n + i, <T>dl<S>(src, i * n + i));
+    ds<T>(t, i * n + i + 1, <T>dl<S>(src, (i + 1) * n + i));
+    ds<T>(t, (i + 1) * n + i + 1, <T>dl<S>(src, (i + 1) * n + i + 1));
   }
-  if (i < n) for (let j = 0; j <= i; j++) ds<T>(t, j * n + i, dl<T>(a, i * n + j));
-  return factorColumns<T>(a, n, t);
+  if (i < n) for (let j = 0; j <= i; j++) ds<T>(t, j * n + i, <T>dl<S>(src, i * n + j));
 }
 
 /**
@@ -1050,31 +1067,7 @@ export function denseFactor32(a: usize, n: i32, t: usize): i32 {
  */
 function denseLoadColumns<T>(H: usize, t: usize, n: i32, perm: usize): void {
   if (perm == 0) {
-    // 2 × 2 blocks below the diagonal: two row pairs of H in, two column pairs of t out
-    let i = 0;
-    for (; i + 1 < n; i += 2) {
-      const h0 = H + ((<usize>(i * n)) << 3);
-      const h1 = h0 + ((<usize>n) << 3);
-      let j = 0;
-      for (; j + 1 < i; j += 2) {
-        const x = v128.load(h0 + ((<usize>j) << 3));
-        const y = v128.load(h1 + ((<usize>j) << 3));
-        const c0 = i64x2.shuffle(x, y, 0, 2);
-        const c1 = i64x2.shuffle(x, y, 1, 3);
-        if (sizeof<T>() == 4) {
-          v128.store64_lane(at<T>(t, j * n + i), f32x4.demote_f64x2_zero(c0), 0);
-          v128.store64_lane(at<T>(t, (j + 1) * n + i), f32x4.demote_f64x2_zero(c1), 0);
-        } else {
-          v128.store(at<T>(t, j * n + i), c0);
-          v128.store(at<T>(t, (j + 1) * n + i), c1);
-        }
-      }
-      // columns i and i+1 of the two rows
-      ds<T>(t, i * n + i, <T>gd(H, i * n + i));
-      ds<T>(t, i * n + i + 1, <T>gd(H, (i + 1) * n + i));
-      ds<T>(t, (i + 1) * n + i + 1, <T>gd(H, (i + 1) * n + i + 1));
-    }
-    if (i < n) for (let j = 0; j <= i; j++) ds<T>(t, j * n + i, <T>gd(H, i * n + j));
+    lowerToColumns<f64, T>(H, n, t);
     return;
   }
   for (let j = 0; j < n; j++) {
