@@ -1196,22 +1196,26 @@ function denseSolve<T>(L: usize, n: i32, b: usize, t: usize): void {
     const o = k * n;
     const x = dl<T>(b, k) / dl<T>(L, o + k);
     ds<T>(b, k, x);
+    if (k == 0) break;
+    // the next pivot row's entry first, so that its division can start while the rest updates
+    const top = k - 1;
+    ds<T>(b, top, dl<T>(b, top) - dl<T>(L, o + top) * x);
     // (lanes: the scalar product then difference of each entry)
     let i = 0;
     if (sizeof<T>() == 4) {
       const vx = f32x4.splat(<f32>x);
-      for (; i + 3 < k; i += 4) {
+      for (; i + 3 < top; i += 4) {
         const pb = b + ((<usize>i) << 2);
         v128.store(pb, f32x4.sub(v128.load(pb), f32x4.mul(v128.load(L + ((<usize>(o + i)) << 2)), vx)));
       }
     } else {
       const vx = f64x2.splat(<f64>x);
-      for (; i + 1 < k; i += 2) {
+      for (; i + 1 < top; i += 2) {
         const pb = b + ((<usize>i) << 3);
         v128.store(pb, f64x2.sub(v128.load(pb), f64x2.mul(v128.load(L + ((<usize>(o + i)) << 3)), vx)));
       }
     }
-    for (; i < k; i++) ds<T>(b, i, dl<T>(b, i) - dl<T>(L, o + i) * x);
+    for (; i < top; i++) ds<T>(b, i, dl<T>(b, i) - dl<T>(L, o + i) * x);
   }
 }
 
