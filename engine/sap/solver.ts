@@ -11,7 +11,9 @@
  * was met by the previous update; stop with `max_iterations` when k reaches the cap; otherwise
  * solve (A + JᵀGJ)Δv = −∇ℓ by Cholesky over the participating dofs, run the line search and set
  * v_{k+1} = v_k + αΔv. Cost criterion: |ℓ_k − ℓ_{k+1}| < cost_abs + cost_rel·½(|ℓ_k| + |ℓ_{k+1}|)
- * and α > 0.5.
+ * and α > 0.5. After a step, vc and A(v − v*) are advanced with v (vc + αJΔv, A(v − v*) + αAΔv,
+ * the products the line search already formed) instead of multiplied again, except when
+ * contact_solve_precision is fp32 (v is rounded there, so both are recomputed from it).
  *
  * Linear algebra (SPEC §3.4): once per solve the participating cliques are ordered by minimum degree
  * on the clique graph (cliques coupled by a constraint are neighbours) and the block fill pattern is
@@ -498,6 +500,13 @@ export class SapSolver {
   private gammaT: Float64Array = new Float64Array(0);
   private GT: Float64Array = new Float64Array(0);
 
+  /**
+   * vc = Jv and Ar = A(v − v*) already hold the current v: the last stepV advanced them with v by
+   * the same step (vc + αJΔv, Ar + αAΔv), so evalAtV need not multiply by J and A again. Cleared
+   * whenever v is loaded; never set when contact_solve_precision is fp32 (v is rounded there).
+   */
+  private advanced = false;
+
   // line data
   private ellA0 = 0;
   private dpr = 0; // Δpᵀ(v − v*)
@@ -839,6 +848,7 @@ export class SapSolver {
   /** layout, participation, parameters, ordering and workspaces for a packed problem */
   private prepare(pk: PackedSapProblem, vGuess: Float64Array | undefined): string | null {
     this.pp = pk;
+    this.advanced = false;
     const nCl = pk.nCliques;
     this.nCliques = nCl;
     this.cliqueOff = pk.cliqueOff;
@@ -996,6 +1006,7 @@ export class SapSolver {
 
   /** the reduced iterate v from all velocities `src` (rounded when contact_solve_precision is fp32) */
   private loadV(src: Float64Array): void {
+    this.advanced = false;
     // (a flag, not a rounding function: a call through a function value that has seen both
     // presets' precisions in one process is not inlined)
     const f32 = this.options.contact_solve_precision === 'fp32';
@@ -1717,12 +1728,16 @@ export class SapSolver {
     return cost;
   }
 
-  /** evaluates vc, γ, G, Ar, p, j, ∇ℓ at v; returns ℓ(v) */
+  /**
+   * evaluates vc, γ, G, Ar, p, j, ∇ℓ at v (vc and Ar as the last {@link stepV} advanced them, when
+   * it did); returns ℓ(v)
+   */
   private evalAtV(): number {
     const rs = this.options.contact_solve_precision === 'fp32';
+    const advanced = this.advanced;
     if (this.ev !== null) {
       const e = this.ev;
-      e.kernels.exports.evalAtV(this.nvp, this.nRows, rs);
+      e.kernels.exports.evalAtV(this.nvp, this.nRows, rs, advanced);
       this.ellA0 = e.views.out[1];
       return e.views.out[0];
     }
@@ -1735,7 +1750,7 @@ export class SapSolver {
     const rows = this.rows;
     const rowOff = this.rowOff;
     const nCon = this.nCon;
-    this.multiplyJ(v, vc);
+    if (!advanced) this.multiplyJ(v, vc);
     const costC = this.constraintCost(vc, gamma, G, 0);
     if (rs) for (let k = 0; k < this.nRows; k++) gamma[k] = fr(gamma[k]);
 
@@ -1744,7 +1759,7 @@ export class SapSolver {
     const Ar = this.Ar;
     const pv = this.p;
     for (let a = 0; a < np; a++) pv[a] = v[a] - vs[a];
-    this.multiplyA(pv, Ar);
+    if (!advanced) this.multiplyA(pv, Ar);
     // (the participating cliques lie one after another over [0, np), in clique order)
     let ellA = 0;
     const ps = this.pStar;
@@ -2421,11 +2436,15 @@ export class SapSolver {
     return r;
   }
 
-  /** v ← v + αΔv (rounded to binary32 when `rs`) */
+  /**
+   * v ← v + αΔv, rounded to binary32 when `rs`; otherwise vc ← vc + αJΔv and Ar ← Ar + αAΔv
+   * with it (see {@link advanced})
+   */
   private stepV(alpha: number, rs: boolean): void {
+    this.advanced = !rs;
     if (this.ev !== null) {
       this.ev.views.out[4] = alpha;
-      this.ev.kernels.exports.stepV(this.nvp, rs);
+      this.ev.kernels.exports.stepV(this.nvp, this.nRows, rs);
       return;
     }
     const v = this.v;
@@ -2434,6 +2453,13 @@ export class SapSolver {
       const x = v[a] + alpha * dv[a];
       v[a] = rs ? fr(x) : x;
     }
+    if (rs) return;
+    const vc = this.vc;
+    const dvc = this.dvc;
+    for (let k = 0; k < this.nRows; k++) vc[k] = vc[k] + alpha * dvc[k];
+    const Ar = this.Ar;
+    const dp = this.dp;
+    for (let a = 0; a < this.nvp; a++) Ar[a] = Ar[a] + alpha * dp[a];
   }
 
   /** index of a participating clique whose A fails an fp64 Cholesky, or −1 */

@@ -84,15 +84,75 @@ describe('SapSolver: block-sparse = dense', () => {
       it(`${name}, ${preset}: WebAssembly kernels = JS kernels bit for bit (both paths)`, () => {
         const p = make();
         for (const mode of ['dense', 'block_sparse'] as const) {
-          const w = solveWith(mode, p, preset, 'exact_root', 'wasm');
-          const j = solveWith(mode, p, preset, 'exact_root', 'js');
-          expect(w.r.iterations).toBe(j.r.iterations);
-          expect(Array.from(w.r.v)).toEqual(Array.from(j.r.v));
-          expect(w.r.cost).toEqual(j.r.cost);
+          for (const ls of ['exact_root', 'monotone_decay']) {
+            const w = solveWith(mode, p, preset, ls, 'wasm');
+            const j = solveWith(mode, p, preset, ls, 'js');
+            expect(w.r.iterations).toBe(j.r.iterations);
+            expect(Array.from(w.r.v)).toEqual(Array.from(j.r.v));
+            expect(w.r.cost).toEqual(j.r.cost);
+          }
         }
       });
     }
   }
+
+  // the Newton loop advances vc = Jv and A(v − v*) with each step of v (vc + αJΔv, Ar + αAΔv)
+  // instead of multiplying again: the results must still be J and Jᵀγ of the returned v and γ
+  it('the returned contact velocities are J·v and j is Jᵀγ (advanced, not re-multiplied)', () => {
+    let multiStep = 0;
+    for (const [preset, extra] of [
+      ['approx32', {}],
+      ['drake', {}],
+      ['drake', { contact_solve_precision: 'fp32' }],
+    ] as const) {
+      for (const ls of ['monotone_decay', 'exact_root']) {
+        for (const kernels of ['wasm', 'js'] as const) {
+          for (const [name, make] of PROBLEMS) {
+            const p = make();
+            const s = new SapSolver({
+              contact_preset_variant: preset,
+              line_search_variant: ls,
+              ...extra,
+            } as never);
+            s.kernels = kernels;
+            const r = s.solve(p);
+            expect(r.status, `${name} ${preset} ${ls} ${kernels}`).not.toBe('invalid_input');
+            if (r.iterations > 1) multiStep++;
+            const start: number[] = [];
+            let nv = 0;
+            for (const c of p.cliques) {
+              start.push(nv);
+              nv += c.nv;
+            }
+            const jRef = new Float64Array(nv);
+            let vcErr = 0;
+            let vcScale = 1e-300;
+            p.constraints.forEach((con, i) => {
+              if (con.kind !== 'contact') return;
+              for (let k = 0; k < 3; k++) {
+                let x = 0;
+                con.cliques.forEach((c, b) => {
+                  const n = p.cliques[c].nv;
+                  for (let m = 0; m < n; m++) {
+                    x += con.J[b][k * n + m] * r.v[start[c] + m];
+                    jRef[start[c] + m] += con.J[b][k * n + m] * r.gamma[i][k];
+                  }
+                });
+                vcErr = Math.max(vcErr, Math.abs(r.vc![i][k] - x));
+                vcScale = Math.max(vcScale, Math.abs(x));
+              }
+            });
+            // (fp32 solve precision: v, γ and j are binary32 values)
+            const tol = 'contact_solve_precision' in extra ? 1e-5 : 1e-12;
+            expect(vcErr / vcScale, `${name} ${preset} ${ls} ${kernels}: vc`).toBeLessThanOrEqual(tol);
+            if (p.constraints.every((c) => c.kind === 'contact'))
+              expect(maxRel(r.j, jRef), `${name} ${preset} ${ls} ${kernels}: j`).toBeLessThanOrEqual(tol);
+          }
+        }
+      }
+    }
+    expect(multiStep).toBeGreaterThan(20);
+  });
 
   it('auto picks block-sparse for a large pile and dense for one articulated clique', () => {
     const s = new SapSolver();

@@ -500,13 +500,14 @@ export function momentumOfVStar(): void {
 /**
  * vc, γ, G, Ar, p, j, ∇ℓ at v; out[0] = ℓ(v), out[1] = ½(v − v*)ᵀA(v − v*) (SapSolver.evalAtV;
  * results in memory, not returned: a returned double is a heap allocation on the JS side). `rs`:
- * round γ, j and ∇ℓ to binary32 (contact_solve_precision fp32).
+ * round γ, j and ∇ℓ to binary32 (contact_solve_precision fp32). `advanced`: vc and Ar already hold
+ * v (advanced by {@link stepV}), no products with J and A.
  */
-export function evalAtV(np: i32, nRows: i32, rs: bool): void {
+export function evalAtV(np: i32, nRows: i32, rs: bool, advanced: bool): void {
   const v = eV;
   const vs = eVStar;
   const gamma = eGamma;
-  multiplyJ(v, eVc);
+  if (!advanced) multiplyJ(v, eVc);
   const costC = constraintCost(eVc, gamma, eG, 0);
   if (rs) for (let k = 0; k < nRows; k++) sd(gamma, k, <f64>(<f32>gd(gamma, k)));
 
@@ -515,7 +516,7 @@ export function evalAtV(np: i32, nRows: i32, rs: bool): void {
   const Ar = eAr;
   const pv = eMom;
   for (let a = 0; a < np; a++) sd(pv, a, gd(v, a) - gd(vs, a));
-  multiplyA(pv, Ar);
+  if (!advanced) multiplyA(pv, Ar);
   // (the participating cliques lie one after another over [0, np), in clique order)
   let ell: f64 = 0;
   const ps = ePStar;
@@ -696,13 +697,19 @@ export function directionTerms(np: i32): void {
   sd(eOut, 2, dphi0);
 }
 
-/** v ← v + α·dv with α = out[4], rounded to binary32 when `rs` */
-export function stepV(np: i32, rs: bool): void {
+/**
+ * v ← v + α·dv with α = out[4], rounded to binary32 when `rs`; otherwise also vc ← vc + α·dvc and
+ * Ar ← Ar + α·dp (SapSolver.stepV)
+ */
+export function stepV(np: i32, nRows: i32, rs: bool): void {
   const alpha = gd(eOut, 4);
   for (let a = 0; a < np; a++) {
     const x = gd(eV, a) + alpha * gd(eDv, a);
     sd(eV, a, rs ? <f64>(<f32>x) : x);
   }
+  if (rs) return;
+  for (let k = 0; k < nRows; k++) sd(eVc, k, gd(eVc, k) + alpha * gd(eDvc, k));
+  for (let a = 0; a < np; a++) sd(eAr, a, gd(eAr, a) + alpha * gd(eDp, a));
 }
 
 /**

@@ -58,7 +58,7 @@ export interface LinalgWasmExports {
   multiplyJ(x: number, out: number): void;
   multiplyA(x: number, out: number): void;
   /** results in `out`: ℓ, ℓ_A */
-  evalAtV(np: number, nRows: number, rs: boolean): void;
+  evalAtV(np: number, nRows: number, rs: boolean, advanced: boolean): void;
   /** A·v* into the pStar vector (once per solve, after bind) */
   momentumOfVStar(): void;
   /** inputs in `out[4..8)`: α, ℓ_A, Δpᵀ(v − v*), ΔvᵀAΔv; results in `out`: φ, φ′ (order ≥ 1), φ″ (order 2) */
@@ -72,8 +72,8 @@ export interface LinalgWasmExports {
   residualNorms(np: number): void;
   /** dp = A·dv, dvc = J·dv; out = [ΔvᵀAΔv, Δpᵀ(v − v*), ∇ℓᵀΔv] */
   directionTerms(np: number): void;
-  /** v ← v + out[4]·dv (rounded to binary32 when rs) */
-  stepV(np: number, rs: boolean): void;
+  /** v ← v + out[4]·dv (rounded to binary32 when rs; otherwise vc and Ar advanced with it) */
+  stepV(np: number, nRows: number, rs: boolean): void;
   /** the dense Newton matrix (lower triangle, row-major n×n at H) from the evaluation's data */
   assembleDense(H: number, G: number, nCon: number, n: number, rs: boolean): void;
 }
