@@ -637,7 +637,12 @@ export function factor32(val: usize): i32 {
   return factorPanels<f32>(val);
 }
 
-/** solves L Lᵀ y = y in place (permuted numbering) in T arithmetic (f64 storage) */
+/**
+ * solves L Lᵀ y = y in place (permuted numbering) in T arithmetic (f64 storage). Per row: the terms
+ * of the other blocks, then the block's own, then the division, as in the JS twin; two rows of a
+ * block go together through the other blocks' terms (independent sums, interleaved), then finish
+ * one after the other.
+ */
 function substitutePanels<T>(val: usize, y: usize): void {
   for (let I = 0; I < nb; I++) {
     const nI = gi(size, I);
@@ -645,7 +650,31 @@ function substitutePanels<T>(val: usize, y: usize): void {
     const pI = gi(pOff, I);
     const r0 = gi(rPtr, I);
     const r1 = gi(rPtr, I + 1);
-    for (let i = 0; i < nI; i++) {
+    let i = 0;
+    for (; i + 1 < nI; i += 2) {
+      let s = ld<T>(y, dI + i);
+      let u = ld<T>(y, dI + i + 1);
+      for (let r = r0; r < r1; r++) {
+        const K = gi(rBlk, r);
+        const nK = gi(size, K);
+        const o = gi(rOff, r) + i * nK;
+        const dK = gi(dofStart, K);
+        for (let k = 0; k < nK; k++) {
+          const yk = ld<T>(y, dK + k);
+          s = s - ld<T>(val, o + k) * yk;
+          u = u - ld<T>(val, o + nK + k) * yk;
+        }
+      }
+      const o = pI + i * nI;
+      for (let k = 0; k < i; k++) s = s - ld<T>(val, o + k) * ld<T>(y, dI + k);
+      const yi = s / ld<T>(val, o + i);
+      st<T>(y, dI + i, yi);
+      const o1 = o + nI;
+      for (let k = 0; k < i; k++) u = u - ld<T>(val, o1 + k) * ld<T>(y, dI + k);
+      u = u - ld<T>(val, o1 + i) * yi;
+      st<T>(y, dI + i + 1, u / ld<T>(val, o1 + i + 1));
+    }
+    if (i < nI) {
       let s = ld<T>(y, dI + i);
       for (let r = r0; r < r1; r++) {
         const K = gi(rBlk, r);
@@ -665,17 +694,38 @@ function substitutePanels<T>(val: usize, y: usize): void {
     const pI = gi(pOff, I);
     const e0 = gi(sPtr, I);
     const e1 = gi(sPtr, I + 1);
-    for (let i = nI - 1; i >= 0; i--) {
-      // k descending: the blocks below (last first), then this block's own
+    let i = nI - 1;
+    for (; i >= 1; i -= 2) {
+      // rows i and i − 1, k descending: the blocks below (last first), then this block's own
       let s = ld<T>(y, dI + i);
+      let u = ld<T>(y, dI + i - 1);
       for (let e = e1 - 1; e >= e0; e--) {
         const K = gi(sIdx, e);
         const o = pI + gi(sRow, e) * nI + i;
         const dK = gi(dofStart, K);
-        for (let k = gi(size, K) - 1; k >= 0; k--) s = s - ld<T>(val, o + k * nI) * ld<T>(y, dK + k);
+        for (let k = gi(size, K) - 1; k >= 0; k--) {
+          const yk = ld<T>(y, dK + k);
+          s = s - ld<T>(val, o + k * nI) * yk;
+          u = u - ld<T>(val, o + k * nI - 1) * yk;
+        }
       }
       for (let k = nI - 1; k > i; k--) s = s - ld<T>(val, pI + k * nI + i) * ld<T>(y, dI + k);
-      st<T>(y, dI + i, s / ld<T>(val, pI + i * nI + i));
+      const xi = s / ld<T>(val, pI + i * nI + i);
+      st<T>(y, dI + i, xi);
+      for (let k = nI - 1; k > i; k--) u = u - ld<T>(val, pI + k * nI + i - 1) * ld<T>(y, dI + k);
+      u = u - ld<T>(val, pI + i * nI + i - 1) * xi;
+      st<T>(y, dI + i - 1, u / ld<T>(val, pI + (i - 1) * nI + i - 1));
+    }
+    if (i == 0) {
+      let s = ld<T>(y, dI);
+      for (let e = e1 - 1; e >= e0; e--) {
+        const K = gi(sIdx, e);
+        const o = pI + gi(sRow, e) * nI;
+        const dK = gi(dofStart, K);
+        for (let k = gi(size, K) - 1; k >= 0; k--) s = s - ld<T>(val, o + k * nI) * ld<T>(y, dK + k);
+      }
+      for (let k = nI - 1; k > 0; k--) s = s - ld<T>(val, pI + k * nI) * ld<T>(y, dI + k);
+      st<T>(y, dI, s / ld<T>(val, pI));
     }
   }
 }
