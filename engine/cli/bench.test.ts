@@ -9,11 +9,15 @@ import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
 import { probeWebGpu } from '../backends';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { loadModelFile } from '../io/load_file';
+import { JointType } from '../model';
+import { makeState } from '../state';
 import {
   BENCH_GROUPS,
   BENCH_SCENES,
   benchMarkdown,
   contactScaling,
+  jitterFreeBodies,
   runBench,
   type BenchRow,
   type PeerRow,
@@ -53,8 +57,9 @@ describe('runBench', () => {
     expect(readdirSync(dir)).toEqual([expect.stringMatching(/^arm7_10_1_[0-9a-f]{16}\.json$/)]);
   }, 60_000);
 
-  it('times pile_64 and its peers from the same three start states, round by round', async () => {
+  it('times pile_64 and its peers from the same nine start states (three arrangements), round by round', async () => {
     expect(BENCH_SCENES.pile_64.snapshots).toBe(3);
+    expect(BENCH_SCENES.pile_64.arrangements).toBe(3);
     const res = await runBench({
       scenes: ['pile_64'],
       presets: ['approx32'],
@@ -70,10 +75,10 @@ describe('runBench', () => {
     });
     expect(res.rows).toHaveLength(1);
     expect(res.peers.map((p) => p.peer).sort()).toEqual(['mujoco', 'mujoco_whole', 'rapier']);
-    for (const p of res.peers) expect(p.start).toMatch(/3 start states/);
+    for (const p of res.peers) expect(p.start).toMatch(/9 start states/);
     const mj = res.peers.find((p) => p.peer === 'mujoco')!;
     const whole = res.peers.find((p) => p.peer === 'mujoco_whole')!;
-    expect(mj.start).toMatch(/20 steps apart/);
+    expect(mj.start).toMatch(/3 arrangements of 3 states 20 steps apart/);
     // MuJoCo with its island discovery off: no islands to report
     expect(mj.islands_mean).toBeDefined();
     expect(whole.islands_mean).toBeUndefined();
@@ -184,8 +189,9 @@ describe('runBench', () => {
   }, 60_000);
 
   it('takes the further start states the same way after a fresh and after a cached settle', async () => {
-    // pile_64's three start states: the second and third are stepped on from the first, which a
-    // cached run reads from the file (no warm-start history, no broad-phase order from the settle)
+    // pile_64's start states: per arrangement the second and third are stepped on from the first,
+    // which a cached run reads from the file (no warm-start history, no broad-phase order from the
+    // settle); nine rounds take all nine states
     const cache = mkdtempSync(path.join(os.tmpdir(), 'sap-bench-snaps-'));
     onTestFinished(() => rmSync(cache, { recursive: true, force: true }));
     const run = () =>
@@ -196,13 +202,19 @@ describe('runBench', () => {
         islands: [false],
         num_worlds: [1],
         steps: 6,
-        repeats: 3,
+        repeats: 9,
         settle: 100,
         peers: [],
         settle_cache: cache,
         warmup_ms: 0,
       });
     const fresh = (await run()).rows[0];
+    // one settled state per arrangement
+    expect(readdirSync(cache).sort()).toEqual([
+      expect.stringMatching(/^pile_64_100_1_[0-9a-f]{16}\.json$/),
+      expect.stringMatching(/^pile_64_100_1_a1_[0-9a-f]{16}\.json$/),
+      expect.stringMatching(/^pile_64_100_1_a2_[0-9a-f]{16}\.json$/),
+    ]);
     const cached = (await run()).rows[0];
     expect(fresh.contacts_per_world).toBeGreaterThan(0);
     expect(fresh.newton_iterations_mean).toBeGreaterThan(1);
@@ -257,6 +269,47 @@ describe('runBench', () => {
       expect(res.notes.some((n) => /webgpu not measured: WebGPU unavailable/.test(n))).toBe(true);
     }
   }, 120_000);
+});
+
+describe('pile arrangements', () => {
+  it('jitterFreeBodies turns each free body by at most 2° about z and shifts it by at most 1 mm, the same for the same seed', async () => {
+    const scene = await loadModelFile(path.join(ROOT, 'scenes/pile_64.yaml'));
+    const m = scene.model;
+    const base = makeState(m);
+    const a = makeState(m);
+    const b = makeState(m);
+    const c = makeState(m);
+    jitterFreeBodies(m, a, 1);
+    jitterFreeBodies(m, b, 1);
+    jitterFreeBodies(m, c, 2);
+    expect(Array.from(b.joint_q)).toEqual(Array.from(a.joint_q));
+    expect(Array.from(c.joint_q)).not.toEqual(Array.from(a.joint_q));
+    let free = 0;
+    let largest = 0;
+    for (let j = 0; j < m.joint_count; j++) {
+      if (m.joint_type[j] !== JointType.FREE) continue;
+      free++;
+      const o = m.joint_q_start[j];
+      const q0 = base.joint_q.subarray(o, o + 7);
+      const q1 = a.joint_q.subarray(o, o + 7);
+      expect(Math.abs(q1[0] - q0[0])).toBeLessThanOrEqual(1e-3);
+      expect(Math.abs(q1[1] - q0[1])).toBeLessThanOrEqual(1e-3);
+      expect(q1[2]).toBe(q0[2]);
+      expect(Math.hypot(q1[3], q1[4], q1[5], q1[6])).toBeCloseTo(1, 14);
+      // the turn q1 ⊗ q0⁻¹ is about z: its x and y parts vanish; its angle is at most 2°
+      const [x0, y0, z0, w0] = [-q0[3], -q0[4], -q0[5], q0[6]];
+      const [x1, y1, z1, w1] = [q1[3], q1[4], q1[5], q1[6]];
+      const rx = w1 * x0 + x1 * w0 + y1 * z0 - z1 * y0;
+      const ry = w1 * y0 - x1 * z0 + y1 * w0 + z1 * x0;
+      const rz = w1 * z0 + x1 * y0 - y1 * x0 + z1 * w0;
+      expect(Math.hypot(rx, ry)).toBeLessThan(1e-12);
+      const angle = 2 * Math.asin(Math.min(1, Math.abs(rz)));
+      expect(angle).toBeLessThanOrEqual((2 * Math.PI) / 180 + 1e-12);
+      largest = Math.max(largest, angle);
+    }
+    expect(free).toBe(64);
+    expect(largest).toBeGreaterThan((1 * Math.PI) / 180);
+  });
 });
 
 describe('contact scaling fit', () => {

@@ -26,6 +26,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { loadModelFile, type LoadFileOptions, type LoadedSceneFile } from '../io/load_file';
 import { BackendSimulation, createBackend } from '../backends';
+import { JointType, type SapModel } from '../model';
 import { Simulation, type StepReport } from '../pipeline';
 import type { LinearSolverMode } from '../sap/solver';
 import { cloneState, copyState, type SapState } from '../state';
@@ -85,6 +86,16 @@ export interface BenchScene {
   snapshots?: number;
   /** steps between consecutive start states (default: `steps`) */
   snapshot_spacing?: number;
+  /**
+   * independent settles (default 1), each with its own `snapshots` start states. Arrangement 0
+   * drops the scene as authored; arrangement k > 0 first turns every free body about the vertical
+   * by a seeded angle of at most 2° and shifts it horizontally by at most 1 mm
+   * ({@link jitterFreeBodies}), so that the pile settles into another arrangement. A settled pile's
+   * Newton count is a property of its arrangement (one bit-level change anywhere moves a pile's
+   * mean iterations by tens of percent), so timing several arrangements keeps one from deciding
+   * the ratio; every engine is timed from the same states.
+   */
+  arrangements?: number;
 }
 
 /**
@@ -121,9 +132,10 @@ export const BENCH_SCENES: Record<string, BenchScene> = {
     file: 'scenes/pile_64.yaml',
     settle: 380,
     steps: 60,
-    // three start states 20 steps apart, centred on 400 steps (one phase of the settling pile,
-    // three states of it), each timed three times
+    // three arrangements of the pile, each with three start states 20 steps apart centred on 400
+    // steps (one phase of the settling pile), each state timed once
     repeats: 9,
+    arrangements: 3,
     snapshots: 3,
     snapshot_spacing: 20,
     line_searches: ['monotone_decay', 'exact_root'],
@@ -452,16 +464,56 @@ function settleKey(
   solver: Record<string, unknown>,
   settle: number,
   nw: number,
+  arrangement: number,
 ): string {
   const h = createHash('sha256');
   h.update(readFileSync(file));
   h.update(JSON.stringify(solver));
   h.update(`${settle}/${nw}`);
+  if (arrangement > 0) h.update(`/arrangement ${arrangement}`);
   h.update(engineSourceHash());
+  const a = arrangement > 0 ? `a${arrangement}_` : '';
   return path.join(
     dir,
-    `${path.basename(file).replace(/\.[^.]+$/, '')}_${settle}_${nw}_${h.digest('hex').slice(0, 16)}.json`,
+    `${path.basename(file).replace(/\.[^.]+$/, '')}_${settle}_${nw}_${a}${h.digest('hex').slice(0, 16)}.json`,
   );
+}
+
+/**
+ * Arrangement k > 0 of a scene's start ({@link BenchScene.arrangements}): every free body turned
+ * about the world z axis by an angle in [−2°, 2°] and shifted in x and y by up to 1 mm, from a
+ * generator seeded with k (the same k gives the same start on every machine).
+ */
+export function jitterFreeBodies(m: SapModel, st: SapState, k: number): void {
+  let seed = (k * 2654435761) >>> 0 || 1;
+  const next = (): number => {
+    // xorshift32
+    seed ^= seed << 13;
+    seed >>>= 0;
+    seed ^= seed >>> 17;
+    seed ^= seed << 5;
+    seed >>>= 0;
+    return seed / 4294967296;
+  };
+  const q = st.joint_q;
+  for (let j = 0; j < m.joint_count; j++) {
+    if (m.joint_type[j] !== JointType.FREE) continue;
+    const o = m.joint_q_start[j];
+    q[o] += (2 * next() - 1) * 1e-3;
+    q[o + 1] += (2 * next() - 1) * 1e-3;
+    const half = ((2 * next() - 1) * 2 * Math.PI) / 360;
+    const s = Math.sin(half);
+    const c = Math.cos(half);
+    // q ← (0, 0, s, c) ⊗ q, quaternions xyzw
+    const x = q[o + 3],
+      y = q[o + 4],
+      z = q[o + 5],
+      w = q[o + 6];
+    q[o + 3] = c * x - s * y;
+    q[o + 4] = c * y + s * x;
+    q[o + 5] = c * z + s * w;
+    q[o + 6] = c * w - s * z;
+  }
 }
 
 /** restores the cached settled joint state of `file` into `st`; false when there is none */
@@ -535,37 +587,50 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       const q0 = Float64Array.from(ref.control.joint_target_pos);
       const drive = (sim: Stepper): void =>
         applySinusoid(spec, q0, sim.control.joint_target_pos, driven, sim.state.time);
-      // settle once with the scene's own options (or reuse a cached settle), then snapshot
+      // settle once per arrangement with the scene's own options (or reuse a cached settle), then
+      // snapshot
       const ts = performance.now();
       const cacheDir = o.settle_cache === undefined ? SETTLE_CACHE : o.settle_cache;
-      const cacheFile = cacheDir === null ? null : settleKey(cacheDir, spec.file, scene.solver, settle, nw);
-      const cached = cacheFile !== null && readSettleCache(cacheFile, ref.state);
-      if (cached) {
-        ref.solver.updateBodyState(ref.state);
-      } else {
-        for (let i = 0; i < settle; i++) {
-          drive(ref);
-          ref.step();
-        }
-        if (cacheFile !== null) writeSettleCache(cacheFile, ref.state);
-      }
-      const snap: SapState = cloneState(ref.state);
-      // the further start states, stepped on from the snapshot by a simulation that starts there
-      // afresh, as after a cache read (no warm-start history, no broad-phase order from the settle):
-      // the same states whether the settle ran now or came from the cache
-      const snaps: SapState[] = [snap];
+      const arrangements = spec.arrangements ?? 1;
       const spacing = spec.snapshot_spacing ?? steps;
-      const more = cached ? ref : mkSim(scene.solver);
-      if (more !== ref) {
-        copyState(snap, more.state);
-        more.solver.updateBodyState(more.state);
-      }
-      for (let k = 1; k < (spec.snapshots ?? 1); k++) {
-        for (let i = 0; i < spacing; i++) {
-          drive(more);
-          more.step();
+      const snaps: SapState[] = [];
+      let cached = true;
+      for (let a = 0; a < arrangements; a++) {
+        const settler = a === 0 ? ref : mkSim(scene.solver);
+        if (a > 0) {
+          jitterFreeBodies(m, settler.state, a);
+          settler.solver.updateBodyState(settler.state);
         }
-        snaps.push(cloneState(more.state));
+        const cacheFile =
+          cacheDir === null ? null : settleKey(cacheDir, spec.file, scene.solver, settle, nw, a);
+        const hit = cacheFile !== null && readSettleCache(cacheFile, settler.state);
+        if (hit) {
+          settler.solver.updateBodyState(settler.state);
+        } else {
+          for (let i = 0; i < settle; i++) {
+            drive(settler);
+            settler.step();
+          }
+          if (cacheFile !== null) writeSettleCache(cacheFile, settler.state);
+        }
+        cached &&= hit;
+        const snap: SapState = cloneState(settler.state);
+        snaps.push(snap);
+        // the further start states, stepped on from the snapshot by a simulation that starts there
+        // afresh, as after a cache read (no warm-start history, no broad-phase order from the
+        // settle): the same states whether the settle ran now or came from the cache
+        const more = hit ? settler : mkSim(scene.solver);
+        if (more !== settler) {
+          copyState(snap, more.state);
+          more.solver.updateBodyState(more.state);
+        }
+        for (let k = 1; k < (spec.snapshots ?? 1); k++) {
+          for (let i = 0; i < spacing; i++) {
+            drive(more);
+            more.step();
+          }
+          snaps.push(cloneState(more.state));
+        }
       }
       // restart a configuration from start state `r` (mod their count) and take the scene's
       // untimed lead-in steps
@@ -577,7 +642,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         }
       };
       log(
-        `[bench] ${id} (${nw} world${nw > 1 ? 's' : ''}): ${cached ? `settled state of ${settle} steps from ${cacheDir}` : `settled ${settle} steps in ${((performance.now() - ts) / 1000).toFixed(1)} s`}`,
+        `[bench] ${id} (${nw} world${nw > 1 ? 's' : ''}): ${arrangements > 1 ? `${arrangements} arrangements, ` : ''}${cached ? `settled state${arrangements > 1 ? 's' : ''} of ${settle} steps from ${cacheDir}` : `settled ${settle} steps in ${((performance.now() - ts) / 1000).toFixed(1)} s`}`,
       );
       const lss = o.line_searches ?? spec.line_searches;
       const isls = o.islands ?? spec.islands ?? [false];

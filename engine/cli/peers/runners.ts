@@ -150,10 +150,13 @@ export async function startMujoco(setup: PeerSetup, whole = false): Promise<Peer
     m.delete();
     throw e;
   }
+  const arrangements = spec.arrangements ?? 1;
   start +=
-    snaps.length > 1
-      ? `, rounds cycling through ${snaps.length} start states ${spacing} steps apart`
-      : ', every round from there';
+    arrangements > 1
+      ? `, rounds cycling through ${snaps.length} start states (${arrangements} arrangements of ${snaps.length / arrangements} states ${spacing} steps apart)`
+      : snaps.length > 1
+        ? `, rounds cycling through ${snaps.length} start states ${spacing} steps apart`
+        : ', every round from there';
   let iters = 0,
     islands = 0,
     n = 0,
