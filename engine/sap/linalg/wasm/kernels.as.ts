@@ -817,11 +817,106 @@ function factorColumns<T>(a: usize, n: i32, t: usize): i32 {
     const p = factorRow1<T>(a, n, t, i);
     if (p >= 0) return p;
   }
+  // eight rows at a time where they fit (two chains of divisions in flight)
+  for (; i + 7 < n; i += 8) {
+    const p = sizeof<T>() == 8 ? factorRows8x64(a, n, t, i) : factorRows8x32(a, n, t, i);
+    if (p >= 0) return p;
+  }
   for (; i < n; i += 4) {
     const p = factorRows4<T>(a, n, t, i);
     if (p >= 0) return p;
   }
   return -1;
+}
+
+/** {@link factorRows8x64} in binary32: a column's eight rows in two f32x4 */
+function factorRows8x32(a: usize, n: i32, t: usize, i: i32): i32 {
+  // (the columns j < i of both halves: two vectors of binary32 rows; an odd last column too)
+  columnPairs2v<f32>(a, n, t, i, 0, i);
+  const p = diagonal4x32(a, n, t, i);
+  if (p >= 0) return p;
+  columnPairs4x32(a, n, t, i + 4, i, i + 4);
+  return diagonal4x32(a, n, t, i + 4);
+}
+
+/**
+ * binary64, rows i … i+7: the columns j < i of both four-row halves in one pass (the two halves'
+ * chains of divisions are independent: the second need not wait for the first), then the first
+ * half's diagonal block, the second half's columns i … i+3 and its diagonal block. Every entry
+ * receives the operations of {@link factorRows4}, in the same order.
+ */
+function factorRows8x64(a: usize, n: i32, t: usize, i: i32): i32 {
+  const r0 = i * n;
+  let j = 0;
+  for (; j + 1 < i; j += 2) {
+    const p0 = at<f64>(t, j * n + i);
+    const p1 = at<f64>(t, (j + 1) * n + i);
+    let a0 = v128.load(p0);
+    let b0 = v128.load(p0, 16);
+    let c0 = v128.load(p0, 32);
+    let d0 = v128.load(p0, 48);
+    let a1 = v128.load(p1);
+    let b1 = v128.load(p1, 16);
+    let c1 = v128.load(p1, 32);
+    let d1 = v128.load(p1, 48);
+    for (let k = 0; k < j; k++) {
+      const ck = at<f64>(t, k * n);
+      const pi = ck + ((<usize>i) << 3);
+      const x0 = v128.load(pi);
+      const x1 = v128.load(pi, 16);
+      const x2 = v128.load(pi, 32);
+      const x3 = v128.load(pi, 48);
+      const y0 = v128.load64_splat(ck + ((<usize>j) << 3));
+      const y1 = v128.load64_splat(ck + ((<usize>j) << 3), 8);
+      a0 = f64x2.sub(a0, f64x2.mul(x0, y0));
+      b0 = f64x2.sub(b0, f64x2.mul(x1, y0));
+      c0 = f64x2.sub(c0, f64x2.mul(x2, y0));
+      d0 = f64x2.sub(d0, f64x2.mul(x3, y0));
+      a1 = f64x2.sub(a1, f64x2.mul(x0, y1));
+      b1 = f64x2.sub(b1, f64x2.mul(x1, y1));
+      c1 = f64x2.sub(c1, f64x2.mul(x2, y1));
+      d1 = f64x2.sub(d1, f64x2.mul(x3, y1));
+    }
+    const ljj = v128.load64_splat(at<f64>(t, j * n + j));
+    const l0 = f64x2.div(a0, ljj);
+    const m0 = f64x2.div(b0, ljj);
+    const n0 = f64x2.div(c0, ljj);
+    const o0 = f64x2.div(d0, ljj);
+    v128.store(p0, l0);
+    v128.store(p0, m0, 16);
+    v128.store(p0, n0, 32);
+    v128.store(p0, o0, 48);
+    const c = v128.load64_splat(at<f64>(t, j * n + j + 1));
+    const lkk = v128.load64_splat(at<f64>(t, (j + 1) * n + j + 1));
+    const l1 = f64x2.div(f64x2.sub(a1, f64x2.mul(l0, c)), lkk);
+    const m1 = f64x2.div(f64x2.sub(b1, f64x2.mul(m0, c)), lkk);
+    const n1 = f64x2.div(f64x2.sub(c1, f64x2.mul(n0, c)), lkk);
+    const o1 = f64x2.div(f64x2.sub(d1, f64x2.mul(o0, c)), lkk);
+    v128.store(p1, l1);
+    v128.store(p1, m1, 16);
+    v128.store(p1, n1, 32);
+    v128.store(p1, o1, 48);
+    // rows i … i+7 of the pair (L_rj, L_r,j+1), adjacent in the row-major a
+    const q = at<f64>(a, r0 + j);
+    const row = (<usize>n) << 3;
+    v128.store(q, i64x2.shuffle(l0, l1, 0, 2));
+    v128.store(q + row, i64x2.shuffle(l0, l1, 1, 3));
+    v128.store(q + 2 * row, i64x2.shuffle(m0, m1, 0, 2));
+    v128.store(q + 3 * row, i64x2.shuffle(m0, m1, 1, 3));
+    v128.store(q + 4 * row, i64x2.shuffle(n0, n1, 0, 2));
+    v128.store(q + 5 * row, i64x2.shuffle(n0, n1, 1, 3));
+    v128.store(q + 6 * row, i64x2.shuffle(o0, o1, 0, 2));
+    v128.store(q + 7 * row, i64x2.shuffle(o0, o1, 1, 3));
+  }
+  if (j < i) {
+    // (one column left: the halves one after the other, as factorRows4 takes it)
+    columnPairs2v<f64>(a, n, t, i, j, i);
+    columnPairs2v<f64>(a, n, t, i + 4, j, i);
+  }
+  const p = diagonal4x64(a, n, t, i);
+  if (p >= 0) return p;
+  columnPairs2v<f64>(a, n, t, i + 4, i, i + 4);
+  return diagonal4x64(a, n, t, i + 4);
 }
 
 /** row i alone */
@@ -850,83 +945,158 @@ function factorRow1<T>(a: usize, n: i32, t: usize, i: i32): i32 {
  * then the 4 × 4 diagonal block (its terms k < i in lanes, its own terms in scalar order)
  */
 function factorRows4<T>(a: usize, n: i32, t: usize, i: i32): i32 {
-  const r0 = i * n;
-  let j = 0;
   if (sizeof<T>() == 4) {
-    for (; j + 1 < i; j += 2) {
-      const p0 = at<T>(t, j * n + i);
-      const p1 = at<T>(t, (j + 1) * n + i);
-      let a0 = v128.load(p0);
-      let a1 = v128.load(p1);
-      for (let k = 0; k < j; k++) {
-        const ck = at<T>(t, k * n);
-        const x = v128.load(ck + ((<usize>i) << 2));
-        a0 = f32x4.sub(a0, f32x4.mul(x, v128.load32_splat(ck + ((<usize>j) << 2))));
-        a1 = f32x4.sub(a1, f32x4.mul(x, v128.load32_splat(ck + ((<usize>j) << 2), 4)));
-      }
-      const l = f32x4.div(a0, v128.load32_splat(at<T>(t, j * n + j)));
-      v128.store(p0, l);
-      a1 = f32x4.sub(a1, f32x4.mul(l, v128.load32_splat(at<T>(t, j * n + j + 1))));
-      const m = f32x4.div(a1, v128.load32_splat(at<T>(t, (j + 1) * n + j + 1)));
-      v128.store(p1, m);
-      // rows i … i+3 of the pair (L_rj, L_r,j+1), adjacent in the row-major a
-      const q = at<T>(a, r0 + j);
-      const lo = i32x4.shuffle(l, m, 0, 4, 1, 5);
-      const hi = i32x4.shuffle(l, m, 2, 6, 3, 7);
-      v128.store64_lane(q, lo, 0);
-      v128.store64_lane(q + ((<usize>n) << 2), lo, 1);
-      v128.store64_lane(q + ((<usize>n) << 3), hi, 0);
-      v128.store64_lane(q + ((<usize>(3 * n)) << 2), hi, 1);
-    }
-    if (j < i) {
-      const p0 = at<T>(t, j * n + i);
-      let a0 = v128.load(p0);
-      for (let k = 0; k < j; k++) {
-        const ck = at<T>(t, k * n);
-        a0 = f32x4.sub(
-          a0,
-          f32x4.mul(v128.load(ck + ((<usize>i) << 2)), v128.load32_splat(ck + ((<usize>j) << 2))),
-        );
-      }
-      const l = f32x4.div(a0, v128.load32_splat(at<T>(t, j * n + j)));
-      v128.store(p0, l);
-      const q = at<T>(a, r0 + j);
-      v128.store32_lane(q, l, 0);
-      v128.store32_lane(q + ((<usize>n) << 2), l, 1);
-      v128.store32_lane(q + ((<usize>n) << 3), l, 2);
-      v128.store32_lane(q + ((<usize>(3 * n)) << 2), l, 3);
-    }
-    // the diagonal block's columns i … i+3 over rows i … i+3 (lanes above the diagonal unused)
-    let c0 = v128.load(at<T>(t, i * n + i));
-    let c1 = v128.load(at<T>(t, (i + 1) * n + i));
-    let c2 = v128.load(at<T>(t, (i + 2) * n + i));
-    let c3 = v128.load(at<T>(t, (i + 3) * n + i));
-    for (let k = 0; k < i; k++) {
-      const ck = at<T>(t, k * n + i);
-      const x = v128.load(ck);
-      c0 = f32x4.sub(c0, f32x4.mul(x, v128.load32_splat(ck)));
-      c1 = f32x4.sub(c1, f32x4.mul(x, v128.load32_splat(ck, 4)));
-      c2 = f32x4.sub(c2, f32x4.mul(x, v128.load32_splat(ck, 8)));
-      c3 = f32x4.sub(c3, f32x4.mul(x, v128.load32_splat(ck, 12)));
-    }
-    return diagonalBlock4<T>(
-      a,
-      t,
-      n,
-      i,
-      <T>f32x4.extract_lane(c0, 0),
-      <T>f32x4.extract_lane(c0, 1),
-      <T>f32x4.extract_lane(c0, 2),
-      <T>f32x4.extract_lane(c0, 3),
-      <T>f32x4.extract_lane(c1, 1),
-      <T>f32x4.extract_lane(c1, 2),
-      <T>f32x4.extract_lane(c1, 3),
-      <T>f32x4.extract_lane(c2, 2),
-      <T>f32x4.extract_lane(c2, 3),
-      <T>f32x4.extract_lane(c3, 3),
-    );
+    columnPairs4x32(a, n, t, i, 0, i);
+    return diagonal4x32(a, n, t, i);
   }
-  for (; j + 1 < i; j += 2) {
+  columnPairs2v<f64>(a, n, t, i, 0, i);
+  return diagonal4x64(a, n, t, i);
+}
+
+/**
+ * binary32: the entries of rows i … i+3 in columns j0 … j1−1 (j1 ≤ i; column-major t, row-major
+ * a): the columns in pairs, the four rows of a column in the lanes of one f32x4, each entry its
+ * terms k ascending then its division
+ */
+function columnPairs4x32(a: usize, n: i32, t: usize, i: i32, j0: i32, j1: i32): void {
+  const r0 = i * n;
+  let j = j0;
+  for (; j + 1 < j1; j += 2) {
+    const p0 = at<f32>(t, j * n + i);
+    const p1 = at<f32>(t, (j + 1) * n + i);
+    let a0 = v128.load(p0);
+    let a1 = v128.load(p1);
+    for (let k = 0; k < j; k++) {
+      const ck = at<f32>(t, k * n);
+      const x = v128.load(ck + ((<usize>i) << 2));
+      a0 = f32x4.sub(a0, f32x4.mul(x, v128.load32_splat(ck + ((<usize>j) << 2))));
+      a1 = f32x4.sub(a1, f32x4.mul(x, v128.load32_splat(ck + ((<usize>j) << 2), 4)));
+    }
+    const l = f32x4.div(a0, v128.load32_splat(at<f32>(t, j * n + j)));
+    v128.store(p0, l);
+    a1 = f32x4.sub(a1, f32x4.mul(l, v128.load32_splat(at<f32>(t, j * n + j + 1))));
+    const m = f32x4.div(a1, v128.load32_splat(at<f32>(t, (j + 1) * n + j + 1)));
+    v128.store(p1, m);
+    // rows i … i+3 of the pair (L_rj, L_r,j+1), adjacent in the row-major a
+    const q = at<f32>(a, r0 + j);
+    const lo = i32x4.shuffle(l, m, 0, 4, 1, 5);
+    const hi = i32x4.shuffle(l, m, 2, 6, 3, 7);
+    v128.store64_lane(q, lo, 0);
+    v128.store64_lane(q + ((<usize>n) << 2), lo, 1);
+    v128.store64_lane(q + ((<usize>n) << 3), hi, 0);
+    v128.store64_lane(q + ((<usize>(3 * n)) << 2), hi, 1);
+  }
+  if (j < j1) {
+    const p0 = at<f32>(t, j * n + i);
+    let a0 = v128.load(p0);
+    for (let k = 0; k < j; k++) {
+      const ck = at<f32>(t, k * n);
+      a0 = f32x4.sub(
+        a0,
+        f32x4.mul(v128.load(ck + ((<usize>i) << 2)), v128.load32_splat(ck + ((<usize>j) << 2))),
+      );
+    }
+    const l = f32x4.div(a0, v128.load32_splat(at<f32>(t, j * n + j)));
+    v128.store(p0, l);
+    const q = at<f32>(a, r0 + j);
+    v128.store32_lane(q, l, 0);
+    v128.store32_lane(q + ((<usize>n) << 2), l, 1);
+    v128.store32_lane(q + ((<usize>n) << 3), l, 2);
+    v128.store32_lane(q + ((<usize>(3 * n)) << 2), l, 3);
+  }
+}
+
+/** binary32: the 4 × 4 diagonal block of rows i … i+3 (its terms k < i in lanes, then in order) */
+function diagonal4x32(a: usize, n: i32, t: usize, i: i32): i32 {
+  // the diagonal block's columns i … i+3 over rows i … i+3 (lanes above the diagonal unused)
+  let c0 = v128.load(at<f32>(t, i * n + i));
+  let c1 = v128.load(at<f32>(t, (i + 1) * n + i));
+  let c2 = v128.load(at<f32>(t, (i + 2) * n + i));
+  let c3 = v128.load(at<f32>(t, (i + 3) * n + i));
+  for (let k = 0; k < i; k++) {
+    const ck = at<f32>(t, k * n + i);
+    const x = v128.load(ck);
+    c0 = f32x4.sub(c0, f32x4.mul(x, v128.load32_splat(ck)));
+    c1 = f32x4.sub(c1, f32x4.mul(x, v128.load32_splat(ck, 4)));
+    c2 = f32x4.sub(c2, f32x4.mul(x, v128.load32_splat(ck, 8)));
+    c3 = f32x4.sub(c3, f32x4.mul(x, v128.load32_splat(ck, 12)));
+  }
+  return diagonalBlock4<f32>(
+    a,
+    t,
+    n,
+    i,
+    f32x4.extract_lane(c0, 0),
+    f32x4.extract_lane(c0, 1),
+    f32x4.extract_lane(c0, 2),
+    f32x4.extract_lane(c0, 3),
+    f32x4.extract_lane(c1, 1),
+    f32x4.extract_lane(c1, 2),
+    f32x4.extract_lane(c1, 3),
+    f32x4.extract_lane(c2, 2),
+    f32x4.extract_lane(c2, 3),
+    f32x4.extract_lane(c3, 3),
+  );
+}
+
+/** lane arithmetic of T: f32x4 for binary32, f64x2 for binary64 */
+function vsub<T>(x: v128, y: v128): v128 {
+  return sizeof<T>() == 4 ? f32x4.sub(x, y) : f64x2.sub(x, y);
+}
+function vmul<T>(x: v128, y: v128): v128 {
+  return sizeof<T>() == 4 ? f32x4.mul(x, y) : f64x2.mul(x, y);
+}
+function vdiv<T>(x: v128, y: v128): v128 {
+  return sizeof<T>() == 4 ? f32x4.div(x, y) : f64x2.div(x, y);
+}
+/** the T at p in every lane */
+function vsplat<T>(p: usize): v128 {
+  return sizeof<T>() == 4 ? v128.load32_splat(p) : v128.load64_splat(p);
+}
+
+/**
+ * row-major stores of the rows of one vector of column j (`l`) and the same rows of column j+1
+ * (`m`): each row's pair (L_rj, L_r,j+1) at q + r·row (rows of q's first row on)
+ */
+function storeRowPairs<T>(q: usize, row: usize, l: v128, m: v128): void {
+  if (sizeof<T>() == 4) {
+    const lo = i32x4.shuffle(l, m, 0, 4, 1, 5);
+    const hi = i32x4.shuffle(l, m, 2, 6, 3, 7);
+    v128.store64_lane(q, lo, 0);
+    v128.store64_lane(q + row, lo, 1);
+    v128.store64_lane(q + 2 * row, hi, 0);
+    v128.store64_lane(q + 3 * row, hi, 1);
+    return;
+  }
+  v128.store(q, i64x2.shuffle(l, m, 0, 2));
+  v128.store(q + row, i64x2.shuffle(l, m, 1, 3));
+}
+
+/** row-major stores of the rows of one vector of column j: L_rj at q + r·row */
+function storeRows<T>(q: usize, row: usize, l: v128): void {
+  if (sizeof<T>() == 4) {
+    v128.store32_lane(q, l, 0);
+    v128.store32_lane(q + row, l, 1);
+    v128.store32_lane(q + 2 * row, l, 2);
+    v128.store32_lane(q + 3 * row, l, 3);
+    return;
+  }
+  v128.store64_lane(q, l, 0);
+  v128.store64_lane(q + row, l, 1);
+}
+
+/**
+ * the entries of the rows of two vectors from row i (binary64: rows i … i+3, binary32: i … i+7)
+ * in columns j0 … j1−1 (j1 ≤ i; column-major t, row-major a): the columns in pairs, each entry its
+ * terms k ascending then its division
+ */
+function columnPairs2v<T>(a: usize, n: i32, t: usize, i: i32, j0: i32, j1: i32): void {
+  const r0 = i * n;
+  const sz = <usize>sizeof<T>();
+  const row = <usize>n * sz;
+  const half = 16 / sz; // rows per vector
+  let j = j0;
+  for (; j + 1 < j1; j += 2) {
     const p0 = at<T>(t, j * n + i);
     const p1 = at<T>(t, (j + 1) * n + i);
     let a0 = v128.load(p0);
@@ -935,62 +1105,61 @@ function factorRows4<T>(a: usize, n: i32, t: usize, i: i32): i32 {
     let b1 = v128.load(p1, 16);
     for (let k = 0; k < j; k++) {
       const ck = at<T>(t, k * n);
-      const pi = ck + ((<usize>i) << 3);
+      const pi = ck + <usize>i * sz;
       const x = v128.load(pi);
       const z = v128.load(pi, 16);
-      const y0 = v128.load64_splat(ck + ((<usize>j) << 3));
-      const y1 = v128.load64_splat(ck + ((<usize>j) << 3), 8);
-      a0 = f64x2.sub(a0, f64x2.mul(x, y0));
-      b0 = f64x2.sub(b0, f64x2.mul(z, y0));
-      a1 = f64x2.sub(a1, f64x2.mul(x, y1));
-      b1 = f64x2.sub(b1, f64x2.mul(z, y1));
+      const y0 = vsplat<T>(ck + <usize>j * sz);
+      const y1 = vsplat<T>(ck + <usize>(j + 1) * sz);
+      a0 = vsub<T>(a0, vmul<T>(x, y0));
+      b0 = vsub<T>(b0, vmul<T>(z, y0));
+      a1 = vsub<T>(a1, vmul<T>(x, y1));
+      b1 = vsub<T>(b1, vmul<T>(z, y1));
     }
-    const ljj = v128.load64_splat(at<T>(t, j * n + j));
-    const l0 = f64x2.div(a0, ljj);
-    const m0 = f64x2.div(b0, ljj);
+    const ljj = vsplat<T>(at<T>(t, j * n + j));
+    const l0 = vdiv<T>(a0, ljj);
+    const m0 = vdiv<T>(b0, ljj);
     v128.store(p0, l0);
     v128.store(p0, m0, 16);
-    const c = v128.load64_splat(at<T>(t, j * n + j + 1));
-    const lkk = v128.load64_splat(at<T>(t, (j + 1) * n + j + 1));
-    const l1 = f64x2.div(f64x2.sub(a1, f64x2.mul(l0, c)), lkk);
-    const m1 = f64x2.div(f64x2.sub(b1, f64x2.mul(m0, c)), lkk);
+    const c = vsplat<T>(at<T>(t, j * n + j + 1));
+    const lkk = vsplat<T>(at<T>(t, (j + 1) * n + j + 1));
+    const l1 = vdiv<T>(vsub<T>(a1, vmul<T>(l0, c)), lkk);
+    const m1 = vdiv<T>(vsub<T>(b1, vmul<T>(m0, c)), lkk);
     v128.store(p1, l1);
     v128.store(p1, m1, 16);
-    // rows i … i+3 of the pair (L_rj, L_r,j+1), adjacent in the row-major a
     const q = at<T>(a, r0 + j);
-    v128.store(q, i64x2.shuffle(l0, l1, 0, 2));
-    v128.store(q + ((<usize>n) << 3), i64x2.shuffle(l0, l1, 1, 3));
-    v128.store(q + ((<usize>n) << 4), i64x2.shuffle(m0, m1, 0, 2));
-    v128.store(q + ((<usize>(3 * n)) << 3), i64x2.shuffle(m0, m1, 1, 3));
+    storeRowPairs<T>(q, row, l0, l1);
+    storeRowPairs<T>(q + half * row, row, m0, m1);
   }
-  if (j < i) {
+  if (j < j1) {
     const p0 = at<T>(t, j * n + i);
     let a0 = v128.load(p0);
     let b0 = v128.load(p0, 16);
     for (let k = 0; k < j; k++) {
       const ck = at<T>(t, k * n);
-      const pi = ck + ((<usize>i) << 3);
-      const y = v128.load64_splat(ck + ((<usize>j) << 3));
-      a0 = f64x2.sub(a0, f64x2.mul(v128.load(pi), y));
-      b0 = f64x2.sub(b0, f64x2.mul(v128.load(pi, 16), y));
+      const pi = ck + <usize>i * sz;
+      const y = vsplat<T>(ck + <usize>j * sz);
+      a0 = vsub<T>(a0, vmul<T>(v128.load(pi), y));
+      b0 = vsub<T>(b0, vmul<T>(v128.load(pi, 16), y));
     }
-    const ljj = v128.load64_splat(at<T>(t, j * n + j));
-    const l0 = f64x2.div(a0, ljj);
-    const m0 = f64x2.div(b0, ljj);
+    const ljj = vsplat<T>(at<T>(t, j * n + j));
+    const l0 = vdiv<T>(a0, ljj);
+    const m0 = vdiv<T>(b0, ljj);
     v128.store(p0, l0);
     v128.store(p0, m0, 16);
     const q = at<T>(a, r0 + j);
-    v128.store64_lane(q, l0, 0);
-    v128.store64_lane(q + ((<usize>n) << 3), l0, 1);
-    v128.store64_lane(q + ((<usize>n) << 4), m0, 0);
-    v128.store64_lane(q + ((<usize>(3 * n)) << 3), m0, 1);
+    storeRows<T>(q, row, l0);
+    storeRows<T>(q + half * row, row, m0);
   }
+}
+
+/** binary64: the 4 × 4 diagonal block of rows i … i+3 (its terms k < i in lanes, then in order) */
+function diagonal4x64(a: usize, n: i32, t: usize, i: i32): i32 {
   // the diagonal block: column i over rows i … i+3, column i+1 over rows i … i+3 (row i unused),
   // columns i+2 and i+3 over rows i+2, i+3 (row i+2 of column i+3 unused)
-  const q0 = at<T>(t, i * n + i);
-  const q1 = at<T>(t, (i + 1) * n + i);
-  const q2 = at<T>(t, (i + 2) * n + i);
-  const q3 = at<T>(t, (i + 3) * n + i);
+  const q0 = at<f64>(t, i * n + i);
+  const q1 = at<f64>(t, (i + 1) * n + i);
+  const q2 = at<f64>(t, (i + 2) * n + i);
+  const q3 = at<f64>(t, (i + 3) * n + i);
   let c0 = v128.load(q0);
   let e0 = v128.load(q0, 16);
   let c1 = v128.load(q1);
@@ -998,7 +1167,7 @@ function factorRows4<T>(a: usize, n: i32, t: usize, i: i32): i32 {
   let e2 = v128.load(q2, 16);
   let e3 = v128.load(q3, 16);
   for (let k = 0; k < i; k++) {
-    const ck = at<T>(t, k * n + i);
+    const ck = at<f64>(t, k * n + i);
     const x = v128.load(ck);
     const z = v128.load(ck, 16);
     const y0 = v128.load64_splat(ck);
@@ -1012,21 +1181,21 @@ function factorRows4<T>(a: usize, n: i32, t: usize, i: i32): i32 {
     e2 = f64x2.sub(e2, f64x2.mul(z, y2));
     e3 = f64x2.sub(e3, f64x2.mul(z, y3));
   }
-  return diagonalBlock4<T>(
+  return diagonalBlock4<f64>(
     a,
     t,
     n,
     i,
-    <T>f64x2.extract_lane(c0, 0),
-    <T>f64x2.extract_lane(c0, 1),
-    <T>f64x2.extract_lane(e0, 0),
-    <T>f64x2.extract_lane(e0, 1),
-    <T>f64x2.extract_lane(c1, 1),
-    <T>f64x2.extract_lane(e1, 0),
-    <T>f64x2.extract_lane(e1, 1),
-    <T>f64x2.extract_lane(e2, 0),
-    <T>f64x2.extract_lane(e2, 1),
-    <T>f64x2.extract_lane(e3, 1),
+    f64x2.extract_lane(c0, 0),
+    f64x2.extract_lane(c0, 1),
+    f64x2.extract_lane(e0, 0),
+    f64x2.extract_lane(e0, 1),
+    f64x2.extract_lane(c1, 1),
+    f64x2.extract_lane(e1, 0),
+    f64x2.extract_lane(e1, 1),
+    f64x2.extract_lane(e2, 0),
+    f64x2.extract_lane(e2, 1),
+    f64x2.extract_lane(e3, 1),
   );
 }
 
