@@ -848,7 +848,6 @@ export class SapSolver {
   /** layout, participation, parameters, ordering and workspaces for a packed problem */
   private prepare(pk: PackedSapProblem, vGuess: Float64Array | undefined): string | null {
     this.pp = pk;
-    this.advanced = false;
     const nCl = pk.nCliques;
     this.nCliques = nCl;
     this.cliqueOff = pk.cliqueOff;

@@ -458,6 +458,16 @@ export class DenseCholesky {
   }
 
   /** points the storage views into the kernels' memory for order n (false: it cannot grow) */
+  /** byte offset of the matrix (its factor) in the kernels' memory, after the right-hand side */
+  private get matrixPtr(): number {
+    return 8 * this.cap;
+  }
+
+  /** byte offset of the kernels' column-major copy of the factor, after the matrix */
+  private get columnsPtr(): number {
+    return 8 * (this.cap + this.cap * this.cap);
+  }
+
   private bindWasm(w: LinalgWasm, n: number): boolean {
     let cap = this.cap;
     if (n > cap) cap = Math.max(n, Math.ceil(1.5 * cap), 8);
@@ -506,8 +516,9 @@ export class DenseCholesky {
       }
     }
     if (w !== null) {
-      const t = 8 * (this.cap + this.cap * this.cap);
-      const pivot = f32 ? w.denseFactor32(8 * this.cap, n, t) : w.denseFactor64(8 * this.cap, n, t);
+      const a = this.matrixPtr;
+      const t = this.columnsPtr;
+      const pivot = f32 ? w.denseFactor32(a, n, t) : w.denseFactor64(a, n, t);
       res = this.result;
       res.status = pivot < 0 ? 'ok' : 'not_spd';
       res.pivot = pivot;
@@ -537,9 +548,8 @@ export class DenseCholesky {
     if (perm === undefined) for (let i = 0; i < n; i++) r[i] = b[i];
     else for (let i = 0; i < n; i++) r[i] = b[perm[i]];
     if (w !== null) {
-      const t = 8 * (this.cap + this.cap * this.cap);
-      if (f32) w.denseSolve32(8 * this.cap, n, 0, t);
-      else w.denseSolve64(8 * this.cap, n, 0, t);
+      if (f32) w.denseSolve32(this.matrixPtr, n, 0, this.columnsPtr);
+      else w.denseSolve64(this.matrixPtr, n, 0, this.columnsPtr);
     } else if (f32) choleskySolve(this.s32, n, this.r32, 'fp32');
     else choleskySolve(this.s64, n, this.r64, 'fp64');
     if (perm === undefined) for (let i = 0; i < n; i++) x[i] = r[i];
