@@ -137,13 +137,19 @@ describe('solveSapProblem on hand-built problems', () => {
         }
       });
 
-      it('returns 0 iterations when given its solution as the guess', () => {
+      it('recognizes its solution when given it as the guess', () => {
+        // The last iterate's J·v and A(v − v*) were advanced with the step (vc + αJΔv), a fresh
+        // start multiplies them out: they agree to rounding, and at optimality_rel_tol 1e-12 the
+        // test can then fall on either side of the bound. Either way no more than one step, and
+        // that step does not move the solution beyond rounding.
         for (const [k, r] of results.entries()) {
           const again = solveSapProblem(p, { ...TIGHT, line_search_variant: VARIANTS[k] }, r.v);
           expect(again.status).toBe('converged');
-          expect(again.iterations).toBe(0);
-          expect(again.line_search_iterations).toBe(0);
-          expect(Array.from(again.v)).toEqual(Array.from(r.v));
+          expect(again.iterations).toBeLessThanOrEqual(1);
+          if (again.iterations === 0) {
+            expect(again.line_search_iterations).toBe(0);
+            expect(Array.from(again.v)).toEqual(Array.from(r.v));
+          } else expect(relDiff(again.v, r.v)).toBeLessThan(1e-12);
         }
       });
     });

@@ -77,6 +77,11 @@ export class BlockSparseCholesky {
   dofStart: Int32Array = new Int32Array(0);
   /** panel storage of L (and of H before {@link factor}) */
   values: Float64Array = new Float64Array(0);
+  /**
+   * a second panel-shaped array (the offsets of {@link values}) where a caller keeps H between
+   * factorizations, which overwrite {@link values}: {@link loadHeld} copies it over
+   */
+  held: Float64Array = new Float64Array(0);
   /** estimated multiply–adds of one numeric factorization */
   flops = 0;
   /** entries of L stored (panels, incl. the unused upper triangles of diagonal blocks) */
@@ -128,6 +133,7 @@ export class BlockSparseCholesky {
   private wasm: LinalgWasm | null = null;
   private wasmBound = false;
   private valPtr = 0;
+  private heldAt = 0;
   private yPtr = 0;
 
   constructor(precision: LinearSolvePrecision = 'fp64', kernels: LinalgKernels = 'wasm') {
@@ -147,6 +153,11 @@ export class BlockSparseCholesky {
   /** byte offset of {@link values} in the kernels' memory */
   get valuesPtr(): number {
     return this.valPtr;
+  }
+
+  /** byte offset of {@link held} in the kernels' memory */
+  get heldPtr(): number {
+    return this.heldAt;
   }
 
   /** byte offset of the caller's region in the kernels' memory (8-aligned) */
@@ -434,6 +445,7 @@ export class BlockSparseCholesky {
     this.boundExtra = this.wasmBound ? extraBytes : 0;
     if (!this.wasmBound) {
       this.values = growF64(this.values, this.storage);
+      this.held = growF64(this.held, this.storage);
       this.xs = growF64(this.xs, this.n);
     }
   }
@@ -461,6 +473,8 @@ export class BlockSparseCholesky {
     let bytes = intRunsBytes(ints);
     const valPtr = bytes;
     bytes += 8 * this.storage;
+    const heldPtr = bytes;
+    bytes += 8 * this.storage;
     const yPtr = bytes;
     bytes += 8 * this.n;
     const extraPtr = bytes;
@@ -471,6 +485,8 @@ export class BlockSparseCholesky {
     const ptr = w.copyIntRuns(ints, 0);
     w.exports.setStructure(nb, ...ptr);
     this.values = new Float64Array(buf, valPtr, this.storage);
+    this.held = new Float64Array(buf, heldPtr, this.storage);
+    this.heldAt = heldPtr;
     this.xs = new Float64Array(buf, yPtr, this.n);
     this.valPtr = valPtr;
     this.yPtr = yPtr;
@@ -512,6 +528,17 @@ export class BlockSparseCholesky {
   /** zeroes the stored H/L entries */
   clear(): void {
     this.values.fill(0, 0, this.storage);
+    this.factored = false;
+  }
+
+  /** zeroes {@link held} */
+  clearHeld(): void {
+    this.held.fill(0, 0, this.storage);
+  }
+
+  /** {@link values} ← {@link held} (to be factored) */
+  loadHeld(): void {
+    this.values.set(this.held.subarray(0, this.storage));
     this.factored = false;
   }
 

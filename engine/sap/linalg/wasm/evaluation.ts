@@ -28,6 +28,7 @@ export const EVAL_VECTORS = [
   'vcT',
   'gammaT',
   'GT',
+  'dG',
   'dInv',
   'rhs',
   'out',
@@ -59,12 +60,14 @@ const REGIONS: readonly Region[] = [...INT_REGIONS, ...DATA_REGIONS, ...EVAL_VEC
 const N_INT = INT_REGIONS.length;
 /** the dense Newton matrix comes last, so that it can grow without moving the others */
 const H_REGION = REGIONS.length - 1;
-/** vectors over constraint rows (the others but G, GT are over participating dofs) */
+/** vectors over constraint rows (the others but the G-shaped ones are over participating dofs) */
 const ROW_VECTORS: ReadonlySet<EvalVector> = new Set(['vc', 'gamma', 'dvc', 'vcT', 'gammaT']);
+/** vectors shaped like the Hessian blocks G (r² per constraint) */
+const G_VECTORS: ReadonlySet<EvalVector> = new Set(['G', 'GT', 'dG']);
 
 /** per EVAL_VECTORS entry, what sizes it: 0 dofs, 1 rows, 2 G blocks, 3 none (H: ensureH), 4 eight */
 const VECTOR_SIZE = Int8Array.from(EVAL_VECTORS, (name) =>
-  name === 'H' ? 3 : name === 'out' ? 4 : name === 'G' || name === 'GT' ? 2 : ROW_VECTORS.has(name) ? 1 : 0,
+  name === 'H' ? 3 : name === 'out' ? 4 : G_VECTORS.has(name) ? 2 : ROW_VECTORS.has(name) ? 1 : 0,
 );
 /** the first bytes stay unused: offset 0 means "no array" to the kernels */
 const BASE = 64;

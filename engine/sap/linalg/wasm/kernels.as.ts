@@ -1881,11 +1881,12 @@ export function assemble(val: usize, G: usize, nCon: i32): void {
 /**
  * The dense Newton matrix H = A + Σ JᵢᵀGᵢJᵢ over the participating dofs (SapSolver.assembleH):
  * lower triangle of the row-major n×n matrix at `H`, A from the evaluation's clique blocks (see
- * evaluation.as.ts), every entry rounded to binary32 at the end when `rs`. The structure comes from
- * {@link setAssembly} (the pair tables are not read).
+ * evaluation.as.ts) when `init` (else the terms are added to the H held there: G is then the change
+ * ΔG since that H was assembled), every entry rounded to binary32 at the end when `rs`. The
+ * structure comes from {@link setAssembly} (the pair tables are not read).
  */
-export function assembleDense(H: usize, G: usize, nCon: i32, n: i32, rs: bool): void {
-  initDenseA(H, n);
+export function assembleDense(H: usize, G: usize, nCon: i32, n: i32, rs: bool, init: bool): void {
+  if (init) initDenseA(H, n);
   const cs = aColStart;
   for (let i = 0; i < nCon; i++) {
     const r = gi(aRows, i);

@@ -74,8 +74,11 @@ export interface LinalgWasmExports {
   directionTerms(np: number): void;
   /** v ← v + out[4]·dv (rounded to binary32 when rs; otherwise vc and Ar advanced with it) */
   stepV(np: number, nRows: number, rs: boolean): void;
-  /** the dense Newton matrix (lower triangle, row-major n×n at H) from the evaluation's data */
-  assembleDense(H: number, G: number, nCon: number, n: number, rs: boolean): void;
+  /**
+   * the dense Newton matrix (lower triangle, row-major n×n at H) from the evaluation's data: A + JᵀGJ
+   * when `init`, else H += JᵀGJ (G a change of the Hessian blocks)
+   */
+  assembleDense(H: number, G: number, nCon: number, n: number, rs: boolean, init: boolean): void;
 }
 
 let compiled: WebAssembly.Module | null | undefined;
