@@ -57,9 +57,15 @@ describe('runBench', () => {
     expect(readdirSync(dir)).toEqual([expect.stringMatching(/^arm7_10_1_[0-9a-f]{16}\.json$/)]);
   }, 60_000);
 
-  it('times pile_64 and its peers from the same nine start states (three arrangements), round by round', async () => {
-    expect(BENCH_SCENES.pile_64.snapshots).toBe(3);
-    expect(BENCH_SCENES.pile_64.arrangements).toBe(3);
+  it('times pile_64 and its peers from the same sixteen start states (eight arrangements), round by round', async () => {
+    // the resting pile and the tumbling one are the same scene at two settle lengths
+    for (const id of ['pile_64', 'pile_64_tumbling']) {
+      expect(BENCH_SCENES[id].file).toBe('scenes/pile_64.yaml');
+      expect(BENCH_SCENES[id].snapshots).toBe(2);
+      expect(BENCH_SCENES[id].arrangements).toBe(8);
+      expect(BENCH_SCENES[id].repeats).toBe(16);
+    }
+    expect(BENCH_SCENES.pile_64.settle).toBeGreaterThan(BENCH_SCENES.pile_64_tumbling.settle);
     const res = await runBench({
       scenes: ['pile_64'],
       presets: ['approx32'],
@@ -68,17 +74,17 @@ describe('runBench', () => {
       num_worlds: [1],
       steps: 2,
       repeats: 3,
-      settle: 10,
+      settle: 5,
       peers: ['mujoco', 'mujoco_whole', 'rapier'],
       settle_cache: null,
       warmup_ms: 0,
     });
     expect(res.rows).toHaveLength(1);
     expect(res.peers.map((p) => p.peer).sort()).toEqual(['mujoco', 'mujoco_whole', 'rapier']);
-    for (const p of res.peers) expect(p.start).toMatch(/9 start states/);
+    for (const p of res.peers) expect(p.start).toMatch(/16 start states/);
     const mj = res.peers.find((p) => p.peer === 'mujoco')!;
     const whole = res.peers.find((p) => p.peer === 'mujoco_whole')!;
-    expect(mj.start).toMatch(/3 arrangements of 3 states 20 steps apart/);
+    expect(mj.start).toMatch(/8 arrangements of 2 states 20 steps apart/);
     // MuJoCo with its island discovery off: no islands to report
     expect(mj.islands_mean).toBeDefined();
     expect(whole.islands_mean).toBeUndefined();
@@ -191,7 +197,7 @@ describe('runBench', () => {
   it('takes the further start states the same way after a fresh and after a cached settle', async () => {
     // pile_64's start states: per arrangement the second and third are stepped on from the first,
     // which a cached run reads from the file (no warm-start history, no broad-phase order from the
-    // settle); nine rounds take all nine states
+    // settle); sixteen rounds take all sixteen states
     const cache = mkdtempSync(path.join(os.tmpdir(), 'sap-bench-snaps-'));
     onTestFinished(() => rmSync(cache, { recursive: true, force: true }));
     const run = () =>
@@ -202,7 +208,7 @@ describe('runBench', () => {
         islands: [false],
         num_worlds: [1],
         steps: 6,
-        repeats: 9,
+        repeats: 16,
         settle: 100,
         peers: [],
         settle_cache: cache,
@@ -210,11 +216,16 @@ describe('runBench', () => {
       });
     const fresh = (await run()).rows[0];
     // one settled state per arrangement
-    expect(readdirSync(cache).sort()).toEqual([
-      expect.stringMatching(/^pile_64_100_1_[0-9a-f]{16}\.json$/),
-      expect.stringMatching(/^pile_64_100_1_a1_[0-9a-f]{16}\.json$/),
-      expect.stringMatching(/^pile_64_100_1_a2_[0-9a-f]{16}\.json$/),
-    ]);
+    const files = readdirSync(cache);
+    expect(files).toHaveLength(8);
+    expect(files).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^pile_64_100_1_[0-9a-f]{16}\.json$/),
+        ...[1, 2, 3, 4, 5, 6, 7].map((a) =>
+          expect.stringMatching(new RegExp(`^pile_64_100_1_a${a}_[0-9a-f]{16}\\.json$`)),
+        ),
+      ]),
+    );
     const cached = (await run()).rows[0];
     expect(fresh.contacts_per_world).toBeGreaterThan(0);
     expect(fresh.newton_iterations_mean).toBeGreaterThan(1);
@@ -339,27 +350,27 @@ describe('contact scaling fit', () => {
     stage_ms: { collision: 0, free_motion: 0, constraints: 0, solve: 0, integrate: 0, total: 0 },
   });
 
-  it('fits t ∝ contacts^p to pile_1000 from the settled and from the landing 64-box pile, per preset', () => {
-    // per-step times t = 1/steps_per_s: pile_1000 1600², pile_64 100² (p = 2), pile_64_landing
+  it('fits t ∝ contacts^p to pile_1000 from the tumbling and from the landing 64-box pile, per preset', () => {
+    // per-step times t = 1/steps_per_s: pile_1000 1600², pile_64_tumbling 100² (p = 2), pile_64_landing
     // 1600²·200/1600 (p = 1); drake has no pile_1000 row, so no fit
     const rows = [
-      row('pile_64', 'approx32', 1 / 100 ** 2, 100),
+      row('pile_64_tumbling', 'approx32', 1 / 100 ** 2, 100),
       row('pile_64_landing', 'approx32', 1 / ((1600 ** 2 * 200) / 1600), 200),
       row('pile_1000', 'approx32', 1 / 1600 ** 2, 1600),
-      row('pile_64', 'drake', 1, 100),
+      row('pile_64_tumbling', 'drake', 1, 100),
       // islands rows pair only with islands rows: p = 1 here
-      row('pile_64', 'approx32', 1 / 100, 100, true),
+      row('pile_64_tumbling', 'approx32', 1 / 100, 100, true),
       row('pile_1000', 'approx32', 1 / 1600, 1600, true),
     ];
     // a --variant row pairs only with the same variant: p = 3 here
     const sigma = { contact_sigma: 0.01 };
-    rows.push(row('pile_64', 'approx32', 1, 100, false, sigma));
+    rows.push(row('pile_64_tumbling', 'approx32', 1, 100, false, sigma));
     rows.push(row('pile_1000', 'approx32', 1 / 16 ** 3, 1600, false, sigma));
     const fit = contactScaling(rows);
     expect(fit.map((f) => [f.from, f.preset, f.solve_islands, f.overrides])).toEqual([
-      ['pile_64', 'approx32', false, {}],
-      ['pile_64', 'approx32', true, {}],
-      ['pile_64', 'approx32', false, sigma],
+      ['pile_64_tumbling', 'approx32', false, {}],
+      ['pile_64_tumbling', 'approx32', true, {}],
+      ['pile_64_tumbling', 'approx32', false, sigma],
       ['pile_64_landing', 'approx32', false, {}],
     ]);
     expect(fit[2].exponent).toBeCloseTo(3, 12);
