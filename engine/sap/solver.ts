@@ -374,7 +374,10 @@ export class SapSolver {
    * the contacts change per iteration). Never under contact_solve_precision fp32.
    */
   incremental_hessian = true;
-  /** assemblies of H since construction: from scratch, and incremental (with their changed constraints) */
+  /**
+   * assemblies of H since construction: from scratch, incremental, and the constraints the
+   * incremental ones added (those whose G changed)
+   */
   readonly assembly_counts = { full: 0, incremental: 0, changed: 0 };
 
   /**
@@ -438,6 +441,9 @@ export class SapSolver {
   private wasmAssembly = false;
   private wasmG: Float64Array = new Float64Array(0);
   private wasmGPtr = 0;
+  /** the G the held H was assembled with, beside wasmG ({@link hessianChange}) */
+  private wasmGHeld: Float64Array = new Float64Array(0);
+  private wasmGHeldPtr = 0;
   /**
    * per block (nBlk + 1): range into colIdx of the block's structurally nonzero columns (columns m
    * with J[k][m] ≠ 0 for some row k), ascending. Every product over a Jacobian block runs over
@@ -510,7 +516,11 @@ export class SapSolver {
   private vcT: Float64Array = new Float64Array(0);
   private gammaT: Float64Array = new Float64Array(0);
   private GT: Float64Array = new Float64Array(0);
-  /** the Hessian blocks the held H was assembled with ({@link hessianChange}) */
+  /**
+   * the Hessian blocks the held H was assembled with ({@link hessianChange}; a view into the
+   * evaluation's memory there, and unused by the block-sparse WebAssembly assembly, which keeps
+   * its own copy beside {@link wasmG})
+   */
   private gHeld: Float64Array = new Float64Array(0);
   /** ΔG = G − gHeld of an incremental assembly (a view into the evaluation's memory there) */
   private dG: Float64Array = new Float64Array(0);
@@ -996,8 +1006,8 @@ export class SapSolver {
       this.G = growF64(this.G, nG);
       this.GT = growF64(this.GT, nG);
       this.dG = growF64(this.dG, nG);
+      this.gHeld = growF64(this.gHeld, nG);
     }
-    this.gHeld = growF64(this.gHeld, nG);
     this.heldH = false;
 
     // reduced v, v*, D
@@ -1094,6 +1104,7 @@ export class SapSolver {
     this.G = w.G;
     this.GT = w.GT;
     this.dG = w.dG;
+    this.gHeld = w.gHeld;
   }
 
   /** room for the dense Newton matrix of n unknowns (n² entries) */
@@ -1482,12 +1493,12 @@ export class SapSolver {
     return r;
   }
 
-  /** bytes of the WebAssembly assembly's inputs: the index arrays, J, the G·J scratch and G */
+  /** bytes of the WebAssembly assembly's inputs: the index arrays, J, the G·J scratch, G and its held copy */
   private assemblyBytes(nBlk: number, nPairs: number): number {
     // the lengths of assemblyArrays, summed
     const nCl = this.nCliques;
     const ints = 4 * this.nCon + 2 + 4 * nBlk + 1 + 2 * nPairs + 2 * nCl + 1 + this.colStart[nBlk];
-    return ((4 * ints + 7) & ~7) + 8 * (this.nJ + this.T.length + this.nG);
+    return ((4 * ints + 7) & ~7) + 8 * (this.nJ + this.T.length + 2 * this.nG);
   }
 
   /** copies the assembly's inputs into the kernels' memory (sparse path on WebAssembly) */
@@ -1505,6 +1516,9 @@ export class SapSolver {
     at += 8 * this.T.length;
     this.wasmGPtr = at;
     this.wasmG = new Float64Array(buf, at, this.nG);
+    at += 8 * this.nG;
+    this.wasmGHeldPtr = at;
+    this.wasmGHeld = new Float64Array(buf, at, this.nG);
     w.exports.setAssembly(...ptr, jdPtr, tPtr);
     this.wasmAssembly = true;
   }
@@ -1874,11 +1888,19 @@ export class SapSolver {
   private assembleH(): void {
     const np = this.nvp;
     const H = this.H;
-    const inc = this.hessianChange(null);
+    const inc = this.hessianChange();
     if (this.ev !== null) {
       const e = this.ev;
       const rs = this.options.contact_solve_precision === 'fp32';
-      e.kernels.exports.assembleDense(e.ptr.H, inc ? e.ptr.dG : e.ptr.G, this.nCon, np, rs, !inc);
+      const added = e.kernels.exports.assembleDense(
+        e.ptr.H,
+        inc ? e.ptr.dG : e.ptr.G,
+        this.nCon,
+        np,
+        rs,
+        !inc,
+      );
+      if (inc) this.assembly_counts.changed += added;
       return;
     }
     // (incremental: H holds the last iteration's matrix and only the changes are added)
@@ -1901,6 +1923,7 @@ export class SapSolver {
     const jd = this.jData;
     const T = this.T;
     const G = inc ? this.dG : this.G;
+    let added = 0;
     const rows = this.rows;
     const gOff = this.gOff;
     const blkStart = this.blkStart;
@@ -1921,6 +1944,7 @@ export class SapSolver {
       let nz = false;
       for (let k = 0; k < r * r && !nz; k++) nz = G[go + k] !== 0;
       if (!nz) continue;
+      added++;
       const b0 = blkStart[i];
       const b1 = blkStart[i + 1];
       for (let bq = b0; bq < b1; bq++) {
@@ -1987,6 +2011,7 @@ export class SapSolver {
         }
       }
     }
+    if (inc) this.assembly_counts.changed += added;
     if (this.options.contact_solve_precision === 'fp32') {
       for (let a = 0; a < np; a++) for (let m = 0; m <= a; m++) H[a * np + m] = fr(H[a * np + m]);
     }
@@ -2013,7 +2038,7 @@ export class SapSolver {
   private assembleSparseHeld(): void {
     const bs = this.bs;
     const val = bs.held;
-    const inc = this.hessianChange(this.wasmAssembly ? this.wasmG : null);
+    const inc = this.hessianChange();
     if (!inc) {
       bs.clearHeld();
       for (let q = 0; q < this.nPart; q++) {
@@ -2025,13 +2050,15 @@ export class SapSolver {
       }
     }
     if (this.wasmAssembly) {
-      // the same loops in WebAssembly (bit-identical) on G or ΔG, copied in per iteration
-      bs.wasmKernels!.exports.assemble(bs.heldPtr, this.wasmGPtr, this.nCon);
+      // the same loops in WebAssembly (bit-identical) on G or ΔG (wasmG, see hessianChange)
+      const added = bs.wasmKernels!.exports.assemble(bs.heldPtr, this.wasmGPtr, this.nCon);
+      if (inc) this.assembly_counts.changed += added;
       return;
     }
     const jd = this.jData;
     const T = this.T;
     const G = inc ? this.dG : this.G;
+    let added = 0;
     const rows = this.rows;
     const gOff = this.gOff;
     const blkStart = this.blkStart;
@@ -2053,6 +2080,7 @@ export class SapSolver {
       let nz = false;
       for (let k = 0; k < r * r && !nz; k++) nz = G[go + k] !== 0;
       if (!nz) continue;
+      added++;
       const b0 = blkStart[i];
       const b1 = blkStart[i + 1];
       let e = pairStart[i];
@@ -2149,46 +2177,49 @@ export class SapSolver {
         }
       }
     }
+    if (inc) this.assembly_counts.changed += added;
   }
 
   /**
    * What the next assembly of H adds. The first in a solve assembles A + JᵀGJ from scratch and
-   * returns false (`dst`, when given, receives a copy of G). After that, H still holds the last
-   * iteration's A + JᵀG′J (G′ = {@link gHeld}), and a constraint whose Hessian block kept its value
-   * (a contact that stays in stiction or out of contact, a limit that stays inactive, a drive)
-   * needs nothing: only the changes ΔG = G − G′ are added, into {@link dG} (or `dst`), and this
-   * returns true. The sums differ from a fresh assembly only by rounding. Not under
-   * contact_solve_precision fp32, where H is rounded in place after each assembly.
+   * returns false. After that, H still holds the last iteration's A + JᵀG′J (G′ = {@link gHeld}),
+   * and a constraint whose Hessian block kept its value (a contact that stays in stiction or out of
+   * contact, a limit that stays inactive, a drive) needs nothing: only the changes ΔG = G − G′ are
+   * added, and this returns true. The sums differ from a fresh assembly only by rounding. Not under
+   * contact_solve_precision fp32, where H is rounded in place after each assembly. Where the
+   * block-sparse assembly runs on WebAssembly, G or ΔG is left in {@link wasmG}; otherwise ΔG is in
+   * {@link dG}.
    */
-  private hessianChange(dst: Float64Array | null): boolean {
+  private hessianChange(): boolean {
     const nG = this.nG;
-    const G = this.G;
-    const held = this.gHeld;
+    const G = this.G.subarray(0, nG);
     const counts = this.assembly_counts;
+    const sparseWasm = this.sparse && this.wasmAssembly;
     if (!this.heldH) {
-      held.set(G.subarray(0, nG));
-      if (dst !== null) dst.set(held.subarray(0, nG));
+      if (sparseWasm) {
+        this.wasmG.set(G);
+        this.wasmGHeld.set(G);
+      } else this.gHeld.set(G);
       this.heldH = this.incremental_hessian && this.options.contact_solve_precision !== 'fp32';
       counts.full++;
       return false;
     }
-    const d = dst ?? this.dG;
-    const rows = this.rows;
-    const gOff = this.gOff;
-    let changed = 0;
-    for (let i = 0; i < this.nCon; i++) {
-      let any = false;
-      for (let k = gOff[i]; k < gOff[i] + rows[i] * rows[i]; k++) {
-        const g = G[k];
-        const x = g - held[k];
-        d[k] = x;
-        held[k] = g;
-        any = any || x !== 0;
-      }
-      if (any) changed++;
-    }
     counts.incremental++;
-    counts.changed += changed;
+    if (sparseWasm) {
+      this.wasmG.set(G);
+      this.bs.wasmKernels!.exports.hessianChange(this.wasmGPtr, this.wasmGHeldPtr, this.wasmGPtr, nG);
+    } else if (!this.sparse && this.ev !== null) {
+      const p = this.ev.ptr;
+      this.ev.kernels.exports.hessianChange(p.G, p.gHeld, p.dG, nG);
+    } else {
+      const held = this.gHeld;
+      const d = this.dG;
+      for (let k = 0; k < nG; k++) {
+        const g = G[k];
+        d[k] = g - held[k];
+        held[k] = g;
+      }
+    }
     return true;
   }
 

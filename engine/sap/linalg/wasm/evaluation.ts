@@ -29,6 +29,7 @@ export const EVAL_VECTORS = [
   'gammaT',
   'GT',
   'dG',
+  'gHeld',
   'dInv',
   'rhs',
   'out',
@@ -63,7 +64,7 @@ const H_REGION = REGIONS.length - 1;
 /** vectors over constraint rows (the others but the G-shaped ones are over participating dofs) */
 const ROW_VECTORS: ReadonlySet<EvalVector> = new Set(['vc', 'gamma', 'dvc', 'vcT', 'gammaT']);
 /** vectors shaped like the Hessian blocks G (r² per constraint) */
-const G_VECTORS: ReadonlySet<EvalVector> = new Set(['G', 'GT', 'dG']);
+const G_VECTORS: ReadonlySet<EvalVector> = new Set(['G', 'GT', 'dG', 'gHeld']);
 
 /** per EVAL_VECTORS entry, what sizes it: 0 dofs, 1 rows, 2 G blocks, 3 none (H: ensureH), 4 eight */
 const VECTOR_SIZE = Int8Array.from(EVAL_VECTORS, (name) =>

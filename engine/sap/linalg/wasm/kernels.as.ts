@@ -1813,12 +1813,36 @@ function hasHessian(G: usize, i: i32, r: i32): bool {
   return false;
 }
 
-/** adds Σ_i J_iᵀ G_i J_i of constraints 0..nCon into the panels at `val` (G at `G`) */
-export function assemble(val: usize, G: usize, nCon: i32): void {
+/**
+ * The change of the Hessian blocks since the held H was assembled: dst[k] = src[k] − held[k] and
+ * held[k] = src[k] for k < n (src and dst may be the same array)
+ */
+export function hessianChange(src: usize, held: usize, dst: usize, n: i32): void {
+  let k = 0;
+  for (; k + 1 < n; k += 2) {
+    const o = (<usize>k) << 3;
+    const g = v128.load(src + o);
+    v128.store(dst + o, f64x2.sub(g, v128.load(held + o)));
+    v128.store(held + o, g);
+  }
+  for (; k < n; k++) {
+    const g = gd(src, k);
+    sd(dst, k, g - gd(held, k));
+    sd(held, k, g);
+  }
+}
+
+/**
+ * adds Σ_i J_iᵀ G_i J_i of constraints 0..nCon into the panels at `val` (G at `G`); returns the
+ * number of constraints with a nonzero G block (those that added anything)
+ */
+export function assemble(val: usize, G: usize, nCon: i32): i32 {
   const cs = aColStart;
+  let added = 0;
   for (let i = 0; i < nCon; i++) {
     const r = gi(aRows, i);
     if (r == 0 || !hasHessian(G, i, r)) continue;
+    added++;
     const go = gi(aGOff, i);
     const b0 = gi(aBlkStart, i);
     const b1 = gi(aBlkStart, i + 1);
@@ -1876,6 +1900,7 @@ export function assemble(val: usize, G: usize, nCon: i32): void {
       }
     }
   }
+  return added;
 }
 
 /**
@@ -1885,12 +1910,14 @@ export function assemble(val: usize, G: usize, nCon: i32): void {
  * ΔG since that H was assembled), every entry rounded to binary32 at the end when `rs`. The
  * structure comes from {@link setAssembly} (the pair tables are not read).
  */
-export function assembleDense(H: usize, G: usize, nCon: i32, n: i32, rs: bool, init: bool): void {
+export function assembleDense(H: usize, G: usize, nCon: i32, n: i32, rs: bool, init: bool): i32 {
   if (init) initDenseA(H, n);
   const cs = aColStart;
+  let added = 0;
   for (let i = 0; i < nCon; i++) {
     const r = gi(aRows, i);
     if (r == 0 || !hasHessian(G, i, r)) continue;
+    added++;
     const go = gi(aGOff, i);
     const b0 = gi(aBlkStart, i);
     const b1 = gi(aBlkStart, i + 1);
@@ -1920,4 +1947,5 @@ export function assembleDense(H: usize, G: usize, nCon: i32, n: i32, rs: bool, i
       }
     }
   }
+  return added;
 }

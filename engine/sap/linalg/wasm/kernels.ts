@@ -45,7 +45,10 @@ export interface LinalgWasmExports {
    * redOff, cliqueOff, colStart, colIdx (Int32), then jd and the G·J scratch T (f64)
    */
   setAssembly(...ptrs: number[]): void;
-  assemble(val: number, G: number, nCon: number): void;
+  /** returns the number of constraints with a nonzero G block */
+  assemble(val: number, G: number, nCon: number): number;
+  /** dst = src − held and held = src over n entries (the change of the Hessian blocks) */
+  hessianChange(src: number, held: number, dst: number, n: number): void;
   // Newton evaluation (evaluation.as.ts; see evaluation.ts)
   /**
    * nCon, nPart, then the byte offsets of kind, rows, rowOff, gOff, blkStart, blkClique, blkJ,
@@ -78,7 +81,7 @@ export interface LinalgWasmExports {
    * the dense Newton matrix (lower triangle, row-major n×n at H) from the evaluation's data: A + JᵀGJ
    * when `init`, else H += JᵀGJ (G a change of the Hessian blocks)
    */
-  assembleDense(H: number, G: number, nCon: number, n: number, rs: boolean, init: boolean): void;
+  assembleDense(H: number, G: number, nCon: number, n: number, rs: boolean, init: boolean): number;
 }
 
 let compiled: WebAssembly.Module | null | undefined;
