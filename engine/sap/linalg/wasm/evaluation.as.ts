@@ -545,39 +545,10 @@ export function evalAtV(np: i32, nRows: i32, rs: bool, advanced: bool): void {
       const t0 = gi(cs, b);
       const t1 = gi(cs, b + 1);
       const full = t1 - t0 == n;
-      if (r == 3 && full) {
-        // a contact on a free body: its three rows in one pass over the entries (each entry: the
-        // same additions in the same order as row by row, rows with γ_k = 0 skipped likewise)
-        const g0 = gd(gamma, ro);
-        const g1 = gd(gamma, ro + 1);
-        const g2 = gd(gamma, ro + 2);
-        const z0 = g0 != 0;
-        const z1 = g1 != 0;
-        const z2 = g2 != 0;
-        const v0 = f64x2.splat(g0);
-        const v1 = f64x2.splat(g1);
-        const v2 = f64x2.splat(g2);
-        const j1 = jo + n;
-        const j2 = jo + 2 * n;
-        let m = 0;
-        for (; m + 1 < n; m += 2) {
-          const pj = jv + ((<usize>(off + m)) << 3);
-          let h = v128.load(pj);
-          if (z0) h = f64x2.add(h, f64x2.mul(v128.load(jd + ((<usize>(jo + m)) << 3)), v0));
-          if (z1) h = f64x2.add(h, f64x2.mul(v128.load(jd + ((<usize>(j1 + m)) << 3)), v1));
-          if (z2) h = f64x2.add(h, f64x2.mul(v128.load(jd + ((<usize>(j2 + m)) << 3)), v2));
-          v128.store(pj, h);
-        }
-        for (; m < n; m++) {
-          let h = gd(jv, off + m);
-          if (z0) h += gd(jd, jo + m) * g0;
-          if (z1) h += gd(jd, j1 + m) * g1;
-          if (z2) h += gd(jd, j2 + m) * g2;
-          sd(jv, off + m, h);
-        }
-        continue;
-      }
-      if (r == 3 && !full) {
+      if (r == 3) {
+        // a contact's three rows in one pass over the block's columns (each entry: the same
+        // additions in the same order as row by row, rows with γ_k = 0 skipped likewise); a block
+        // with every column (a free body) two entries per SIMD lane pair
         const g0 = gd(gamma, ro);
         const g1 = gd(gamma, ro + 1);
         const g2 = gd(gamma, ro + 2);
@@ -586,7 +557,22 @@ export function evalAtV(np: i32, nRows: i32, rs: bool, advanced: bool): void {
         const z2 = g2 != 0;
         const j1 = jo + n;
         const j2 = jo + 2 * n;
-        for (let t = t0; t < t1; t++) {
+        let t = t0;
+        if (full) {
+          const v0 = f64x2.splat(g0);
+          const v1 = f64x2.splat(g1);
+          const v2 = f64x2.splat(g2);
+          for (; t + 1 < t1; t += 2) {
+            const m = t - t0;
+            const pj = jv + ((<usize>(off + m)) << 3);
+            let h = v128.load(pj);
+            if (z0) h = f64x2.add(h, f64x2.mul(v128.load(jd + ((<usize>(jo + m)) << 3)), v0));
+            if (z1) h = f64x2.add(h, f64x2.mul(v128.load(jd + ((<usize>(j1 + m)) << 3)), v1));
+            if (z2) h = f64x2.add(h, f64x2.mul(v128.load(jd + ((<usize>(j2 + m)) << 3)), v2));
+            v128.store(pj, h);
+          }
+        }
+        for (; t < t1; t++) {
           const m = gi(ci, t);
           let h = gd(jv, off + m);
           if (z0) h += gd(jd, jo + m) * g0;
