@@ -2192,21 +2192,21 @@ export class SapSolver {
    */
   private hessianChange(): boolean {
     const nG = this.nG;
-    const G = this.G.subarray(0, nG);
+    const G = this.G;
     const counts = this.assembly_counts;
     const sparseWasm = this.sparse && this.wasmAssembly;
     if (!this.heldH) {
       if (sparseWasm) {
-        this.wasmG.set(G);
-        this.wasmGHeld.set(G);
-      } else this.gHeld.set(G);
+        this.wasmG.set(G.subarray(0, nG));
+        this.wasmGHeld.set(this.wasmG);
+      } else this.gHeld.set(G.subarray(0, nG));
       this.heldH = this.incremental_hessian && this.options.contact_solve_precision !== 'fp32';
       counts.full++;
       return false;
     }
     counts.incremental++;
     if (sparseWasm) {
-      this.wasmG.set(G);
+      this.wasmG.set(G.subarray(0, nG));
       this.bs.wasmKernels!.exports.hessianChange(this.wasmGPtr, this.wasmGHeldPtr, this.wasmGPtr, nG);
     } else if (!this.sparse && this.ev !== null) {
       const p = this.ev.ptr;
