@@ -239,6 +239,27 @@ describe('BlockSparseCholesky', () => {
     }
   });
 
+  it('keeps H in its held array across factorizations (loadHeld gives the same factor again)', () => {
+    for (const kernels of ['wasm', 'js'] as const) {
+      const m = randomCliqueMatrix(5, 30, 0.1, 6);
+      const bs = new BlockSparseCholesky('fp64', kernels);
+      bs.analyze(30, m.sizes, m.edges, m.edges.length / 2);
+      fillSparse(bs, m);
+      const H = Array.from(bs.values.subarray(0, bs.storage));
+      bs.clearHeld();
+      bs.held.set(bs.values.subarray(0, bs.storage));
+      expect(bs.factor().status).toBe('ok');
+      const L = Array.from(bs.values.subarray(0, bs.storage));
+      expect(L).not.toEqual(H);
+      // the factorization overwrote values, not held
+      expect(Array.from(bs.held.subarray(0, bs.storage))).toEqual(H);
+      bs.loadHeld();
+      expect(Array.from(bs.values.subarray(0, bs.storage))).toEqual(H);
+      expect(bs.factor().status).toBe('ok');
+      expect(Array.from(bs.values.subarray(0, bs.storage))).toEqual(L);
+    }
+  });
+
   it('reuses its storage and handles a changing pattern (the WebAssembly memory grows)', () => {
     const bs = new BlockSparseCholesky('fp64');
     for (const [seed, nb, density] of [
