@@ -114,6 +114,15 @@ function calc(
 /** floor of a diagonal-Delassus weight estimate */
 export const MIN_DELASSUS_WEIGHT = 1e-12;
 
+/**
+ * The largest w·G (a constraint's Hessian block against its Delassus weight w, i.e. w/R: 1/σ for a
+ * sticking contact, 4π²/β² for a near-rigid one) at which H is updated incrementally. Taking a
+ * block out again (a contact that starts to slide or separates) leaves a rounding residue of about
+ * ε·w·G of the constraint's scale in H: ≤ 2e-10 here (SAP's defaults: 1e3). Stiffer problems
+ * (contact_sigma below 1e-6) assemble every iteration from scratch.
+ */
+const INCREMENTAL_MAX_STIFFNESS = 1e6;
+
 /** which factorization the Newton step uses */
 export type LinearSolverMode = 'auto' | 'dense' | 'block_sparse';
 
@@ -371,7 +380,9 @@ export class SapSolver {
    * constraints whose Hessian block G changed (sliding contacts, contacts and limits switching
    * state) are added again, with the change ΔG (default true). Off: every iteration assembles from
    * scratch. The two differ by rounding only; this changes speed (on settled piles about a fifth of
-   * the contacts change per iteration). Never under contact_solve_precision fp32.
+   * the contacts change per iteration). Never under contact_solve_precision fp32, nor where a
+   * constraint is stiffer than w·G = 1e6 (contact_sigma below 1e-6: the residue of taking its block
+   * out again would grow beyond rounding).
    */
   incremental_hessian = true;
   /**
@@ -526,6 +537,8 @@ export class SapSolver {
   private dG: Float64Array = new Float64Array(0);
   /** H (dense: {@link H}; block-sparse: its held copy) holds A + JᵀG·J with G = {@link gHeld} */
   private heldH = false;
+  /** the largest w·G a constraint of this solve can take on ({@link INCREMENTAL_MAX_STIFFNESS}) */
+  private stiffness = 0;
 
   /**
    * vc = Jv and Ar = A(v − v*) already hold the current v: the last stepV advanced them with v by
@@ -1204,6 +1217,7 @@ export class SapSolver {
 
   /** constraint parameter records (R, v̂, gains) from the physical inputs */
   private makeParams(pk: PackedSapProblem): string | null {
+    this.stiffness = 0;
     const o = this.options;
     const weights32 = o.sap_contact_weight_precision === 'fp32';
     const P = pk.phys;
@@ -1234,6 +1248,7 @@ export class SapSolver {
         if (!(Rt > 0 && Rn > 0 && Number.isFinite(Rt) && Number.isFinite(Rn))) {
           return `constraints[${i}] (contact): regularization is not positive and finite (Rt = ${Rt}, Rn = ${Rn}); check stiffness, beta, sigma and w`;
         }
+        this.stiffness = Math.max(this.stiffness, w / Rt, w / Rn);
       } else if (kind === KIND_HOLONOMIC) {
         const r = pk.rows[i];
         let w = P[x + 3];
@@ -1269,6 +1284,7 @@ export class SapSolver {
           if (!(R > 0 && Number.isFinite(R) && Number.isFinite(this.params[po + 2 * k + 1]))) {
             return `constraints[${i}] (limit): regularization is not positive and finite (R = ${R}); check stiffness, beta and w`;
           }
+          this.stiffness = Math.max(this.stiffness, w / R);
         }
       } else {
         const c = pk.blkClique[pk.blkStart[i]];
@@ -1289,6 +1305,7 @@ export class SapSolver {
         if (!(Number.isFinite(kp) && Number.isFinite(kd) && dt * kp + kd > 0)) {
           return `constraints[${i}] (pd): effective gains are invalid (kp = ${kp}, kd = ${kd})`;
         }
+        this.stiffness = Math.max(this.stiffness, w * dt * (dt * kp + kd));
       }
     }
     return null;
@@ -2186,7 +2203,8 @@ export class SapSolver {
    * and a constraint whose Hessian block kept its value (a contact that stays in stiction or out of
    * contact, a limit that stays inactive, a drive) needs nothing: only the changes ΔG = G − G′ are
    * added, and this returns true. The sums differ from a fresh assembly only by rounding. Not under
-   * contact_solve_precision fp32, where H is rounded in place after each assembly. Where the
+   * contact_solve_precision fp32, where H is rounded in place after each assembly, nor for
+   * constraints stiffer than {@link INCREMENTAL_MAX_STIFFNESS}. Where the
    * block-sparse assembly runs on WebAssembly, G or ΔG is left in {@link wasmG}; otherwise ΔG is in
    * {@link dG}.
    */
@@ -2200,7 +2218,10 @@ export class SapSolver {
         this.wasmG.set(G.subarray(0, nG));
         this.wasmGHeld.set(this.wasmG);
       } else this.gHeld.set(G.subarray(0, nG));
-      this.heldH = this.incremental_hessian && this.options.contact_solve_precision !== 'fp32';
+      this.heldH =
+        this.incremental_hessian &&
+        this.options.contact_solve_precision !== 'fp32' &&
+        this.stiffness <= INCREMENTAL_MAX_STIFFNESS;
       counts.full++;
       return false;
     }

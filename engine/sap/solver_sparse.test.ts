@@ -192,6 +192,21 @@ describe('SapSolver: block-sparse = dense', () => {
     expect(skipped).toBeGreaterThan(100);
   });
 
+  it('assembles every iteration from scratch where a constraint is too stiff for increments', () => {
+    const run = (sigma: number) => {
+      const s = new SapSolver({ contact_preset_variant: 'drake', contact_sigma: sigma } as never);
+      const r = s.solve(cliquePile(3, 16));
+      expect(r.status).toBe('converged');
+      expect(r.iterations).toBeGreaterThan(1);
+      return s.assembly_counts;
+    };
+    // SAP's σ = 1e-3 (w·G up to 1e3): increments; σ = 1e-8 (w·G up to 1e8): none
+    expect(run(1e-3).incremental).toBeGreaterThan(0);
+    const stiff = run(1e-8);
+    expect(stiff.incremental).toBe(0);
+    expect(stiff.full).toBeGreaterThan(1);
+  });
+
   it('auto picks block-sparse for a large pile and dense for one articulated clique', () => {
     const s = new SapSolver();
     s.solve(cliquePile(9, 40));
