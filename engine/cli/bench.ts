@@ -108,6 +108,21 @@ export interface BenchScene {
 const SOFT_FRICTION: Record<string, unknown>[] = [{}, { contact_sigma: 0.1 }];
 
 /** the built-in benchmark scenes (ids for the command line) */
+/** the 64-box pile at rest (bench scene pile_64; pile_64_tumbling is it at an earlier phase) */
+const PILE_64: BenchScene = {
+  file: 'scenes/pile_64.yaml',
+  settle: 1000,
+  steps: 60,
+  repeats: 16,
+  arrangements: 8,
+  snapshots: 2,
+  snapshot_spacing: 20,
+  line_searches: ['monotone_decay', 'exact_root'],
+  islands: [false, true],
+  peers: ['mujoco', 'mujoco_whole', 'rapier'],
+  lead_in: 25,
+};
+
 export const BENCH_SCENES: Record<string, BenchScene> = {
   humanoid: {
     file: '../shared/assets/mujoco/humanoid/humanoid.xml',
@@ -130,35 +145,11 @@ export const BENCH_SCENES: Record<string, BenchScene> = {
   },
   // the pile at rest: 2 s after the drop every box lies still (rms velocity ~1e-4), eight
   // arrangements of it, two start states 20 steps apart each, each state timed once
-  pile_64: {
-    file: 'scenes/pile_64.yaml',
-    settle: 1000,
-    steps: 60,
-    repeats: 16,
-    arrangements: 8,
-    snapshots: 2,
-    snapshot_spacing: 20,
-    line_searches: ['monotone_decay', 'exact_root'],
-    islands: [false, true],
-    peers: ['mujoco', 'mujoco_whole', 'rapier'],
-    lead_in: 25,
-  },
+  pile_64: PILE_64,
   // the same pile 0.8 s after the drop, as its last boxes tip over (rms velocity ~0.5, up to
   // 15 m/s or rad/s): every step a different contact problem, and each engine's cost varies by up
   // to 2× from state to state, hence sixteen states again
-  pile_64_tumbling: {
-    file: 'scenes/pile_64.yaml',
-    settle: 380,
-    steps: 60,
-    repeats: 16,
-    arrangements: 8,
-    snapshots: 2,
-    snapshot_spacing: 20,
-    line_searches: ['monotone_decay'],
-    islands: [false, true],
-    peers: ['mujoco', 'mujoco_whole', 'rapier'],
-    lead_in: 25,
-  },
+  pile_64_tumbling: { ...PILE_64, settle: 380, line_searches: ['monotone_decay'] },
   // pile_64 in pile_1000's phase (0.2 s after the drop + the same lead-in: bottom layers landing),
   // so that the contact-scaling fit compares like with like
   pile_64_landing: {

@@ -452,6 +452,8 @@ export class SapSolver {
   private wasmAssembly = false;
   private wasmG: Float64Array = new Float64Array(0);
   private wasmGPtr = 0;
+  /** the solve's G (the first nG entries of {@link G}), the source of wasmG's copy per iteration */
+  private gSolve: Float64Array = new Float64Array(0);
   /** the G the held H was assembled with, beside wasmG ({@link hessianChange}) */
   private wasmGHeld: Float64Array = new Float64Array(0);
   private wasmGHeldPtr = 0;
@@ -1533,6 +1535,7 @@ export class SapSolver {
     at += 8 * this.T.length;
     this.wasmGPtr = at;
     this.wasmG = new Float64Array(buf, at, this.nG);
+    this.gSolve = this.G.subarray(0, this.nG);
     at += 8 * this.nG;
     this.wasmGHeldPtr = at;
     this.wasmGHeld = new Float64Array(buf, at, this.nG);
@@ -2212,10 +2215,12 @@ export class SapSolver {
     const nG = this.nG;
     const G = this.G;
     const counts = this.assembly_counts;
+    // the block-sparse path on WebAssembly, G copied into its memory (wasmAssembly alone may be
+    // left over from an earlier block-sparse solve: a one-clique solve returns before resetting it)
     const sparseWasm = this.sparse && this.wasmAssembly;
     if (!this.heldH) {
       if (sparseWasm) {
-        this.wasmG.set(G.subarray(0, nG));
+        this.wasmG.set(this.gSolve);
         this.wasmGHeld.set(this.wasmG);
       } else this.gHeld.set(G.subarray(0, nG));
       this.heldH =
@@ -2227,7 +2232,7 @@ export class SapSolver {
     }
     counts.incremental++;
     if (sparseWasm) {
-      this.wasmG.set(G.subarray(0, nG));
+      this.wasmG.set(this.gSolve);
       this.bs.wasmKernels!.exports.hessianChange(this.wasmGPtr, this.wasmGHeldPtr, this.wasmGPtr, nG);
     } else if (!this.sparse && this.ev !== null) {
       const p = this.ev.ptr;

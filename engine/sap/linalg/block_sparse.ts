@@ -538,7 +538,9 @@ export class BlockSparseCholesky {
 
   /** {@link values} ← {@link held} (to be factored) */
   loadHeld(): void {
-    this.values.set(this.held.subarray(0, this.storage));
+    // (both are grown together, to the same length: one native copy, no view per call)
+    if (this.held.length === this.values.length) this.values.set(this.held);
+    else this.values.set(this.held.subarray(0, this.storage));
     this.factored = false;
   }
 

@@ -457,7 +457,6 @@ export class DenseCholesky {
     return this.wasm !== null ? 'wasm' : 'js';
   }
 
-  /** points the storage views into the kernels' memory for order n (false: it cannot grow) */
   /** byte offset of the matrix (its factor) in the kernels' memory, after the right-hand side */
   private get matrixPtr(): number {
     return 8 * this.cap;
@@ -468,6 +467,7 @@ export class DenseCholesky {
     return 8 * (this.cap + this.cap * this.cap);
   }
 
+  /** points the storage views into the kernels' memory for order n (false: it cannot grow) */
   private bindWasm(w: LinalgWasm, n: number): boolean {
     let cap = this.cap;
     if (n > cap) cap = Math.max(n, Math.ceil(1.5 * cap), 8);
