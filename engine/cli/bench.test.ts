@@ -51,6 +51,8 @@ describe('runBench', () => {
     expect(r.stage_ms.total).toBeGreaterThan(0);
     expect(res.peers).toHaveLength(1);
     expect(res.peers[0].peer).toBe('mujoco');
+    // one round: the median of the per-round ratios is the ratio of the medians
+    expect(r.ratio_of_medians?.mujoco).toBeCloseTo(r.steps_per_s / res.peers[0].steps_per_s, 10);
     expect(r.ratio?.mujoco).toBeCloseTo(r.steps_per_s / res.peers[0].steps_per_s, 10);
     expect(benchMarkdown(res)).toContain('| arm7 | approx32 | monotone_decay | off | – | cpu | 1 |');
     expect(log.join('\n')).toMatch(/settled 10 steps in/);
@@ -90,6 +92,8 @@ describe('runBench', () => {
     expect(whole.islands_mean).toBeUndefined();
     expect(whole.version).toMatch(/island discovery off/);
     expect(Object.keys(res.rows[0].ratio ?? {}).sort()).toEqual(['mujoco', 'mujoco_whole', 'rapier']);
+    // paired round by round (three rounds, each peer timed right after ours from the same state)
+    for (const v of Object.values(res.rows[0].ratio ?? {})) expect(v).toBeGreaterThan(0);
     expect(benchMarkdown(res)).toContain('ours/MuJoCo, its islands off');
   }, 120_000);
 

@@ -32,7 +32,7 @@ import type { LinearSolverMode } from '../sap/solver';
 import { cloneState, copyState, type SapState } from '../state';
 import type { PeerWorkerReply, PeerWorkerRequest } from './peers/peer_worker';
 import { startMujoco, startRapier, type PeerRunner, type PeerSetup } from './peers/runners';
-import { median, warmUp, WARMUP_MS } from './timing';
+import { median, pairedRatio, warmUp, WARMUP_MS } from './timing';
 
 /**
  * The peers: MuJoCo as it ships (islands on since 3.3.6), MuJoCo with island discovery off
@@ -128,7 +128,7 @@ export const BENCH_SCENES: Record<string, BenchScene> = {
     file: '../shared/assets/mujoco/humanoid/humanoid.xml',
     settle: 200,
     steps: 200,
-    repeats: 7,
+    repeats: 15,
     line_searches: ['monotone_decay', 'exact_root'],
     variants: SOFT_FRICTION,
     peers: ['mujoco'],
@@ -138,7 +138,7 @@ export const BENCH_SCENES: Record<string, BenchScene> = {
     file: 'scenes/arm7.yaml',
     settle: 50,
     steps: 300,
-    repeats: 7,
+    repeats: 15,
     line_searches: ['monotone_decay', 'exact_root'],
     peers: ['mujoco'],
     sinusoid: { amplitude: 0.3, hz: 0.5 },
@@ -242,8 +242,14 @@ export interface BenchRow {
   /** factorization chosen by SapSolver ('auto' unless --linear-solver) */
   linear_solver: string;
   stage_ms: StageMs;
-  /** ours / peer steps/s (same run), per peer measured on this scene */
+  /**
+   * ours / peer steps/s (same run), per peer measured on this scene: the median over the timed
+   * rounds of the round's ratio (both engines timed in the same round from the same start state;
+   * see {@link pairedRatio})
+   */
   ratio?: Partial<Record<PeerName, number>>;
+  /** ours / peer as the ratio of the two medians over the rounds (steps_per_s / the peer's) */
+  ratio_of_medians?: Partial<Record<PeerName, number>>;
 }
 
 export interface PeerRow {
@@ -778,7 +784,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
           for (const p of runners) {
             if (p.failed) continue;
             try {
-              await p.round(r);
+              p.rates[r] = await p.round(r);
             } catch (e) {
               p.failed = true;
               notes.push(`${id}: ${p.peer} failed: ${(e as Error).message}`);
@@ -791,6 +797,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
           await restart(c.sim);
           await timeRound(c.sim, steps, drive, c.prof, true);
         }
+        const rowsBefore = rows.length;
         for (const c of configs) {
           const t = c.acc;
           const n = Math.max(1, t.n);
@@ -831,9 +838,11 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
           log(
             `[bench] ${id} ${p.peer} ${pr.version}: ${pr.steps_per_s.toFixed(1)} steps/s, ${pr.contacts} contacts`,
           );
-          for (const row of rows) {
-            if (row.scene === id && row.num_worlds === 1)
-              (row.ratio ??= {})[p.peer] = row.steps_per_s / pr.steps_per_s;
+          for (let k = 0; k < configs.length; k++) {
+            const row = rows[rowsBefore + k];
+            if (row.num_worlds !== 1) continue;
+            (row.ratio ??= {})[p.peer] = pairedRatio(configs[k].rates, p.rates);
+            (row.ratio_of_medians ??= {})[p.peer] = row.steps_per_s / pr.steps_per_s;
           }
         }
       } finally {
@@ -889,6 +898,8 @@ export function contactScaling(rows: BenchRow[]): BenchResult['contact_scaling']
 interface BenchPeer {
   peer: PeerName;
   failed: boolean;
+  /** steps/s of each timed round, by round */
+  rates: number[];
   /** restarts from start state `r` and times a round (recorded for the result); steps/s */
   round(r: number): Promise<number>;
   /** the peer's row from the rounds so far (median steps/s) */
@@ -901,6 +912,7 @@ function inlinePeer(p: PeerRunner | string): BenchPeer | string {
   return {
     peer: p.peer,
     failed: false,
+    rates: [],
     round: (r) => {
       const rate = p.round(r);
       p.rates.push(rate);
@@ -968,6 +980,7 @@ async function workerPeer(
   return {
     peer,
     failed: false,
+    rates: [],
     round: async (r) => (await expect({ type: 'round', r }, 'rate')).rate,
     result: async () => (await expect({ type: 'result' }, 'row')).row,
     dispose,

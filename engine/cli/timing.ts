@@ -10,6 +10,20 @@ export function median(a: number[]): number {
 }
 
 /**
+ * The median over rounds of the per-round ratio ours[r] / peer[r] (rounds where either is missing
+ * or not a positive number are left out; NaN when none is left). Both engines run in every round
+ * from the same start state one right after the other, so a burst of machine load that spans a
+ * round slows both and leaves that round's ratio standing, where the ratio of the two medians
+ * would take each side's median from different rounds.
+ */
+export function pairedRatio(ours: readonly number[], peer: readonly number[]): number {
+  const r: number[] = [];
+  const n = Math.min(ours.length, peer.length);
+  for (let k = 0; k < n; k++) if (ours[k] > 0 && peer[k] > 0) r.push(ours[k] / peer[k]);
+  return r.length > 0 ? median(r) : NaN;
+}
+
+/**
  * Untimed warm-up before timing, one rule for ours and the peers: V8 compiles JS and WebAssembly
  * in tiers, a hot function reaches its optimized tier only after thousands of calls, and code that
  * first meets a new case (a contact pair type, a line-search branch) deoptimizes and compiles

@@ -1,0 +1,34 @@
+import { describe, expect, it } from 'vitest';
+import { median, pairedRatio } from './timing';
+
+describe('median', () => {
+  it('takes the middle value, the upper one of an even count', () => {
+    expect(median([3, 1, 2])).toBe(2);
+    expect(median([4, 1, 3, 2])).toBe(3);
+  });
+});
+
+describe('pairedRatio', () => {
+  it('is the median of the per-round ratios', () => {
+    expect(pairedRatio([10, 30, 20], [5, 10, 20])).toBe(2);
+  });
+
+  it('keeps the ratio where load slows both engines in the same rounds', () => {
+    // ours is 1.1× the peer in every round; three of five rounds run at half speed for both
+    const ours = [11, 5.5, 5.5, 11, 5.5];
+    const peer = [10, 5, 5, 10, 5];
+    expect(pairedRatio(ours, peer)).toBeCloseTo(1.1, 12);
+    // load on both in one round, on the peer alone in two, on ours alone in one: the ratio of the
+    // medians takes each side's median from different rounds and doubles the ratio
+    const oursB = [11, 11, 5.5, 11, 5.5];
+    const peerB = [5, 10, 5, 5, 10];
+    expect(median(oursB) / median(peerB)).toBeCloseTo(2.2, 12);
+    expect(pairedRatio(oursB, peerB)).toBeCloseTo(1.1, 12);
+  });
+
+  it('leaves out rounds missing or failed on either side', () => {
+    expect(pairedRatio([2, 4, 6], [1, 0, Number.NaN])).toBe(2);
+    expect(pairedRatio([2, 4], [1])).toBe(2);
+    expect(pairedRatio([], [1])).toBeNaN();
+  });
+});
