@@ -107,4 +107,75 @@ describe('exportMjcf', () => {
       mm.delete();
     }
   });
+
+  it('collides in MuJoCo exactly the shape pairs ours collides (groups, filter pairs, parent/child)', async () => {
+    const b = new ModelBuilder();
+    const box = (body: number, x: number, cfg: { collision_group?: number } = {}): number =>
+      b.addShape({ body, type: 'box', size: [0.1, 0.1, 0.1], X_bs: [x, 0, 0, 0, 0, 0, 1], cfg });
+    const free = (x: number, z: number): number => {
+      const body = b.addBody({ X_wb: [x, 0, z, 0, 0, 0, 1] });
+      b.addJoint({ type: 'free', parent: -1, child: body });
+      return body;
+    };
+    // A: two boxes, groups 1 and 2; B overlaps both (group 1: meets A's group-1 box only)
+    const A = free(0, 0);
+    const a1 = box(A, 0.15, { collision_group: 1 });
+    const a2 = box(A, -0.15, { collision_group: 2 });
+    const B = free(0, 0.15);
+    const bBox = b.addShape({ body: B, type: 'box', size: [0.3, 0.1, 0.1], cfg: { collision_group: 1 } });
+    // C: A's child through a hinge, overlapping a1 (parent/child: filtered in ours)
+    const C = b.addBody({ X_wb: [0.25, 0, 0, 0, 0, 0, 1] });
+    b.addJoint({ type: 'revolute', parent: A, child: C, axis: [0, 0, 1], X_p: [0.25, 0, 0, 0, 0, 0, 1] });
+    const cBox = box(C, 0);
+    // D overlaps B, the pair filtered explicitly; E overlaps B in group 0; F overlaps B freely
+    const D = free(0.3, 0.3);
+    const dBox = box(D, 0);
+    b.addFilterPair(dBox, bBox);
+    const E = free(-0.3, 0.3);
+    box(E, 0, { collision_group: 0 });
+    const F = free(0, 0.3);
+    const fBox = box(F, 0);
+    const m = b.finalize();
+    const sim = new Simulation(m, { dt: 0.002 });
+    sim.collision.collide(sim.state, sim.contacts);
+    const pairKey = (x: number, y: number): string => (x < y ? `${x}-${y}` : `${y}-${x}`);
+    const ours = new Set<string>();
+    for (let k = 0; k < sim.contacts.count[0]; k++) {
+      ours.add(pairKey(sim.contacts.shape0[k], sim.contacts.shape1[k]));
+    }
+    // every rule at work: a1–B, B–C and B–F collide; a2–B (groups), a1–C (parent/child), B–D
+    // (filter pair) and B–E (group 0) overlap too but do not
+    expect([...ours].sort()).toEqual([pairKey(a1, bBox), pairKey(bBox, cBox), pairKey(bBox, fBox)].sort());
+    expect(a2).toBeGreaterThan(a1);
+    const exp = exportMjcf(m, 0.002);
+    expect(exp.xml).toContain('filterparent="disable"');
+    // a1 with B, D and F: A's group-2 box filters A against each of them in part, so those body
+    // pairs are excluded as a whole and a1's pairs come back one by one
+    expect(exp.explicit_pairs).toBe(3);
+    const mj = await mujoco();
+    const { m: mm, d } = mujocoFromXml(mj, exp.xml);
+    try {
+      setMujocoState(m, sim.state, exp, mm, d);
+      mj.mj_forward(mm, d);
+      const api = mj as unknown as {
+        mj_id2name(m: unknown, type: number, id: number): string;
+        mjtObj: { mjOBJ_GEOM: { value: number } };
+      };
+      const data = d as unknown as {
+        contact: { get(i: number): { geom1: number; geom2: number; delete(): void } | undefined };
+      };
+      const shapeOf = (id: number): number =>
+        Number(api.mj_id2name(mm, api.mjtObj.mjOBJ_GEOM.value, id).slice(1));
+      const theirs = new Set<string>();
+      for (let i = 0; i < d.ncon; i++) {
+        const c = data.contact.get(i)!;
+        theirs.add(pairKey(shapeOf(c.geom1), shapeOf(c.geom2)));
+        c.delete();
+      }
+      expect([...theirs].sort()).toEqual([...ours].sort());
+    } finally {
+      d.delete();
+      mm.delete();
+    }
+  });
 });

@@ -11,9 +11,17 @@
  * Contact stiffness is left to MuJoCo's defaults (the models differ there by design). Mesh shapes
  * become MJCF meshes (MuJoCo collides a mesh as its convex hull; ours collides triangle meshes per
  * triangle), visual-only
- * shapes (no COLLIDE_SHAPES flag) are left out; collision groups and filter pairs do not carry
- * over (MuJoCo's default: every pair except parent–child). Ball joints are not exported.
+ * shapes (no COLLIDE_SHAPES flag) are left out. Ball joints are not exported.
+ *
+ * Collision filtering carries over as far as MJCF can say it. Ours decides per shape pair (groups,
+ * filter pairs, parent/child flags per joint, static bodies: collision/filter.ts); MuJoCo per body
+ * pair, and never within one weld (bodies joined by fixed joints). So MuJoCo's own parent/child
+ * filter is switched off (`filterparent`), a shape of collision group 0 gets contype = conaffinity =
+ * 0, and two welds none of whose shape pairs collide in ours are excluded (`<exclude>` for every
+ * pair of their bodies). Two welds with some shape pairs filtered and others not are excluded too,
+ * and the shape pairs of theirs that collide in ours become explicit `<pair>`s.
  */
+import { makePairFilter, pairAllowed } from '../../collision/filter';
 import { forwardKinematics, makeKinematicsData } from '../../kinematics';
 import { JointType, ShapeFlags, ShapeType, type SapModel } from '../../model';
 import type { SapState } from '../../state';
@@ -24,6 +32,13 @@ export interface MjcfExport {
   joints: number[];
   /** our DOF driven by each MuJoCo actuator id */
   actuatorDof: number[];
+  /** body pairs written as `<exclude>` (shape pairs that never collide in ours) */
+  excluded_body_pairs: number;
+  /**
+   * shape pairs written as `<pair>`: those that collide in ours between two welds that also have
+   * shape pairs ours filters (excluded as a whole, since `<exclude>` works per body pair)
+   */
+  explicit_pairs: number;
 }
 
 const f = (x: number): string => (Math.abs(x) < 1e-15 ? '0' : Number(x.toPrecision(12)).toString());
@@ -87,12 +102,17 @@ export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfEx
     for (let k = 3 * t0; k < 3 * t1; k++) fs.push(m.mesh_triangles[k]);
     return `    <mesh name="${a.name}" scale="${a.scale}" inertia="convex" vertex="${vs.join(' ')}" face="${fs.join(' ')}"/>\n`;
   };
+  // the shapes exported as geoms: world 0's and the shared ones (world −1), except visual-only
+  // shapes (no collision in our model, nothing to export: mass is explicit)
+  const exported = (g: number): boolean => {
+    const b = m.shape_body[g];
+    if (b >= 0 ? m.body_world[b] !== 0 : m.shape_world[g] > 0) return false;
+    return (m.shape_flags[g] & ShapeFlags.COLLIDE_SHAPES) !== 0;
+  };
   const geoms = (b: number, indent: string): string => {
     let s = '';
     for (let g = 0; g < m.shape_count; g++) {
-      if (m.shape_body[g] !== b || (b < 0 && m.shape_world[g] > 0)) continue;
-      // visual-only shapes: no collision in our model, nothing to export (mass is explicit)
-      if ((m.shape_flags[g] & ShapeFlags.COLLIDE_SHAPES) === 0) continue;
+      if (m.shape_body[g] !== b || !exported(g)) continue;
       const X = m.shape_X_bs;
       const pos = v3(X, g * 7);
       const quat = wxyz([X[g * 7 + 3], X[g * 7 + 4], X[g * 7 + 5], X[g * 7 + 6]]);
@@ -136,7 +156,9 @@ export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfEx
           throw new Error(`exportMjcf: shape type ${m.shape_type[g]} is not exported`);
       }
       const sizeAttr = size ? ` size="${size}"` : '';
-      s += `${indent}<geom type="${type}"${sizeAttr}${extra} pos="${pos}" quat="${quat}" friction="${f(mu)} 0.005 0.0001"/>\n`;
+      // collision group 0: collides with nothing in ours
+      const none = m.shape_collision_group[g] === 0 ? ' contype="0" conaffinity="0"' : '';
+      s += `${indent}<geom name="g${g}" type="${type}"${sizeAttr}${extra} pos="${pos}" quat="${quat}" friction="${f(mu)} 0.005 0.0001"${none}/>\n`;
     }
     return s;
   };
@@ -189,14 +211,22 @@ export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfEx
     const fr = Number.isFinite(e) && e > 0 ? ` forcelimited="true" forcerange="${f(-e)} ${f(e)}"` : '';
     acts += `    <position joint="j${a.j}" kp="${f(m.joint_target_ke[a.dof])}" kv="${f(m.joint_target_kd[a.dof])}"${fr}/>\n`;
   }
+  const filter = collisionFilter(m, exported);
   const g = m.gravity;
   const xml =
-    `<mujoco model="${name}">\n  <option timestep="${f(dt)}" gravity="${v3(g, 0)}"/>\n` +
+    `<mujoco model="${name}">\n  <option timestep="${f(dt)}" gravity="${v3(g, 0)}">\n    <flag filterparent="disable"/>\n  </option>\n` +
     (meshAssets.size ? `  <asset>\n${[...meshAssets.values()].map(meshXml).join('')}  </asset>\n` : '') +
     `  <worldbody>\n${world}  </worldbody>\n` +
+    (filter.xml ? `  <contact>\n${filter.xml}  </contact>\n` : '') +
     (acts ? `  <actuator>\n${acts}  </actuator>\n` : '') +
     '</mujoco>\n';
-  return { xml, joints, actuatorDof: act.map((a) => a.dof) };
+  return {
+    xml,
+    joints,
+    actuatorDof: act.map((a) => a.dof),
+    excluded_body_pairs: filter.excluded,
+    explicit_pairs: filter.explicit,
+  };
 }
 
 /** minimal view of MuJoCo's model/data used to transfer a state */
@@ -207,6 +237,81 @@ export interface MjStateView {
 export interface MjDataView {
   qpos: Float64Array;
   qvel: Float64Array;
+}
+
+/**
+ * The `<contact>` elements that make MuJoCo collide what ours collides (see the module comment): for
+ * every two welds with exported colliding shapes of which ours filters some shape pair, an
+ * `<exclude>` per pair of their bodies ('world' for body −1), and a `<pair>` per shape pair of
+ * theirs that ours does collide.
+ */
+function collisionFilter(
+  m: SapModel,
+  exported: (g: number) => boolean,
+): { xml: string; excluded: number; explicit: number } {
+  const pf = makePairFilter(m);
+  // weld of each body: the body, or for a fixed joint its parent's weld (−1: the world)
+  const weld = new Int32Array(m.body_count);
+  for (let b = 0; b < m.body_count; b++) {
+    const p = m.joint_parent[b];
+    weld[b] = m.joint_type[b] === JointType.FIXED ? (p < 0 ? -1 : weld[p]) : b;
+  }
+  const weldOf = (g: number): number => (m.shape_body[g] < 0 ? -1 : weld[m.shape_body[g]]);
+  const shapes: number[] = [];
+  for (let g = 0; g < m.shape_count; g++) {
+    if (exported(g) && m.shape_collision_group[g] !== 0) shapes.push(g);
+  }
+  // per pair of welds: how many shape pairs, and how many of them collide in ours
+  const pairs = new Map<number, { a: number; b: number; total: number; allowed: number }>();
+  const nw = m.body_count + 1;
+  for (let i = 0; i < shapes.length; i++) {
+    for (let k = i + 1; k < shapes.length; k++) {
+      const wa = weldOf(shapes[i]),
+        wb = weldOf(shapes[k]);
+      if (wa === wb) continue; // MuJoCo never collides within a weld
+      const a = Math.min(wa, wb),
+        b = Math.max(wa, wb);
+      const key = (a + 1) * nw + b + 1;
+      let e = pairs.get(key);
+      if (!e) pairs.set(key, (e = { a, b, total: 0, allowed: 0 }));
+      e.total++;
+      if (pairAllowed(pf, shapes[i], shapes[k])) e.allowed++;
+    }
+  }
+  // the bodies of each weld that carry exported shapes
+  const bodiesOf = new Map<number, Set<number>>();
+  for (const g of shapes) {
+    const w = weldOf(g);
+    let set = bodiesOf.get(w);
+    if (!set) bodiesOf.set(w, (set = new Set()));
+    set.add(m.shape_body[g]);
+  }
+  const bodyName = (b: number): string => (b < 0 ? 'world' : `b${b}`);
+  let xml = '';
+  let excluded = 0;
+  let explicit = 0;
+  for (const e of pairs.values()) {
+    if (e.allowed === e.total) continue;
+    for (const b0 of bodiesOf.get(e.a)!) {
+      for (const b1 of bodiesOf.get(e.b)!) {
+        xml += `    <exclude body1="${bodyName(b0)}" body2="${bodyName(b1)}"/>\n`;
+        excluded++;
+      }
+    }
+    if (e.allowed === 0) continue;
+    // some shape pairs of these welds collide in ours: those as explicit pairs (MuJoCo checks a
+    // <pair> whatever the exclusions), with the friction MuJoCo would mix for them (the larger)
+    for (const g0 of shapes) {
+      if (weldOf(g0) !== e.a) continue;
+      for (const g1 of shapes) {
+        if (weldOf(g1) !== e.b || !pairAllowed(pf, g0, g1)) continue;
+        const mu = f(Math.max(m.shape_mu[g0], m.shape_mu[g1]));
+        xml += `    <pair geom1="g${g0}" geom2="g${g1}" friction="${mu} ${mu} 0.005 0.0001 0.0001"/>\n`;
+        explicit++;
+      }
+    }
+  }
+  return { xml, excluded, explicit };
 }
 
 /**
