@@ -2222,7 +2222,10 @@ export class SapSolver {
       if (sparseWasm) {
         this.wasmG.set(this.gSolve);
         this.wasmGHeld.set(this.wasmG);
-      } else this.gHeld.set(G.subarray(0, nG));
+      } else {
+        const held = this.gHeld;
+        for (let k = 0; k < nG; k++) held[k] = G[k];
+      }
       this.heldH =
         this.incremental_hessian &&
         this.options.contact_solve_precision !== 'fp32' &&

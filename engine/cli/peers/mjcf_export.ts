@@ -256,55 +256,42 @@ function collisionFilter(
     const p = m.joint_parent[b];
     weld[b] = m.joint_type[b] === JointType.FIXED ? (p < 0 ? -1 : weld[p]) : b;
   }
-  const weldOf = (g: number): number => (m.shape_body[g] < 0 ? -1 : weld[m.shape_body[g]]);
-  const shapes: number[] = [];
+  // the exported colliding shapes (group 0 collides with nothing: contype 0), by weld
+  const shapesOf = new Map<number, number[]>();
   for (let g = 0; g < m.shape_count; g++) {
-    if (exported(g) && m.shape_collision_group[g] !== 0) shapes.push(g);
-  }
-  // per pair of welds: how many shape pairs, and how many of them collide in ours
-  const pairs = new Map<number, { a: number; b: number; total: number; allowed: number }>();
-  const nw = m.body_count + 1;
-  for (let i = 0; i < shapes.length; i++) {
-    for (let k = i + 1; k < shapes.length; k++) {
-      const wa = weldOf(shapes[i]),
-        wb = weldOf(shapes[k]);
-      if (wa === wb) continue; // MuJoCo never collides within a weld
-      const a = Math.min(wa, wb),
-        b = Math.max(wa, wb);
-      const key = (a + 1) * nw + b + 1;
-      let e = pairs.get(key);
-      if (!e) pairs.set(key, (e = { a, b, total: 0, allowed: 0 }));
-      e.total++;
-      if (pairAllowed(pf, shapes[i], shapes[k])) e.allowed++;
-    }
-  }
-  // the bodies of each weld that carry exported shapes
-  const bodiesOf = new Map<number, Set<number>>();
-  for (const g of shapes) {
-    const w = weldOf(g);
-    let set = bodiesOf.get(w);
-    if (!set) bodiesOf.set(w, (set = new Set()));
-    set.add(m.shape_body[g]);
+    if (!exported(g) || m.shape_collision_group[g] === 0) continue;
+    const w = m.shape_body[g] < 0 ? -1 : weld[m.shape_body[g]];
+    const list = shapesOf.get(w);
+    if (list) list.push(g);
+    else shapesOf.set(w, [g]);
   }
   const bodyName = (b: number): string => (b < 0 ? 'world' : `b${b}`);
+  const welds = [...shapesOf.keys()].sort((x, y) => x - y);
+  const allowed: number[] = [];
   let xml = '';
   let excluded = 0;
   let explicit = 0;
-  for (const e of pairs.values()) {
-    if (e.allowed === e.total) continue;
-    for (const b0 of bodiesOf.get(e.a)!) {
-      for (const b1 of bodiesOf.get(e.b)!) {
-        xml += `    <exclude body1="${bodyName(b0)}" body2="${bodyName(b1)}"/>\n`;
-        excluded++;
+  // every two welds (MuJoCo never collides within one): their shape pairs that collide in ours
+  for (let i = 0; i < welds.length; i++) {
+    const sa = shapesOf.get(welds[i])!;
+    for (let k = i + 1; k < welds.length; k++) {
+      const sb = shapesOf.get(welds[k])!;
+      allowed.length = 0;
+      for (const g0 of sa) for (const g1 of sb) if (pairAllowed(pf, g0, g1)) allowed.push(g0, g1);
+      if (allowed.length === 2 * sa.length * sb.length) continue;
+      const ba = new Set(sa.map((g) => m.shape_body[g]));
+      const bb = new Set(sb.map((g) => m.shape_body[g]));
+      for (const b0 of ba) {
+        for (const b1 of bb) {
+          xml += `    <exclude body1="${bodyName(b0)}" body2="${bodyName(b1)}"/>\n`;
+          excluded++;
+        }
       }
-    }
-    if (e.allowed === 0) continue;
-    // some shape pairs of these welds collide in ours: those as explicit pairs (MuJoCo checks a
-    // <pair> whatever the exclusions), with the friction MuJoCo would mix for them (the larger)
-    for (const g0 of shapes) {
-      if (weldOf(g0) !== e.a) continue;
-      for (const g1 of shapes) {
-        if (weldOf(g1) !== e.b || !pairAllowed(pf, g0, g1)) continue;
+      // the shape pairs of theirs that collide in ours as explicit pairs (MuJoCo checks a <pair>
+      // whatever the exclusions), with the friction MuJoCo would mix for them (the larger)
+      for (let x = 0; x < allowed.length; x += 2) {
+        const g0 = allowed[x],
+          g1 = allowed[x + 1];
         const mu = f(Math.max(m.shape_mu[g0], m.shape_mu[g1]));
         xml += `    <pair geom1="g${g0}" geom2="g${g1}" friction="${mu} ${mu} 0.005 0.0001 0.0001"/>\n`;
         explicit++;
