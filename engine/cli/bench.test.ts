@@ -2,7 +2,7 @@
  * `npm run bench` stays runnable: a tiny configuration runs end to end (ours + the MuJoCo peer on
  * an exported model), and a settled state is cached and reused bit for bit.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it, onTestFinished } from 'vitest';
@@ -23,6 +23,7 @@ import {
   type PeerRow,
 } from './bench';
 import { main } from './main';
+import { pileSceneYaml } from './pile';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const dir = mkdtempSync(path.join(os.tmpdir(), 'sap-bench-'));
@@ -57,6 +58,32 @@ describe('runBench', () => {
     expect(benchMarkdown(res)).toContain('| arm7 | approx32 | monotone_decay | off | – | cpu | 1 |');
     expect(log.join('\n')).toMatch(/settled 10 steps in/);
     expect(readdirSync(dir)).toEqual([expect.stringMatching(/^arm7_10_1_[0-9a-f]{16}\.json$/)]);
+  }, 60_000);
+
+  it('writes a generated pile of the scaling series before timing it', async () => {
+    const spec = BENCH_SCENES.pile_216_landing;
+    expect(spec.pile).toEqual({ nx: 6, ny: 6, nz: 6 });
+    expect(BENCH_GROUPS.scaling).toContain('pile_216_landing');
+    const res = await runBench({
+      scenes: ['pile_216_landing'],
+      presets: ['approx32'],
+      num_worlds: [1],
+      steps: 1,
+      repeats: 1,
+      settle: 2,
+      peers: [],
+      settle_cache: null,
+      warmup_ms: 0,
+    });
+    expect(readFileSync(path.join(ROOT, spec.file), 'utf8')).toBe(
+      pileSceneYaml('pile_216_landing', spec.pile!),
+    );
+    // the scene's own sweep: SAP's default friction and σ = 0.1
+    expect(res.rows.map((r) => [r.scene, r.overrides])).toEqual([
+      ['pile_216_landing', {}],
+      ['pile_216_landing', { contact_sigma: 0.1 }],
+    ]);
+    for (const r of res.rows) expect(r.steps_per_s).toBeGreaterThan(0);
   }, 60_000);
 
   it('times pile_64 and its peers from the same sixteen start states (eight arrangements), round by round', async () => {
@@ -354,7 +381,7 @@ describe('contact scaling fit', () => {
     stage_ms: { collision: 0, free_motion: 0, constraints: 0, solve: 0, integrate: 0, total: 0 },
   });
 
-  it('fits t ∝ contacts^p to pile_1000 from the tumbling and from the landing 64-box pile, per preset', () => {
+  it('fits t ∝ contacts^p over each series, per preset, islands and variant', () => {
     // per-step times t = 1/steps_per_s: pile_1000 1600², pile_64_tumbling 100² (p = 2), pile_64_landing
     // 1600²·200/1600 (p = 1); drake has no pile_1000 row, so no fit
     const rows = [
@@ -371,16 +398,44 @@ describe('contact scaling fit', () => {
     rows.push(row('pile_64_tumbling', 'approx32', 1, 100, false, sigma));
     rows.push(row('pile_1000', 'approx32', 1 / 16 ** 3, 1600, false, sigma));
     const fit = contactScaling(rows);
-    expect(fit.map((f) => [f.from, f.preset, f.solve_islands, f.overrides])).toEqual([
-      ['pile_64_tumbling', 'approx32', false, {}],
-      ['pile_64_tumbling', 'approx32', true, {}],
-      ['pile_64_tumbling', 'approx32', false, sigma],
-      ['pile_64_landing', 'approx32', false, {}],
+    expect(fit.map((f) => [f.series, f.from, f.preset, f.solve_islands, f.overrides])).toEqual([
+      ['landing', 'pile_64_landing', 'approx32', false, {}],
+      ['tumbling → landing', 'pile_64_tumbling', 'approx32', false, {}],
+      ['tumbling → landing', 'pile_64_tumbling', 'approx32', true, {}],
+      ['tumbling → landing', 'pile_64_tumbling', 'approx32', false, sigma],
     ]);
-    expect(fit[2].exponent).toBeCloseTo(3, 12);
-    fit.splice(2, 1);
-    expect(fit[0].exponent).toBeCloseTo(2, 12);
-    expect(fit[1].exponent).toBeCloseTo(1, 12);
-    expect(fit[2].exponent).toBeCloseTo(1, 12);
+    expect(fit.map((f) => f.exponent)).toEqual([1, 2, 1, 3].map((p) => expect.closeTo(p, 12)));
+    expect(fit[0].points.map((p) => p.scene)).toEqual(['pile_64_landing', 'pile_1000']);
+  });
+
+  it('fits the least-squares slope in log–log over a series of more than two piles', () => {
+    // landing series: t = c^1.5 exactly at 200 and 1600 contacts, 3× slower than that at 700 (off
+    // the line), 512 missing; the four-layer series: t ∝ c on three piles
+    // steps/s of a per-step time T = k·c^p [s]
+    const rate = (c: number, p: number, k = 1e-6): number => 1 / (k * c ** p);
+    const rows = [
+      row('pile_64_landing', 'approx32', rate(200, 1.5), 200),
+      row('pile_216_landing', 'approx32', rate(700, 1.5, 3e-6), 700),
+      row('pile_1000', 'approx32', rate(1600, 1.5), 1600),
+      row('pile_256_flat', 'approx32', rate(800, 1, 1e-6 * 200 ** 0.5), 800),
+      row('pile_1024_flat', 'approx32', rate(3200, 1, 1e-6 * 200 ** 0.5), 3200),
+    ];
+    const fit = contactScaling(rows);
+    expect(fit.map((f) => f.series)).toEqual(['landing', 'landing, four layers']);
+    const [landing, flat] = fit;
+    expect(landing.points.map((p) => p.scene)).toEqual(['pile_64_landing', 'pile_216_landing', 'pile_1000']);
+    // the least-squares slope: by hand from the three (ln c, ln t) points
+    const x = [200, 700, 1600].map(Math.log);
+    const y = [200 ** 1.5, 3 * 700 ** 1.5, 1600 ** 1.5].map(Math.log);
+    const mx = (x[0] + x[1] + x[2]) / 3,
+      my = (y[0] + y[1] + y[2]) / 3;
+    const slope =
+      x.reduce((s, v, k) => s + (v - mx) * (y[k] - my), 0) / x.reduce((s, v) => s + (v - mx) ** 2, 0);
+    expect(landing.exponent).toBeCloseTo(slope, 12);
+    expect(landing.local[0]).toBeCloseTo(1.5 + Math.log(3) / Math.log(3.5), 12);
+    expect(landing.local[1]).toBeCloseTo(1.5 - Math.log(3) / Math.log(1600 / 700), 12);
+    expect(flat.points.map((p) => p.scene)).toEqual(['pile_64_landing', 'pile_256_flat', 'pile_1024_flat']);
+    expect(flat.exponent).toBeCloseTo(1, 12);
+    expect(flat.local).toEqual([1, 1].map((p) => expect.closeTo(p, 12)));
   });
 });

@@ -32,6 +32,7 @@ import type { LinearSolverMode } from '../sap/solver';
 import { cloneState, copyState, type SapState } from '../state';
 import type { PeerWorkerReply, PeerWorkerRequest } from './peers/peer_worker';
 import { startMujoco, startRapier, type PeerRunner, type PeerSetup } from './peers/runners';
+import { pileSceneYaml, type PileGrid } from './pile';
 import { median, pairedRatio, warmUp, WARMUP_MS } from './timing';
 
 /**
@@ -64,6 +65,11 @@ export interface BenchScene {
   asset_root?: string;
   /** load leniently: features the engine does not model are skipped and listed in the notes */
   lenient?: boolean;
+  /**
+   * a generated box pile: `file` is written from this grid ({@link pileSceneYaml}) before the scene
+   * loads (the contact-scaling series)
+   */
+  pile?: PileGrid;
   /** the MuJoCo peer loads this MJCF directly instead of an export of our model */
   mjcf?: string;
   /** PD targets follow q₀ + a·sin(2πft) on every driven DOF (ours: control, MuJoCo: ctrl) */
@@ -177,6 +183,32 @@ export const BENCH_SCENES: Record<string, BenchScene> = {
   },
 };
 
+/**
+ * A generated pile of the contact-scaling series, timed in pile_1000's phase (0.2 s after the drop
+ * and the same lead-in: its lower layers landing) like pile_64_landing. No peers: the series
+ * measures how our per-step time grows with the contacts (MuJoCo's dense solver would take minutes
+ * on the larger ones; pile_64 and pile_1000 carry the peer ratios).
+ */
+function scalingPile(g: PileGrid, steps: number, repeats: number): BenchScene {
+  return {
+    file: `bench-results/scenes/pile_${g.nx}x${g.ny}x${g.nz}.yaml`,
+    pile: g,
+    settle: 100,
+    steps,
+    repeats,
+    line_searches: ['monotone_decay'],
+    variants: SOFT_FRICTION,
+    peers: [],
+    lead_in: 20,
+  };
+}
+// between the 4×4×4 and the 10×10×10 pile: the same cubic grid
+BENCH_SCENES.pile_216_landing = scalingPile({ nx: 6, ny: 6, nz: 6 }, 10, 5);
+BENCH_SCENES.pile_512_landing = scalingPile({ nx: 8, ny: 8, nz: 8 }, 6, 3);
+// four layers like the 4×4×4 pile, on a wider grid: more contacts at the same stack height
+BENCH_SCENES.pile_256_flat = scalingPile({ nx: 8, ny: 8, nz: 4 }, 10, 3);
+BENCH_SCENES.pile_1024_flat = scalingPile({ nx: 16, ny: 16, nz: 4 }, 6, 1);
+
 /** the SAP Warp example scenes (../shared/reference/sap_warp), bench ids `sapwarp_<name>` */
 export const SAP_WARP_SCENES = [
   'agilex_piper_urdf',
@@ -208,6 +240,7 @@ for (const name of SAP_WARP_SCENES) {
 /** bench ids that stand for several scenes */
 export const BENCH_GROUPS: Record<string, string[]> = {
   sap_warp: SAP_WARP_SCENES.map((n) => `sapwarp_${n}`),
+  scaling: ['pile_216_landing', 'pile_512_landing', 'pile_256_flat', 'pile_1024_flat'],
 };
 
 /** mean milliseconds per step and stage */
@@ -315,17 +348,24 @@ export interface BenchResult {
   peers: PeerRow[];
   notes: string[];
   /**
-   * fitted exponent p of per-step time ∝ contacts^p from a 64-box pile to the 1000-box pile, per
-   * preset: from pile_64_tumbling and from pile_64_landing (the same phase as pile_1000)
+   * fitted exponent p of per-step time ∝ contacts^p over each series of {@link SCALING_SERIES}
+   * (least squares in log–log over the series' piles measured), per preset × line search × islands
+   * × variant
    */
   contact_scaling: {
+    /** the series' name */
+    series: string;
     preset: string;
     line_search: string;
     solve_islands: boolean;
     overrides: Record<string, unknown>;
+    /** the least-squares slope of ln t over ln contacts */
     exponent: number;
+    /** the slopes between consecutive piles */
+    local: number[];
     from: string;
     to: string;
+    points: { scene: string; contacts_per_world: number; steps_per_s: number }[];
   }[];
 }
 
@@ -430,8 +470,17 @@ async function timeRound(
   return steps / ((performance.now() - t0) / 1000);
 }
 
-/** the small piles the contact-scaling exponent is fitted from (to pile_1000) */
-const SCALING_FROM = ['pile_64_tumbling', 'pile_64_landing'];
+/**
+ * The contact-scaling series, each from a 64-box pile to about a thousand boxes: the cubic grids in
+ * the landing phase (the issue's 64 → 1000 boxes, with two generated sizes between), the tumbling
+ * 64-box pile against the landing 1000 (two phases: an upper bound), and four-layer piles of
+ * growing footprint in the landing phase (more contacts at the same stack height).
+ */
+export const SCALING_SERIES: { name: string; scenes: string[] }[] = [
+  { name: 'landing', scenes: ['pile_64_landing', 'pile_216_landing', 'pile_512_landing', 'pile_1000'] },
+  { name: 'tumbling → landing', scenes: ['pile_64_tumbling', 'pile_1000'] },
+  { name: 'landing, four layers', scenes: ['pile_64_landing', 'pile_256_flat', 'pile_1024_flat'] },
+];
 
 /** where settled snapshots are kept between bench runs (ignored by git) */
 export const SETTLE_CACHE = 'bench-results/settled';
@@ -573,6 +622,10 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     for (const nw of o.num_worlds) {
       let scene: LoadedSceneFile;
       try {
+        if (spec.pile) {
+          mkdirSync(path.dirname(spec.file), { recursive: true });
+          writeFileSync(spec.file, pileSceneYaml(id, spec.pile));
+        }
         scene = await loadModelFile(spec.file, {
           num_worlds: nw,
           ...(spec.asset_root ? { asset_root: spec.asset_root } : {}),
@@ -861,33 +914,55 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
 }
 
 /**
- * Fitted exponent p of per-step time ∝ contacts^p from each small pile of {@link SCALING_FROM} to
- * pile_1000, per preset × line search measured on both (single world).
+ * Fitted exponent p of per-step time ∝ contacts^p over each series of {@link SCALING_SERIES}, per
+ * preset × line search × islands × variant measured on the series' first pile and at least one
+ * other (single world): the least-squares slope in log–log, and the slopes between neighbours.
  */
 export function contactScaling(rows: BenchRow[]): BenchResult['contact_scaling'] {
   const contact_scaling: BenchResult['contact_scaling'] = [];
-  for (const from of SCALING_FROM) {
-    for (const a of rows.filter((r) => r.scene === from && r.num_worlds === 1)) {
-      const b = rows.find(
-        (r) =>
-          r.scene === 'pile_1000' &&
-          r.num_worlds === 1 &&
-          r.preset === a.preset &&
-          r.line_search === a.line_search &&
-          r.solve_islands === a.solve_islands &&
-          overrideText(r.overrides) === overrideText(a.overrides),
-      );
-      if (!b || !(b.contacts_per_world > a.contacts_per_world)) continue;
-      const exponent =
-        Math.log(a.steps_per_s / b.steps_per_s) / Math.log(b.contacts_per_world / a.contacts_per_world);
+  for (const series of SCALING_SERIES) {
+    for (const a of rows.filter((r) => r.scene === series.scenes[0] && r.num_worlds === 1)) {
+      const points = [a];
+      for (const scene of series.scenes.slice(1)) {
+        const b = rows.find(
+          (r) =>
+            r.scene === scene &&
+            r.num_worlds === 1 &&
+            r.preset === a.preset &&
+            r.line_search === a.line_search &&
+            r.solve_islands === a.solve_islands &&
+            overrideText(r.overrides) === overrideText(a.overrides),
+        );
+        if (b && b.contacts_per_world > points[points.length - 1].contacts_per_world) points.push(b);
+      }
+      if (points.length < 2) continue;
+      const x = points.map((r) => Math.log(r.contacts_per_world));
+      const y = points.map((r) => -Math.log(r.steps_per_s));
+      const mx = x.reduce((s, v) => s + v, 0) / x.length;
+      const my = y.reduce((s, v) => s + v, 0) / y.length;
+      let sxy = 0,
+        sxx = 0;
+      for (let k = 0; k < x.length; k++) {
+        sxy += (x[k] - mx) * (y[k] - my);
+        sxx += (x[k] - mx) ** 2;
+      }
+      const local: number[] = [];
+      for (let k = 1; k < x.length; k++) local.push((y[k] - y[k - 1]) / (x[k] - x[k - 1]));
       contact_scaling.push({
+        series: series.name,
         preset: a.preset,
         line_search: a.line_search,
         solve_islands: a.solve_islands,
         overrides: a.overrides,
-        exponent,
-        from,
-        to: 'pile_1000',
+        exponent: sxy / sxx,
+        local,
+        from: points[0].scene,
+        to: points[points.length - 1].scene,
+        points: points.map((r) => ({
+          scene: r.scene,
+          contacts_per_world: r.contacts_per_world,
+          steps_per_s: r.steps_per_s,
+        })),
       });
     }
   }
@@ -1023,10 +1098,14 @@ export function benchMarkdown(res: BenchResult): string {
   }
   if (res.contact_scaling.length) {
     out.push('', 'Per-step time vs contacts (fitted exponent p of t ∝ contacts^p):', '');
-    for (const c of res.contact_scaling)
+    for (const c of res.contact_scaling) {
+      const path = c.points.map((p) => `${p.scene} (${Math.round(p.contacts_per_world)})`).join(' → ');
+      const local =
+        c.local.length > 1 ? ` (between neighbours ${c.local.map((v) => v.toFixed(2)).join(', ')})` : '';
       out.push(
-        `- ${c.from} → ${c.to}${c.from === 'pile_64_tumbling' ? ' (tumbling → landing)' : ' (both landing)'}, ${c.preset} / ${c.line_search}${c.solve_islands ? ' / islands' : ''}${overrideText(c.overrides, ' / ')}: p = ${c.exponent.toFixed(2)}`,
+        `- ${c.series}: ${path}, ${c.preset} / ${c.line_search}${c.solve_islands ? ' / islands' : ''}${overrideText(c.overrides, ' / ')}: p = ${c.exponent.toFixed(2)}${local}`,
       );
+    }
   }
   if (res.notes.length) out.push('', 'Notes:', '', ...res.notes.map((n) => `- ${n}`));
   return out.join('\n');

@@ -239,7 +239,16 @@ export async function main(argv: string[]): Promise<number> {
       const res = await runBench({
         scenes: scenes.length
           ? scenes
-          : ['humanoid', 'arm7', 'pile_64', 'pile_64_tumbling', 'pile_64_landing', 'pile_1000', 'sap_warp'],
+          : [
+              'humanoid',
+              'arm7',
+              'pile_64',
+              'pile_64_tumbling',
+              'pile_64_landing',
+              'pile_1000',
+              'scaling',
+              'sap_warp',
+            ],
         presets: list(values.preset) ?? ['approx32', 'drake'],
         line_searches: list(values['line-search']),
         islands: islandList(values.islands),

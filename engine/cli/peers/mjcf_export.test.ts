@@ -178,4 +178,115 @@ describe('exportMjcf', () => {
       mm.delete();
     }
   });
+  it('carries the speculative gap: MuJoCo detects what ours detects before contact and solves it only on contact', async () => {
+    const r = 0.05;
+    const b = new ModelBuilder();
+    b.rigid_gap = 0.01;
+    // A hovers 1.5 cm above the ground (inside the 2 cm band of sphere + ground), B 3 cm (outside)
+    const A = b.addBody({ X_wb: [0, 0, r + 0.015, 0, 0, 0, 1] });
+    b.addShape({ body: A, type: 'sphere', size: [r, 0, 0], cfg: { density: 1000 } });
+    b.addJoint({ type: 'free', parent: -1, child: A });
+    const B = b.addBody({ X_wb: [1, 0, r + 0.03, 0, 0, 0, 1] });
+    b.addShape({ body: B, type: 'sphere', size: [r, 0, 0], cfg: { density: 1000 } });
+    b.addJoint({ type: 'free', parent: -1, child: B });
+    // C hovers 1.5 cm above the ground with a 2 cm surface offset (margin): in contact already
+    const C = b.addBody({ X_wb: [2, 0, r + 0.015, 0, 0, 0, 1] });
+    b.addShape({ body: C, type: 'sphere', size: [r, 0, 0], cfg: { density: 1000, margin: 0.02 } });
+    b.addJoint({ type: 'free', parent: -1, child: C });
+    b.addGround();
+    const m = b.finalize();
+    const sim = new Simulation(m, { dt: 0.002 });
+    sim.collision.collide(sim.state, sim.contacts);
+    expect(sim.contacts.count[0]).toBe(2);
+    const phi = [0, 1].map((k) => sim.contacts.phi0[k]).sort((x, y) => x - y);
+    expect(phi[0]).toBeCloseTo(-0.005, 9); // C: 1.5 cm − 2 cm
+    expect(phi[1]).toBeCloseTo(0.015, 9); // A: speculative
+    const exp = exportMjcf(m, 0.002);
+    expect(exp.xml).toContain('margin="0" gap="0.01"');
+    expect(exp.xml).toContain('margin="0.02" gap="0.01"');
+    const mj = await mujoco();
+    const { m: mm, d } = mujocoFromXml(mj, exp.xml);
+    const nefc = (): number => (d as unknown as { nefc: number }).nefc;
+    try {
+      setMujocoState(m, sim.state, exp, mm, d);
+      mj.mj_forward(mm, d);
+      // A's and C's contacts are reported at their true distances, A's left out of the solver
+      // (C's acts: four pyramid rows for condim 3), B's not reported at all
+      expect(d.ncon).toBe(2);
+      const contacts = (
+        d as unknown as { contact: { get(i: number): { dist: number; exclude: number; delete(): void } } }
+      ).contact;
+      const seen: [number, number][] = [];
+      for (let i = 0; i < 2; i++) {
+        const c = contacts.get(i);
+        seen.push([c.dist, c.exclude]);
+        c.delete();
+      }
+      seen.sort((x, y) => x[1] - y[1]);
+      expect(seen[0][0]).toBeCloseTo(0.015, 9); // C, acting
+      expect(seen[0][1]).toBe(0);
+      expect(seen[1][0]).toBeCloseTo(0.015, 9); // A, in the gap band only
+      expect(seen[1][1]).toBe(1);
+      expect(nefc()).toBe(4);
+      // A and B fall to the ground: their contacts then act (MuJoCo's soft contact rests a little deep)
+      for (let i = 0; i < 300; i++) mj.mj_step(mm, d);
+      expect(d.ncon).toBe(3);
+      expect(nefc()).toBeGreaterThan(0);
+      expect(d.qpos[2]).toBeGreaterThan(r - 0.003);
+      expect(d.qpos[2]).toBeLessThan(r + 1e-4);
+    } finally {
+      d.delete();
+      mm.delete();
+    }
+  });
+  it('writes angles in radians: a hinge limit and spring reference act where ours do', async () => {
+    // a pendulum (1 kg point mass 0.5 m out along x) on a y hinge limited to [−0.5, 0.5] rad with
+    // a spring about 0.3 rad, started at q = 0.45 (inside the limit) and at q = 0.55 (past it)
+    const build = (): ReturnType<ModelBuilder['finalize']> => {
+      const b = new ModelBuilder();
+      const body = b.addBody({ X_wb: [0, 0, 1, 0, 0, 0, 1] });
+      b.addShape({
+        body,
+        type: 'sphere',
+        size: [0.05, 0, 0],
+        X_bs: [0.5, 0, 0, 0, 0, 0, 1],
+        cfg: { density: 1000, has_shape_collision: false },
+      });
+      b.addJoint({
+        type: 'revolute',
+        parent: -1,
+        child: body,
+        axis: [0, 1, 0],
+        X_p: [0, 0, 1, 0, 0, 0, 1],
+        limit_lower: -0.5,
+        limit_upper: 0.5,
+        stiffness: 10,
+        spring_ref: 0.3,
+      });
+      return b.finalize();
+    };
+    const m = build();
+    const exp = exportMjcf(m, 0.002);
+    expect(exp.xml).toContain('<compiler angle="radian"/>');
+    const mj = await mujoco();
+    const { m: mm, d } = mujocoFromXml(mj, exp.xml);
+    const data = d as unknown as { nefc: number; qfrc_spring?: Float64Array; qfrc_passive: Float64Array };
+    try {
+      const sim = new Simulation(m, { dt: 0.002 });
+      for (const [q, limitRows] of [
+        [0.45, 0],
+        [0.55, 1],
+      ] as const) {
+        sim.state.joint_q[0] = q;
+        setMujocoState(m, sim.state, exp, mm, d);
+        mj.mj_forward(mm, d);
+        expect(data.nefc).toBe(limitRows);
+        // passive force: the spring −k(q − q_ref) about 0.3 rad (not 0.3°)
+        expect(data.qfrc_passive[0]).toBeCloseTo(-10 * (q - 0.3), 9);
+      }
+    } finally {
+      d.delete();
+      mm.delete();
+    }
+  });
 });

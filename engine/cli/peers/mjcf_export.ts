@@ -6,9 +6,13 @@
  * joint_q for 1-DOF joints, and free joints get the body's world pose ({@link setMujocoState}).
  * Mass, COM and inertia are written explicitly (`<inertial>`), so both engines integrate the same
  * bodies; geoms (plane, sphere, capsule, box, cylinder, ellipsoid) carry the shape friction μ.
+ * Angles are radians (`<compiler angle="radian"/>`: MJCF's default unit is degrees, which would
+ * turn our hinge limits and spring references into limits of a few degrees).
  * Joint limits, armature, damping and springs (stiffness, springref) carry over; PD drives become
  * `position` actuators with kp = target_ke, kv = target_kd and the effort limit as force range.
- * Contact stiffness is left to MuJoCo's defaults (the models differ there by design). Mesh shapes
+ * Contact stiffness is left to MuJoCo's defaults (the models differ there by design); the shapes'
+ * margins and speculative gaps carry over as geom `margin`/`gap`, so MuJoCo detects the contacts
+ * ours detects before they touch and leaves them out of its solver until they do. Mesh shapes
  * become MJCF meshes (MuJoCo collides a mesh as its convex hull; ours collides triangle meshes per
  * triangle), visual-only
  * shapes (no COLLIDE_SHAPES flag) are left out. Ball joints are not exported.
@@ -158,7 +162,7 @@ export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfEx
       const sizeAttr = size ? ` size="${size}"` : '';
       // collision group 0: collides with nothing in ours
       const none = m.shape_collision_group[g] === 0 ? ' contype="0" conaffinity="0"' : '';
-      s += `${indent}<geom name="g${g}" type="${type}"${sizeAttr}${extra} pos="${pos}" quat="${quat}" friction="${f(mu)} 0.005 0.0001"${none}/>\n`;
+      s += `${indent}<geom name="g${g}" type="${type}"${sizeAttr}${extra} pos="${pos}" quat="${quat}" friction="${f(mu)} 0.005 0.0001"${none}${marginAttrs(m, g)}/>\n`;
     }
     return s;
   };
@@ -214,7 +218,7 @@ export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfEx
   const filter = collisionFilter(m, exported);
   const g = m.gravity;
   const xml =
-    `<mujoco model="${name}">\n  <option timestep="${f(dt)}" gravity="${v3(g, 0)}">\n    <flag filterparent="disable"/>\n  </option>\n` +
+    `<mujoco model="${name}">\n  <compiler angle="radian"/>\n  <option timestep="${f(dt)}" gravity="${v3(g, 0)}">\n    <flag filterparent="disable"/>\n  </option>\n` +
     (meshAssets.size ? `  <asset>\n${[...meshAssets.values()].map(meshXml).join('')}  </asset>\n` : '') +
     `  <worldbody>\n${world}  </worldbody>\n` +
     (filter.xml ? `  <contact>\n${filter.xml}  </contact>\n` : '') +
@@ -227,6 +231,19 @@ export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfEx
     excluded_body_pairs: filter.excluded,
     explicit_pairs: filter.explicit,
   };
+}
+
+/**
+ * A geom's `margin` and `gap` attributes for shape g ('' when both are 0). Ours reports a contact
+ * of two shapes below a distance of their summed margins (surface offsets) plus their summed gaps
+ * (the speculative band) and lets it act below the summed margins. MuJoCo (3.14, checked by the
+ * export's test) sums the two geoms' values too and reports a contact below margin + gap, acting
+ * only below margin: the same bands from the same per-shape values.
+ */
+function marginAttrs(m: SapModel, g: number): string {
+  const margin = m.shape_margin[g];
+  const gap = m.shape_gap[g];
+  return margin > 0 || gap > 0 ? ` margin="${f(margin)}" gap="${f(gap)}"` : '';
 }
 
 /** minimal view of MuJoCo's model/data used to transfer a state */
@@ -293,7 +310,10 @@ function collisionFilter(
         const g0 = allowed[x],
           g1 = allowed[x + 1];
         const mu = f(Math.max(m.shape_mu[g0], m.shape_mu[g1]));
-        xml += `    <pair geom1="g${g0}" geom2="g${g1}" friction="${mu} ${mu} 0.005 0.0001 0.0001"/>\n`;
+        const gap = m.shape_gap[g0] + m.shape_gap[g1];
+        const margin = m.shape_margin[g0] + m.shape_margin[g1];
+        const mg = margin > 0 || gap > 0 ? ` margin="${f(margin)}" gap="${f(gap)}"` : '';
+        xml += `    <pair geom1="g${g0}" geom2="g${g1}" friction="${mu} ${mu} 0.005 0.0001 0.0001"${mg}/>\n`;
         explicit++;
       }
     }
