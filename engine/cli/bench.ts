@@ -619,13 +619,13 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
     const steps = o.steps ?? spec.steps;
     const repeats = o.repeats ?? spec.repeats;
     const settle = o.settle ?? spec.settle;
+    if (spec.pile) {
+      mkdirSync(path.dirname(spec.file), { recursive: true });
+      writeFileSync(spec.file, pileSceneYaml(id, spec.pile));
+    }
     for (const nw of o.num_worlds) {
       let scene: LoadedSceneFile;
       try {
-        if (spec.pile) {
-          mkdirSync(path.dirname(spec.file), { recursive: true });
-          writeFileSync(spec.file, pileSceneYaml(id, spec.pile));
-        }
         scene = await loadModelFile(spec.file, {
           num_worlds: nw,
           ...(spec.asset_root ? { asset_root: spec.asset_root } : {}),

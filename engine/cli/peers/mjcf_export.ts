@@ -162,7 +162,7 @@ export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfEx
       const sizeAttr = size ? ` size="${size}"` : '';
       // collision group 0: collides with nothing in ours
       const none = m.shape_collision_group[g] === 0 ? ' contype="0" conaffinity="0"' : '';
-      s += `${indent}<geom name="g${g}" type="${type}"${sizeAttr}${extra} pos="${pos}" quat="${quat}" friction="${f(mu)} 0.005 0.0001"${none}${marginAttrs(m, g)}/>\n`;
+      s += `${indent}<geom name="g${g}" type="${type}"${sizeAttr}${extra} pos="${pos}" quat="${quat}" friction="${f(mu)} 0.005 0.0001"${none}${marginAttrs(m.shape_margin[g], m.shape_gap[g])}/>\n`;
     }
     return s;
   };
@@ -234,15 +234,13 @@ export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfEx
 }
 
 /**
- * A geom's `margin` and `gap` attributes for shape g ('' when both are 0). Ours reports a contact
+ * The `margin` and `gap` attributes of a geom or a pair ('' when both are 0). Ours reports a contact
  * of two shapes below a distance of their summed margins (surface offsets) plus their summed gaps
  * (the speculative band) and lets it act below the summed margins. MuJoCo (3.14, checked by the
  * export's test) sums the two geoms' values too and reports a contact below margin + gap, acting
- * only below margin: the same bands from the same per-shape values.
+ * only below margin: the same bands from the same per-shape values (a `<pair>` takes the sums).
  */
-function marginAttrs(m: SapModel, g: number): string {
-  const margin = m.shape_margin[g];
-  const gap = m.shape_gap[g];
+function marginAttrs(margin: number, gap: number): string {
   return margin > 0 || gap > 0 ? ` margin="${f(margin)}" gap="${f(gap)}"` : '';
 }
 
@@ -310,9 +308,7 @@ function collisionFilter(
         const g0 = allowed[x],
           g1 = allowed[x + 1];
         const mu = f(Math.max(m.shape_mu[g0], m.shape_mu[g1]));
-        const gap = m.shape_gap[g0] + m.shape_gap[g1];
-        const margin = m.shape_margin[g0] + m.shape_margin[g1];
-        const mg = margin > 0 || gap > 0 ? ` margin="${f(margin)}" gap="${f(gap)}"` : '';
+        const mg = marginAttrs(m.shape_margin[g0] + m.shape_margin[g1], m.shape_gap[g0] + m.shape_gap[g1]);
         xml += `    <pair geom1="g${g0}" geom2="g${g1}" friction="${mu} ${mu} 0.005 0.0001 0.0001"${mg}/>\n`;
         explicit++;
       }
