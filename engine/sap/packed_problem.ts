@@ -33,7 +33,8 @@ export function growI32(a: Int32Array, n: number): Int32Array {
   b.set(a);
   return b;
 }
-function growU8(a: Uint8Array, n: number): Uint8Array {
+/** `a`, or a larger copy of it when it holds fewer than n entries */
+export function growU8(a: Uint8Array, n: number): Uint8Array {
   if (a.length >= n) return a;
   const b = new Uint8Array(Math.max(n, 2 * a.length, 16));
   b.set(a);

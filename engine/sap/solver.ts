@@ -53,6 +53,7 @@ import { BlockSparseCholesky } from './linalg/block_sparse';
 import { CHOLESKY_TILE, DenseCholesky, choleskyFactor } from './linalg/cholesky';
 import { intRunsBytes, type IntRuns, type LinalgKernels } from './linalg/wasm/kernels';
 import { EvaluationWasm, type EvaluationInputs } from './linalg/wasm/evaluation';
+import { StructureKey } from './structure_key';
 import {
   MONOTONE_MIN_ALPHA,
   lineSearch,
@@ -467,6 +468,11 @@ export class SapSolver {
   private cliquesA: Float64Array[] = [];
   /** WebAssembly Newton evaluation (null: the JS twins below run); holds the vectors it reads */
   private ev: EvaluationWasm | null = EvaluationWasm.create();
+  /** the structure of the last prepared problem, and the evaluation it was laid out in */
+  private readonly structure = new StructureKey();
+  private preparedEv: EvaluationWasm | null = null;
+  /** whether the last {@link buildColumns} found other nonzero columns than the one before */
+  private columnsChanged = true;
   private readonly evIn: EvaluationInputs = {
     nCon: 0,
     nBlk: 0,
@@ -929,6 +935,9 @@ export class SapSolver {
     this.blkJ = pk.blkJ;
     this.jData = pk.jData;
     this.nJ = pk.nJ;
+    // the structure of the last prepared problem: its layout, participation and bindings hold
+    const same = this.structure.matches(pk) && this.preparedEv === this.ev && (this.ev?.current() ?? true);
+    if (!same) this.structure.clear();
     this.rowOff = growI32(this.rowOff, nCon + 1);
     this.gOff = growI32(this.gOff, nCon + 1);
     this.params = growF64(this.params, nCon * PARAM_STRIDE);
@@ -942,6 +951,81 @@ export class SapSolver {
       this.nPart = 0;
       return null;
     }
+    if (!same) this.layoutStructure(pk);
+    // nonzero columns of every Jacobian block, and the first block with a NaN or ±∞ entry
+    const badBlock = this.buildColumns(pk);
+    if (badBlock >= 0) {
+      let i = 0;
+      while (pk.blkStart[i + 1] <= badBlock) i++;
+      return `constraints[${i}]: Jacobian block of clique ${pk.blkClique[badBlock]} has a NaN or Inf entry`;
+    }
+
+    // parameters (needs w)
+    const err = this.makeParams(pk);
+    if (err !== null) return err;
+
+    // workspaces (kept with the structure unless the columns moved)
+    const keep = same && !this.columnsChanged;
+    const np = this.nvp;
+    if (!keep) {
+      this.T = growF64(this.T, HOLONOMIC_MAX_ROWS * Math.max(1, maxNv));
+      if (!this.layoutEvaluation()) {
+        this.dInv = growF64(this.dInv, np);
+        this.rhs = growF64(this.rhs, np);
+        this.v = growF64(this.v, np);
+        this.vStar = growF64(this.vStar, np);
+        this.Ar = growF64(this.Ar, np);
+        this.p = growF64(this.p, np);
+        this.pStar = growF64(this.pStar, np);
+        this.jv = growF64(this.jv, np);
+        this.grad = growF64(this.grad, np);
+        this.dv = growF64(this.dv, np);
+        this.dp = growF64(this.dp, np);
+        this.vc = growF64(this.vc, this.nRows);
+        this.dvc = growF64(this.dvc, this.nRows);
+        this.gamma = growF64(this.gamma, this.nRows);
+        this.vcT = growF64(this.vcT, this.nRows);
+        this.gammaT = growF64(this.gammaT, this.nRows);
+        this.G = growF64(this.G, this.nG);
+        this.GT = growF64(this.GT, this.nG);
+        this.dG = growF64(this.dG, this.nG);
+        this.gHeld = growF64(this.gHeld, this.nG);
+      }
+    }
+    this.heldH = false;
+
+    // reduced v, v*, D
+    const nPart = this.nPart;
+    this.loadV(vGuess ?? pk.v_star);
+    for (let k = 0; k < nPart; k++) {
+      const c = this.partCliques[k];
+      const n = pk.cliqueNv[c];
+      const g = this.cliqueOff[c];
+      const ro = this.redOff[c];
+      const A = pk.cliqueA[c];
+      for (let m = 0; m < n; m++) {
+        this.vStar[ro + m] = pk.v_star[g + m];
+        this.dInv[ro + m] = 1 / Math.sqrt(A[m * n + m]);
+      }
+    }
+
+    this.analyze();
+    // A v* (p = A(v − v*) + A v* at every evaluation)
+    if (this.ev !== null) {
+      this.bindEvaluation(keep);
+      this.ev.kernels.exports.momentumOfVStar();
+    } else this.multiplyA(this.vStar, this.pStar);
+    if (!same) {
+      this.structure.record(pk);
+      this.preparedEv = this.ev;
+    }
+    return null;
+  }
+
+  /** row and G offsets and the participating cliques of a problem's structure */
+  private layoutStructure(pk: PackedSapProblem): void {
+    const nCl = pk.nCliques;
+    const nCon = pk.nCon;
     let nRows = 0;
     let nG = 0;
     for (let i = 0; i < nCon; i++) {
@@ -986,66 +1070,6 @@ export class SapSolver {
     }
     this.nvp = nvp;
     this.nPart = nPart;
-    // nonzero columns of every Jacobian block, and the first block with a NaN or ±∞ entry
-    const badBlock = this.buildColumns(pk);
-    if (badBlock >= 0) {
-      let i = 0;
-      while (pk.blkStart[i + 1] <= badBlock) i++;
-      return `constraints[${i}]: Jacobian block of clique ${pk.blkClique[badBlock]} has a NaN or Inf entry`;
-    }
-
-    // parameters (needs w)
-    const err = this.makeParams(pk);
-    if (err !== null) return err;
-
-    // workspaces
-    const np = nvp;
-    this.T = growF64(this.T, HOLONOMIC_MAX_ROWS * Math.max(1, maxNv));
-    if (!this.layoutEvaluation()) {
-      this.dInv = growF64(this.dInv, np);
-      this.rhs = growF64(this.rhs, np);
-      this.v = growF64(this.v, np);
-      this.vStar = growF64(this.vStar, np);
-      this.Ar = growF64(this.Ar, np);
-      this.p = growF64(this.p, np);
-      this.pStar = growF64(this.pStar, np);
-      this.jv = growF64(this.jv, np);
-      this.grad = growF64(this.grad, np);
-      this.dv = growF64(this.dv, np);
-      this.dp = growF64(this.dp, np);
-      this.vc = growF64(this.vc, nRows);
-      this.dvc = growF64(this.dvc, nRows);
-      this.gamma = growF64(this.gamma, nRows);
-      this.vcT = growF64(this.vcT, nRows);
-      this.gammaT = growF64(this.gammaT, nRows);
-      this.G = growF64(this.G, nG);
-      this.GT = growF64(this.GT, nG);
-      this.dG = growF64(this.dG, nG);
-      this.gHeld = growF64(this.gHeld, nG);
-    }
-    this.heldH = false;
-
-    // reduced v, v*, D
-    this.loadV(vGuess ?? pk.v_star);
-    for (let k = 0; k < nPart; k++) {
-      const c = this.partCliques[k];
-      const n = pk.cliqueNv[c];
-      const g = this.cliqueOff[c];
-      const ro = this.redOff[c];
-      const A = pk.cliqueA[c];
-      for (let m = 0; m < n; m++) {
-        this.vStar[ro + m] = pk.v_star[g + m];
-        this.dInv[ro + m] = 1 / Math.sqrt(A[m * n + m]);
-      }
-    }
-
-    this.analyze();
-    // A v* (p = A(v − v*) + A v* at every evaluation)
-    if (this.ev !== null) {
-      this.bindEvaluation();
-      this.ev.kernels.exports.momentumOfVStar();
-    } else this.multiplyA(this.vStar, this.pStar);
-    return null;
   }
 
   /** the reduced iterate v from all velocities `src` (rounded when contact_solve_precision is fp32) */
@@ -1140,8 +1164,11 @@ export class SapSolver {
     }
   }
 
-  /** copies the solve's structure, J, parameters and A blocks into the evaluation's memory */
-  private bindEvaluation(): void {
+  /**
+   * copies the solve's structure, J, parameters and A blocks into the evaluation's memory; with
+   * `valuesOnly` (the structure bound last time holds) J, the parameters and the A blocks only
+   */
+  private bindEvaluation(valuesOnly: boolean): void {
     const s = this.evIn;
     s.nCon = this.nCon;
     s.nBlk = this.blkStart[this.nCon];
@@ -1163,7 +1190,7 @@ export class SapSolver {
     s.jData = this.jData;
     s.params = this.params;
     s.cliquesA = this.cliquesA;
-    this.ev!.bind(s);
+    this.ev!.bind(s, valuesOnly);
   }
 
   /**
@@ -1181,9 +1208,12 @@ export class SapSolver {
     const jd = pk.jData;
     let firstBad = -1;
     let e = 0;
+    // (lists that differ from the last ones differ in a start or in a written column)
+    let changed = false;
     for (let i = 0; i < pk.nCon; i++) {
       const r = pk.rows[i];
       for (let b = pk.blkStart[i]; b < pk.blkStart[i + 1]; b++) {
+        if (cs[b] !== e) changed = true;
         cs[b] = e;
         const n = pk.cliqueNv[pk.blkClique[b]];
         const jo = pk.blkJ[b];
@@ -1197,7 +1227,10 @@ export class SapSolver {
             const x1 = jd[j1 + m];
             const x2 = jd[j2 + m];
             bad += x0 * 0 + x1 * 0 + x2 * 0;
-            if (x0 !== 0 || x1 !== 0 || x2 !== 0) ci[e++] = m;
+            if (x0 !== 0 || x1 !== 0 || x2 !== 0) {
+              if (ci[e] !== m) changed = true;
+              ci[e++] = m;
+            }
           }
         } else {
           for (let m = 0; m < n; m++) {
@@ -1207,13 +1240,18 @@ export class SapSolver {
               bad += x * 0;
               nz = nz || x !== 0;
             }
-            if (nz) ci[e++] = m;
+            if (nz) {
+              if (ci[e] !== m) changed = true;
+              ci[e++] = m;
+            }
           }
         }
         if (bad !== 0 && firstBad < 0) firstBad = b;
       }
     }
+    if (cs[nBlk] !== e) changed = true;
     cs[nBlk] = e;
+    this.columnsChanged = changed;
     return firstBad;
   }
 

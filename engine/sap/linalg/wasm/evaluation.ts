@@ -244,11 +244,23 @@ export class EvaluationWasm {
     copyRun(this.heapI32, at >> 2, src, n);
   }
 
-  /** copies the solve's structure, J, the parameters and the A blocks (after {@link layout}) */
-  bind(s: EvaluationInputs): void {
+  /** true while the views taken at the last {@link layout} are the memory's (it has not grown since) */
+  current(): boolean {
+    return this.buffer !== null && this.buffer === this.kernels.buffer;
+  }
+
+  /**
+   * Copies the solve's structure, J, the parameters and the A blocks (after {@link layout}). With
+   * `valuesOnly`, where the structure (and so every offset and count) is the one bound last time and
+   * the memory has not grown since, only J, the parameters and the A blocks.
+   */
+  bind(s: EvaluationInputs, valuesOnly = false): void {
     const heap = this.heapI32;
-    const f64 = this.heapF64;
     const off = this.off;
+    if (valuesOnly && this.offsetsBound) {
+      this.bindValues(s);
+      return;
+    }
     copyRun(heap, off[0] >> 2, s.kind, s.nCon);
     copyRun(heap, off[1] >> 2, s.rows, s.nCon);
     copyRun(heap, off[2] >> 2, s.rowOff, s.nCon + 1);
@@ -261,19 +273,16 @@ export class EvaluationWasm {
     copyRun(heap, off[9] >> 2, s.colStart, s.nBlk + 1);
     copyRun(heap, off[10] >> 2, s.colIdx, s.colStart[s.nBlk]);
     copyRun(heap, off[11] >> 2, s.partCliques, s.nPart);
-    // A blocks of the participating cliques, back to back
+    // offsets of the participating cliques' A blocks, back to back
     const aOff = off[12] >> 2;
-    const aBase = off[N_INT + 2] >> 3;
     let e = 0;
     for (let q = 0; q < s.nPart; q++) {
       const c = s.partCliques[q];
-      const n = s.cliqueOff[c + 1] - s.cliqueOff[c];
       heap[aOff + q] = e;
-      copyRun(f64, aBase + e, s.cliquesA[c], n * n);
+      const n = s.cliqueOff[c + 1] - s.cliqueOff[c];
       e += n * n;
     }
-    copyRun(f64, off[N_INT] >> 3, s.jData, s.nJ);
-    copyRun(f64, off[N_INT + 1] >> 3, s.params, 12 * s.nCon);
+    this.bindValues(s);
     const k = this.kernels.exports;
     if (this.offsetsBound) {
       k.setEvaluationCounts(s.nCon, s.nPart);
@@ -318,5 +327,21 @@ export class EvaluationWasm {
       off[14],
       off[15],
     );
+  }
+
+  /** J, the parameters and the A blocks of the participating cliques (at the bound offsets) */
+  private bindValues(s: EvaluationInputs): void {
+    const f64 = this.heapF64;
+    const off = this.off;
+    const aBase = off[N_INT + 2] >> 3;
+    let e = 0;
+    for (let q = 0; q < s.nPart; q++) {
+      const c = s.partCliques[q];
+      const n = s.cliqueOff[c + 1] - s.cliqueOff[c];
+      copyRun(f64, aBase + e, s.cliquesA[c], n * n);
+      e += n * n;
+    }
+    copyRun(f64, off[N_INT] >> 3, s.jData, s.nJ);
+    copyRun(f64, off[N_INT + 1] >> 3, s.params, 12 * s.nCon);
   }
 }
