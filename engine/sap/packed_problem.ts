@@ -113,7 +113,9 @@ export class PackedSapProblem {
     this.kind[i] = kind;
     this.rows[i] = rows;
     this.blkStart[i + 1] = this.nBlk;
-    this.phys.fill(NaN, i * PHYS_STRIDE, (i + 1) * PHYS_STRIDE);
+    // (loops, not fill(): a builtin call costs more than a dozen stores)
+    const P = this.phys;
+    for (let k = i * PHYS_STRIDE; k < (i + 1) * PHYS_STRIDE; k++) P[k] = NaN;
     return i;
   }
 
@@ -132,7 +134,8 @@ export class PackedSapProblem {
     this.jData = growF64(this.jData, this.nJ + n);
     this.blkClique[b] = c;
     this.blkJ[b] = this.nJ;
-    this.jData.fill(0, this.nJ, this.nJ + n);
+    const J = this.jData;
+    for (let k = this.nJ; k < this.nJ + n; k++) J[k] = 0;
     this.nJ += n;
     this.blkStart[i + 1] = this.nBlk;
     return this.blkJ[b];

@@ -179,6 +179,11 @@ function opt(x: number): number | undefined {
   return Number.isNaN(x) ? undefined : x;
 }
 
+/** x, or `fallback` where x is NaN (the packed records' "default"; a number, never boxed) */
+function orDefault(x: number, fallback: number): number {
+  return Number.isNaN(x) ? fallback : x;
+}
+
 /**
  * Diagonal-Delassus weight of one constraint (Drake notes §1.2): W = Σ_b J_b diag(A_b)⁻¹ J_bᵀ over
  * its clique blocks (each term (J_rm·J_sm)·(1/A_mm)), w = max(‖W‖_F / nrows, 1e-12); `rnd` rounds
@@ -468,6 +473,16 @@ export class SapSolver {
   private cliquesA: Float64Array[] = [];
   /** WebAssembly Newton evaluation (null: the JS twins below run); holds the vectors it reads */
   private ev: EvaluationWasm | null = EvaluationWasm.create();
+  /** line-search parameters ({@link lineSearchParams}) */
+  private readonly ls: LineSearchParams = {
+    variant: 'monotone_decay',
+    max_iterations: 0,
+    armijo_c: 0,
+    rho: 0,
+    relative_slop: 0,
+    cost_abs_tol: 0,
+    cost_rel_tol: 0,
+  };
   /** the structure of the last prepared problem, and the evaluation it was laid out in */
   private readonly structure = new StructureKey();
   private preparedEv: EvaluationWasm | null = null;
@@ -689,7 +704,8 @@ export class SapSolver {
 
   /** writes the solve's velocities into `vOut` (cliques without constraints keep v*) */
   private solved(pp: PackedSapProblem, vOut: Float64Array, o: PackedSolveOutcome): PackedSolveOutcome {
-    vOut.set(pp.v_star.subarray(0, pp.nv));
+    const vs = pp.v_star;
+    for (let k = 0; k < pp.nv; k++) vOut[k] = vs[k];
     for (let q = 0; q < this.nPart; q++) {
       const c = this.partCliques[q];
       const g = this.cliqueOff[c];
@@ -1310,7 +1326,7 @@ export class SapSolver {
         const c = pk.blkClique[pk.blkStart[i]];
         const n = pk.cliqueNv[c];
         const dof = P[x];
-        const w = opt(P[x + 7]) ?? 1 / pk.cliqueA[c][dof * n + dof];
+        const w = orDefault(P[x + 7], 1 / pk.cliqueA[c][dof * n + dof]);
         const l = this.limitIn;
         l.q0 = P[x + 1];
         l.lower = P[x + 2];
@@ -1330,7 +1346,7 @@ export class SapSolver {
         const c = pk.blkClique[pk.blkStart[i]];
         const n = pk.cliqueNv[c];
         const dof = P[x];
-        const w = opt(P[x + 8]) ?? 1 / pk.cliqueA[c][dof * n + dof];
+        const w = orDefault(P[x + 8], 1 / pk.cliqueA[c][dof * n + dof]);
         const d = this.pdIn;
         d.q0 = P[x + 1];
         d.qd = P[x + 2];
@@ -2417,15 +2433,7 @@ export class SapSolver {
   private newton(ell0: number): PackedSolveOutcome {
     const o = this.options;
     const rs = o.contact_solve_precision === 'fp32';
-    const ls: LineSearchParams = {
-      variant: o.line_search_variant,
-      max_iterations: o.line_search_max_iterations,
-      armijo_c: o.armijo_c,
-      rho: o.rho,
-      relative_slop: o.line_search_relative_slop,
-      cost_abs_tol: o.cost_abs_tol,
-      cost_rel_tol: o.cost_rel_tol,
-    };
+    const ls = this.lineSearchParams();
     const cost: number[] = [];
     let status: SapSolveStatus = 'max_iterations';
     let message: string | undefined;
@@ -2505,6 +2513,20 @@ export class SapSolver {
       ellPrev = ell;
     }
     return this.finish(status, k, lsIters, cost, message);
+  }
+
+  /** the line search's parameters from the current options (one record, refreshed per solve) */
+  private lineSearchParams(): LineSearchParams {
+    const o = this.options;
+    const ls = this.ls;
+    ls.variant = o.line_search_variant;
+    ls.max_iterations = o.line_search_max_iterations;
+    ls.armijo_c = o.armijo_c;
+    ls.rho = o.rho;
+    ls.relative_slop = o.line_search_relative_slop;
+    ls.cost_abs_tol = o.cost_abs_tol;
+    ls.cost_rel_tol = o.cost_rel_tol;
+    return ls;
   }
 
   /**

@@ -41,18 +41,33 @@ const VD = 6;
 const U0 = 7;
 
 /** effective gains after the near-rigid clamp (unchanged when R ≥ R_nr) */
-export function pdEffectiveGains(kp: number, kd: number, dt: number, w: number): { kp: number; kd: number } {
+export function pdEffectiveGains(
+  kp: number,
+  kd: number,
+  dt: number,
+  w: number,
+  out: { kp: number; kd: number } = { kp: 0, kd: 0 },
+): { kp: number; kd: number } {
   const R = 1 / (dt * (dt * kp + kd));
   const Rnr = nearRigidR(NEAR_RIGID_BETA, w);
-  if (!(R < Rnr)) return { kp, kd };
-  if (dt * kp > kd) {
+  if (!(R < Rnr)) {
+    out.kp = kp;
+    out.kd = kd;
+  } else if (dt * kp > kd) {
     const tau = kd / kp;
     const kpEff = 1 / (dt * (dt + tau) * Rnr);
-    return { kp: kpEff, kd: tau * kpEff };
+    out.kp = kpEff;
+    out.kd = tau * kpEff;
+  } else {
+    const kdEff = 1 / (dt * (1 + (dt * kp) / kd) * Rnr);
+    out.kp = (kp / kd) * kdEff;
+    out.kd = kdEff;
   }
-  const kdEff = 1 / (dt * (1 + (dt * kp) / kd) * Rnr);
-  return { kp: (kp / kd) * kdEff, kd: kdEff };
+  return out;
 }
+
+/** makePdParams' gains (no object per call) */
+const gains = { kp: 0, kd: 0 };
 
 /**
  * Writes the PD record (δt, Kp', Kd', e, q₀, q_d, v_d, u₀) at `out[off ..)`.
@@ -68,7 +83,7 @@ export function makePdParams(
   out: Float64Array = new Float64Array(PARAM_STRIDE),
   off = 0,
 ): Float64Array {
-  const g = pdEffectiveGains(c.kp, c.kd, dt, w);
+  const g = pdEffectiveGains(c.kp, c.kd, dt, w, gains);
   out[off + DT] = dt;
   out[off + KP] = g.kp;
   out[off + KD] = g.kd;
