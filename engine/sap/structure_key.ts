@@ -53,12 +53,17 @@ export class StructureKey {
     this.blkStart = growI32(this.blkStart, nCon + 1);
     this.blkClique = growI32(this.blkClique, nBlk);
     this.blkJ = growI32(this.blkJ, nBlk);
-    this.cliqueNv.set(pk.cliqueNv.subarray(0, nCl));
-    this.kind.set(pk.kind.subarray(0, nCon));
-    this.rows.set(pk.rows.subarray(0, nCon));
-    this.blkStart.set(pk.blkStart.subarray(0, nCon + 1));
-    this.blkClique.set(pk.blkClique.subarray(0, nBlk));
-    this.blkJ.set(pk.blkJ.subarray(0, nBlk));
+    // (loops, not set(subarray): no view allocated per solve where the structure changes every step)
+    for (let c = 0; c < nCl; c++) this.cliqueNv[c] = pk.cliqueNv[c];
+    for (let i = 0; i < nCon; i++) {
+      this.kind[i] = pk.kind[i];
+      this.rows[i] = pk.rows[i];
+    }
+    for (let i = 0; i <= nCon; i++) this.blkStart[i] = pk.blkStart[i];
+    for (let b = 0; b < nBlk; b++) {
+      this.blkClique[b] = pk.blkClique[b];
+      this.blkJ[b] = pk.blkJ[b];
+    }
     this.valid = true;
   }
 

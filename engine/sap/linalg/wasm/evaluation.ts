@@ -178,7 +178,7 @@ export class EvaluationWasm {
         grow = true;
       }
     }
-    if (!grow && this.buffer === this.kernels.buffer) return false;
+    if (!grow && this.current()) return false;
     let at = BASE;
     for (let r = 0; r < REGIONS.length; r++) {
       this.off[r] = at;
@@ -195,7 +195,7 @@ export class EvaluationWasm {
    */
   ensureH(n2: number): boolean {
     const r = H_REGION;
-    if (n2 <= this.cap[r] && this.buffer === this.kernels.buffer) return false;
+    if (n2 <= this.cap[r] && this.current()) return false;
     this.cap[r] = Math.max(n2, this.cap[r]);
     this.takeViews(this.off[r] + 8 * this.cap[r]);
     return true;
