@@ -328,7 +328,7 @@ export interface BenchOptions {
   linear_solver?: LinearSolverMode;
   /**
    * untimed warm-up per configuration and per peer before the timed rounds [ms] (default
-   * {@link WARMUP_MS}; at least 3 and at most WARMUP_MAX_STEPS steps either way, timing.ts)
+   * {@link WARMUP_MS}; at least 3 steps, timing.ts)
    */
   warmup_ms?: number;
   /**
