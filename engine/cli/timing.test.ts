@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { median, pairedRatio } from './timing';
+import { median, pairedRatio, warmUp } from './timing';
 
 describe('median', () => {
   it('takes the middle value, the upper one of an even count', () => {
@@ -30,5 +30,30 @@ describe('pairedRatio', () => {
     expect(pairedRatio([2, 4, 6], [1, 0, Number.NaN])).toBe(2);
     expect(pairedRatio([2, 4], [1])).toBe(2);
     expect(pairedRatio([], [1])).toBeNaN();
+  });
+});
+
+describe('warmUp', () => {
+  it('plays rounds for the whole time however cheap a step is (no cap on the steps)', async () => {
+    // a peer's WebAssembly reaches its optimized tier only after ~15k steps of a fast robot (UR10):
+    // a cap of 5000 steps left it in the baseline tier
+    let steps = 0;
+    const rounds: number[] = [];
+    const t0 = performance.now();
+    await warmUp(60, (r, more) => {
+      rounds.push(r);
+      for (let i = 0; i < 100 && more(); i++) steps++;
+    });
+    expect(performance.now() - t0).toBeGreaterThanOrEqual(60);
+    expect(steps).toBeGreaterThan(5000);
+    expect(rounds.slice(0, 3)).toEqual([0, 1, 2]);
+  });
+
+  it('plays at least three steps', async () => {
+    let steps = 0;
+    await warmUp(0, (_r, more) => {
+      while (more()) steps++;
+    });
+    expect(steps).toBe(3);
   });
 });

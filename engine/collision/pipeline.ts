@@ -284,9 +284,11 @@ export class SapCollisionPipeline {
     if (contacts.num_worlds !== m.num_worlds) {
       throw new RangeError(`contact buffer has ${contacts.num_worlds} worlds; the model has ${m.num_worlds}`);
     }
-    contacts.count.fill(0);
-    contacts.truncated.fill(0);
-    contacts.unsupported.fill(0);
+    for (let w = 0; w < contacts.num_worlds; w++) {
+      contacts.count[w] = 0;
+      contacts.truncated[w] = 0;
+      contacts.unsupported[w] = 0;
+    }
     this.last_broad_phase_pair_count = 0;
     this.last_unsupported_pair_count = 0;
     this.last_unsupported_pair[0] = -1;

@@ -89,7 +89,9 @@ export function crbaTree(
     j1 = m.tree_joint_start[t + 1];
   const v0 = m.tree_dof_start[t];
   const nv = m.tree_dof_start[t + 1] - v0;
-  out.fill(0, 0, nv * nv);
+  // (a loop for small trees: a builtin call costs more than a few stores)
+  if (nv > 8) out.fill(0, 0, nv * nv);
+  else for (let k = 0; k < nv * nv; k++) out[k] = 0;
   for (let b = j0; b < j1; b++) bodySpatialInertia(m, d, b, composite, b * 13);
   // accumulate composites leaves-first (children have larger indices than parents)
   const c = composite;

@@ -215,7 +215,8 @@ export class SolverSAP {
   private kinematicsAt(q: Float64Array): void {
     if (this.kinQValid && sameBits(q, this.kinQ)) return;
     forwardKinematics(this.model, q, this.kin);
-    this.kinQ.set(q);
+    const kq = this.kinQ;
+    for (let k = 0; k < kq.length; k++) kq[k] = q[k];
     this.kinQValid = true;
   }
 
@@ -296,7 +297,7 @@ export class SolverSAP {
       }
     }
     const fmBad = this.fmBad;
-    fmBad.fill(0);
+    for (let k = 0; k < fmBad.length; k++) fmBad[k] = 0;
     for (let t = 0; t < m.tree_count; t++) {
       const ok = freeMotionTree(
         m,
@@ -480,7 +481,11 @@ export class SolverSAP {
     velocityInternalToPublic(m, this.kin, this.v_next, state_out.joint_qd);
     forwardVelocity(m, this.v_next, this.kin);
     writeBodyState(m, this.kin, state_out.body_q, state_out.body_qd);
-    if (state_out !== state_in) state_out.body_f.set(state_in.body_f);
+    if (state_out !== state_in) {
+      const fi = state_in.body_f,
+        fo = state_out.body_f;
+      for (let k = 0; k < fi.length; k++) fo[k] = fi[k];
+    }
     state_out.time = state_in.time + dt;
     this.history.record(this.v_n, state_out, dt);
     t1 = now();
@@ -509,7 +514,7 @@ export class SolverSAP {
  * joints: body j hangs from joint j); true when each of them is also flagged in `have`
  */
 function markContactJoints(m: SapModel, contacts: SapContacts, need: Uint8Array, have: Uint8Array): boolean {
-  need.fill(0);
+  for (let k = 0; k < need.length; k++) need[k] = 0;
   const parent = m.joint_parent;
   let covered = true;
   for (let w = 0; w < m.num_worlds; w++) {

@@ -63,9 +63,12 @@ export class WarmStartHistory {
    * the WebGPU backend's v_prev) and the state it wrote
    */
   record(v_n: Float64Array | null, state_out: SapState, dt: number): void {
-    if (v_n !== null) this.v_prev.set(v_n);
-    this.q.set(state_out.joint_q);
-    this.qd.set(state_out.joint_qd);
+    const vp = this.v_prev,
+      q = this.q,
+      qd = this.qd;
+    if (v_n !== null) for (let k = 0; k < vp.length; k++) vp[k] = v_n[k];
+    for (let k = 0; k < q.length; k++) q[k] = state_out.joint_q[k];
+    for (let k = 0; k < qd.length; k++) qd[k] = state_out.joint_qd[k];
     this.dt = dt;
     this.valid = true;
   }

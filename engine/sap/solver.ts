@@ -1377,7 +1377,7 @@ export class SapSolver {
     const pk = this.pp;
     const jd = pk.jData;
     const W = this.wScratch;
-    W.fill(0, 0, nrows * nrows);
+    for (let k = 0; k < nrows * nrows; k++) W[k] = 0;
     for (let b = pk.blkStart[i]; b < pk.blkStart[i + 1]; b++) {
       const c = pk.blkClique[b];
       const nv = pk.cliqueNv[c];

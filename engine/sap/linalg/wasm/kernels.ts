@@ -127,9 +127,9 @@ export function copyRun(
   src: Int32Array | Uint8Array | Float64Array,
   n: number,
 ): void {
-  if (src.length === n) dst.set(src, at);
-  else if (n > COPY_LOOP_MAX) dst.set(src.subarray(0, n), at);
-  else for (let k = 0; k < n; k++) dst[at + k] = src[k];
+  if (n <= COPY_LOOP_MAX) for (let k = 0; k < n; k++) dst[at + k] = src[k];
+  else if (src.length === n) dst.set(src, at);
+  else dst.set(src.subarray(0, n), at);
 }
 
 /** integer arrays to lay out in a kernel memory: each is (source, length); Uint8 sources widen */
