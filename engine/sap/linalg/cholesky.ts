@@ -503,8 +503,9 @@ export class DenseCholesky {
     } else if (this.s64.length < nn) this.s64 = new Float64Array(nn);
     const a = f32 ? this.s32 : this.s64;
     if (perm === undefined) {
-      // (the whole matrix in one native copy when H is exactly n×n; the upper triangle is not read)
-      if (H.length === nn) a.set(H);
+      // (the whole matrix in one native copy when H is exactly n×n and not small; the upper
+      // triangle is not read)
+      if (H.length === nn && nn > 64) a.set(H);
       else for (let i = 0; i < n; i++) for (let j = 0; j <= i; j++) a[i * n + j] = H[i * n + j];
     } else {
       for (let i = 0; i < n; i++) {

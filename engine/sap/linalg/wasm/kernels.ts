@@ -146,10 +146,18 @@ export function intRunsBytes(runs: IntRuns): number {
 export class LinalgWasm {
   readonly exports: LinalgWasmExports;
   private readonly memory: WebAssembly.Memory;
+  /**
+   * the memory's buffer and its size, read once per growth: the memory is private and grows only in
+   * {@link reserve}, and the buffer getter is a native call that small solves would pay every time
+   */
+  private buf: ArrayBuffer;
+  private bytes: number;
 
   private constructor(memory: WebAssembly.Memory, exports: LinalgWasmExports) {
     this.memory = memory;
     this.exports = exports;
+    this.buf = memory.buffer;
+    this.bytes = this.buf.byteLength;
   }
 
   /**
@@ -170,7 +178,7 @@ export class LinalgWasm {
 
   /** the memory's current buffer (replaced whenever the memory grows) */
   get buffer(): ArrayBuffer {
-    return this.memory.buffer;
+    return this.buf;
   }
 
   /**
@@ -178,7 +186,7 @@ export class LinalgWasm {
    * returns the byte offset of each. The memory must already hold them ({@link reserve}).
    */
   copyIntRuns(runs: IntRuns, at: number): number[] {
-    const heap = new Int32Array(this.memory.buffer);
+    const heap = new Int32Array(this.buf);
     const ptr: number[] = [];
     for (const [a, len] of runs) {
       ptr.push(at);
@@ -191,13 +199,16 @@ export class LinalgWasm {
 
   /** grows the memory to at least `bytes`; false when the engine refuses */
   reserve(bytes: number): boolean {
-    const have = this.memory.buffer.byteLength;
+    const have = this.bytes;
     if (bytes <= have) return true;
     try {
       this.memory.grow(Math.ceil((Math.max(bytes, 1.5 * have) - have) / PAGE));
-      return true;
     } catch {
       return false;
+    } finally {
+      this.buf = this.memory.buffer;
+      this.bytes = this.buf.byteLength;
     }
+    return true;
   }
 }
