@@ -25,7 +25,7 @@
  *   type pairs that can occur are listed in {@link SapCollisionPipeline.unsupported_pair_types},
  *   and with `on_unsupported: 'throw'` collide throws an {@link UnsupportedPairError} naming the pair.
  */
-import { transformPointInv } from '../math';
+import { transformPointInv, zeroRun } from '../math';
 import { SHAPE_TYPE_NAMES, type SapModel } from '../model';
 import type { SapState } from '../state';
 import {
@@ -284,11 +284,10 @@ export class SapCollisionPipeline {
     if (contacts.num_worlds !== m.num_worlds) {
       throw new RangeError(`contact buffer has ${contacts.num_worlds} worlds; the model has ${m.num_worlds}`);
     }
-    for (let w = 0; w < contacts.num_worlds; w++) {
-      contacts.count[w] = 0;
-      contacts.truncated[w] = 0;
-      contacts.unsupported[w] = 0;
-    }
+    const nw = contacts.num_worlds;
+    zeroRun(contacts.count, 0, nw);
+    zeroRun(contacts.truncated, 0, nw);
+    zeroRun(contacts.unsupported, 0, nw);
     this.last_broad_phase_pair_count = 0;
     this.last_unsupported_pair_count = 0;
     this.last_unsupported_pair[0] = -1;

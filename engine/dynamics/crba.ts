@@ -6,6 +6,7 @@
  * twist (ω; v₀): I·V = (I₀ω + h × v₀; m·v₀ − h × ω). Composites are plain sums.
  * M[i][j] = S_iᵀ · (Iᶜ_{body(j)} · S_j) for DOF i on the path from body(j) to its root.
  */
+import { zeroRun } from '../math';
 import { publicDofIndex, type KinematicsData } from '../kinematics';
 import { JointType, type SapModel } from '../model';
 
@@ -89,9 +90,7 @@ export function crbaTree(
     j1 = m.tree_joint_start[t + 1];
   const v0 = m.tree_dof_start[t];
   const nv = m.tree_dof_start[t + 1] - v0;
-  // (a loop for small trees: a builtin call costs more than a few stores)
-  if (nv > 8) out.fill(0, 0, nv * nv);
-  else for (let k = 0; k < nv * nv; k++) out[k] = 0;
+  zeroRun(out, 0, nv * nv);
   for (let b = j0; b < j1; b++) bodySpatialInertia(m, d, b, composite, b * 13);
   // accumulate composites leaves-first (children have larger indices than parents)
   const c = composite;

@@ -20,7 +20,7 @@ import {
   writeBodyState,
   type KinematicsData,
 } from '../kinematics';
-import { sameBits } from '../math';
+import { copyRun, sameBits, zeroRun } from '../math';
 import type { SapModel } from '../model';
 import type { SapConstraintSpec } from '../sap/problem';
 import { SapIslands } from '../sap/islands';
@@ -215,8 +215,7 @@ export class SolverSAP {
   private kinematicsAt(q: Float64Array): void {
     if (this.kinQValid && sameBits(q, this.kinQ)) return;
     forwardKinematics(this.model, q, this.kin);
-    const kq = this.kinQ;
-    for (let k = 0; k < kq.length; k++) kq[k] = q[k];
+    copyRun(this.kinQ, 0, q, q.length);
     this.kinQValid = true;
   }
 
@@ -297,7 +296,7 @@ export class SolverSAP {
       }
     }
     const fmBad = this.fmBad;
-    for (let k = 0; k < fmBad.length; k++) fmBad[k] = 0;
+    zeroRun(fmBad, 0, fmBad.length);
     for (let t = 0; t < m.tree_count; t++) {
       const ok = freeMotionTree(
         m,
@@ -481,11 +480,7 @@ export class SolverSAP {
     velocityInternalToPublic(m, this.kin, this.v_next, state_out.joint_qd);
     forwardVelocity(m, this.v_next, this.kin);
     writeBodyState(m, this.kin, state_out.body_q, state_out.body_qd);
-    if (state_out !== state_in) {
-      const fi = state_in.body_f,
-        fo = state_out.body_f;
-      for (let k = 0; k < fi.length; k++) fo[k] = fi[k];
-    }
+    if (state_out !== state_in) copyRun(state_out.body_f, 0, state_in.body_f, state_in.body_f.length);
     state_out.time = state_in.time + dt;
     this.history.record(this.v_n, state_out, dt);
     t1 = now();
@@ -514,7 +509,7 @@ export class SolverSAP {
  * joints: body j hangs from joint j); true when each of them is also flagged in `have`
  */
 function markContactJoints(m: SapModel, contacts: SapContacts, need: Uint8Array, have: Uint8Array): boolean {
-  for (let k = 0; k < need.length; k++) need[k] = 0;
+  zeroRun(need, 0, need.length);
   const parent = m.joint_parent;
   let covered = true;
   for (let w = 0; w < m.num_worlds; w++) {

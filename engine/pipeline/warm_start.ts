@@ -12,7 +12,7 @@
  * warm start and the smooth acceleration). The start only decides where Newton begins: the
  * solution meets the same tolerances either way.
  */
-import { sameBits } from '../math';
+import { copyRun, sameBits } from '../math';
 import type { SapModel } from '../model';
 import type { SapState } from '../state';
 
@@ -63,12 +63,9 @@ export class WarmStartHistory {
    * the WebGPU backend's v_prev) and the state it wrote
    */
   record(v_n: Float64Array | null, state_out: SapState, dt: number): void {
-    const vp = this.v_prev,
-      q = this.q,
-      qd = this.qd;
-    if (v_n !== null) for (let k = 0; k < vp.length; k++) vp[k] = v_n[k];
-    for (let k = 0; k < q.length; k++) q[k] = state_out.joint_q[k];
-    for (let k = 0; k < qd.length; k++) qd[k] = state_out.joint_qd[k];
+    if (v_n !== null) copyRun(this.v_prev, 0, v_n, this.v_prev.length);
+    copyRun(this.q, 0, state_out.joint_q, this.q.length);
+    copyRun(this.qd, 0, state_out.joint_qd, this.qd.length);
     this.dt = dt;
     this.valid = true;
   }

@@ -35,6 +35,7 @@
  *   the spec omits w) is computed with every operation rounded to binary32.
  */
 
+import { zeroRun } from '../math/arrays';
 import { PARAM_STRIDE, type ConstraintCalc } from './constraints/common';
 import { HOLONOMIC_MAX_ROWS, holonomicCalc, makeHolonomicParams } from './constraints/holonomic';
 import {
@@ -1377,7 +1378,7 @@ export class SapSolver {
     const pk = this.pp;
     const jd = pk.jData;
     const W = this.wScratch;
-    for (let k = 0; k < nrows * nrows; k++) W[k] = 0;
+    zeroRun(W, 0, nrows * nrows);
     for (let b = pk.blkStart[i]; b < pk.blkStart[i + 1]; b++) {
       const c = pk.blkClique[b];
       const nv = pk.cliqueNv[c];

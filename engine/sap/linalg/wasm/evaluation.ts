@@ -8,7 +8,8 @@
  * then f64 data and vectors). A region that outgrows its capacity doubles it and everything is laid
  * out again (new views); otherwise the views stay, so a steady stream of solves allocates nothing.
  */
-import { LinalgWasm, WHOLE_PROBLEM_MEMORY, copyRun } from './kernels';
+import { copyRun } from '../../../math/arrays';
+import { LinalgWasm, WHOLE_PROBLEM_MEMORY } from './kernels';
 
 /** the f64 vectors the solver reads and writes in place (views into the kernel memory) */
 export const EVAL_VECTORS = [

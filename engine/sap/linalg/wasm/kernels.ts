@@ -8,6 +8,7 @@
  * binary32 arithmetic instead of a rounding call after every operation, and no bounds checks.
  */
 import { LINALG_WASM_BASE64 } from './kernels_wasm';
+import { copyRun } from '../../../math/arrays';
 
 /**
  * Where a factorization and its solves run: `wasm` (default; falls back to `js` where WebAssembly
@@ -114,24 +115,6 @@ const PAGE = 65536;
  */
 export const WHOLE_PROBLEM_MEMORY = 8 << 20;
 
-/** below this many entries a copy loop beats a native copy through a subarray view (an allocation) */
-const COPY_LOOP_MAX = 64;
-
-/**
- * dst[at .. at + n) = src[0 .. n) (element indices; a Uint8 source widens into an Int32 target):
- * the typed arrays' native copy for long runs, a loop for short ones
- */
-export function copyRun(
-  dst: Int32Array | Float64Array,
-  at: number,
-  src: Int32Array | Uint8Array | Float64Array,
-  n: number,
-): void {
-  if (n <= COPY_LOOP_MAX) for (let k = 0; k < n; k++) dst[at + k] = src[k];
-  else if (src.length === n) dst.set(src, at);
-  else dst.set(src.subarray(0, n), at);
-}
-
 /** integer arrays to lay out in a kernel memory: each is (source, length); Uint8 sources widen */
 export type IntRuns = [Int32Array | Uint8Array, number][];
 
@@ -205,10 +188,9 @@ export class LinalgWasm {
       this.memory.grow(Math.ceil((Math.max(bytes, 1.5 * have) - have) / PAGE));
     } catch {
       return false;
-    } finally {
-      this.buf = this.memory.buffer;
-      this.bytes = this.buf.byteLength;
     }
+    this.buf = this.memory.buffer;
+    this.bytes = this.buf.byteLength;
     return true;
   }
 }
