@@ -196,6 +196,34 @@ export function updateShapeGeomOf(
   }
 }
 
+/**
+ * Whether the inflated AABB of shape s lies more than `band` [m] above the surface of plane p,
+ * taken as infinite: then no point of s comes within its own margin and gap plus `band` of the
+ * plane, so a plane–shape narrow phase with band = the plane's margin and gap finds nothing. False
+ * for an unbounded AABB.
+ */
+export function aabbAbovePlane(g: ShapeGeom, p: number, s: number, band: number): boolean {
+  const R = g.rot,
+    r = p * 9;
+  const nx = R[r + 2],
+    ny = R[r + 5],
+    nz = R[r + 8];
+  const a = g.aabb,
+    o = s * 6;
+  const cx = 0.5 * (a[o] + a[o + 3]),
+    cy = 0.5 * (a[o + 1] + a[o + 4]),
+    cz = 0.5 * (a[o + 2] + a[o + 5]);
+  const hx = 0.5 * (a[o + 3] - a[o]),
+    hy = 0.5 * (a[o + 4] - a[o + 1]),
+    hz = 0.5 * (a[o + 5] - a[o + 2]);
+  const d =
+    nx * (cx - g.pos[p * 3]) +
+    ny * (cy - g.pos[p * 3 + 1]) +
+    nz * (cz - g.pos[p * 3 + 2]) -
+    (Math.abs(nx) * hx + Math.abs(ny) * hy + Math.abs(nz) * hz);
+  return d > band;
+}
+
 /** whether the inflated AABBs of shapes a and b overlap (touching counts) */
 export function aabbOverlap(aabb: Float64Array, a: number, b: number): boolean {
   const i = a * 6,

@@ -26,7 +26,7 @@
  *   and with `on_unsupported: 'throw'` collide throws an {@link UnsupportedPairError} naming the pair.
  */
 import { transformPointInv, zeroRun } from '../math';
-import { SHAPE_TYPE_NAMES, type SapModel } from '../model';
+import { SHAPE_TYPE_NAMES, ShapeType, type SapModel } from '../model';
 import type { SapState } from '../state';
 import {
   AllPairsBroadPhase,
@@ -45,7 +45,7 @@ import {
   type SapContacts,
 } from './contacts';
 import { makePairFilter, pairAllowed, shapeCollides, type PairFilter } from './filter';
-import { makeShapeGeom, updateShapeGeomOf, type ShapeGeom } from './geometry';
+import { aabbAbovePlane, makeShapeGeom, updateShapeGeomOf, type ShapeGeom } from './geometry';
 import { makeManifold, sortManifoldByFeature, type ContactManifold } from './manifold';
 import { NARROW_PHASE_TABLE, pairName } from './narrowphase';
 
@@ -335,6 +335,9 @@ export class SapCollisionPipeline {
       }
       return;
     }
+    // a plane (always shape 0: the lowest type) against a shape whose AABB lies above its band
+    if (m.shape_type[s0] === ShapeType.PLANE && aabbAbovePlane(this.geom, s0, s1, m0 + m.shape_gap[s0]))
+      return;
     fn(this.geom, s0, s1, m0 + m1, m.shape_gap[s0] + m.shape_gap[s1], out);
     if (out.count === 0) return;
     sortManifoldByFeature(out);

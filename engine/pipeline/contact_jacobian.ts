@@ -300,8 +300,8 @@ export function packContactConstraints(
       const dof0 = m.tree_dof_start[t];
       const nv = m.tree_dof_start[t + 1] - dof0;
       const jo = pp.blkJ[blk++];
-      if (t1 === t) accumulatePointJacobianAt(m, kin, b1, pb, frame, dof0, nv, +1, pp.jData, jo);
-      if (t0 === t) accumulatePointJacobianAt(m, kin, b0, pa, frame, dof0, nv, -1, pp.jData, jo);
+      if (t1 === t) accumulatePointJacobian(m, kin, b1, pb, frame, dof0, nv, +1, pp.jData, jo);
+      if (t0 === t) accumulatePointJacobian(m, kin, b0, pa, frame, dof0, nv, -1, pp.jData, jo);
     }
     const k = rec.count++;
     rec.slot[k] = slot;
@@ -324,8 +324,12 @@ export function packContactConstraints(
   }
 }
 
-/** {@link accumulatePointJacobian} into `J` starting at offset `jo` (3 × nv row-major) */
-function accumulatePointJacobianAt(
+/**
+ * Adds sign · R_WCᵀ J_v(x) for body b into the 3 × nv row-major block of J at
+ * offset jo (clique-local columns): the linear velocity
+ * of the world point x moving with b is Σ_d (s_v + s_ω × x)·q̇_d over the DOFs on b's path to the root.
+ */
+export function accumulatePointJacobian(
   m: SapModel,
   kin: KinematicsData,
   b: number,
@@ -335,7 +339,7 @@ function accumulatePointJacobianAt(
   nv: number,
   sign: number,
   J: Float64Array,
-  jo: number,
+  jo = 0,
 ): void {
   const S = kin.dof_S;
   const f0 = frame[0],
@@ -391,39 +395,6 @@ function diagonalMatrix(d: Float64Array, o: number, nv: number): Float64Array {
   return A;
 }
 
-/**
- * Adds sign · R_WCᵀ J_v(x) for body b into Jc (3 × nv, clique-local columns): the linear velocity
- * of the world point x moving with b is Σ_d (s_v + s_ω × x)·q̇_d over the DOFs on b's path to the root.
- */
-export function accumulatePointJacobian(
-  m: SapModel,
-  kin: KinematicsData,
-  b: number,
-  x: Float64Array,
-  frame: Float64Array,
-  dof0: number,
-  nv: number,
-  sign: number,
-  Jc: Float64Array,
-  rowOffset = 0,
-): void {
-  const S = kin.dof_S;
-  // each DOF on the path contributes one column
-  for (let a = b; a >= 0; a = m.joint_parent[a]) {
-    for (let d = m.joint_qd_start[a]; d < m.joint_qd_start[a + 1]; d++) {
-      const s = d * 6;
-      const vx = S[s + 3] + S[s + 1] * x[2] - S[s + 2] * x[1];
-      const vy = S[s + 4] + S[s + 2] * x[0] - S[s] * x[2];
-      const vz = S[s + 5] + S[s] * x[1] - S[s + 1] * x[0];
-      const col = d - dof0;
-      for (let row = 0; row < 3; row++) {
-        Jc[(rowOffset + row) * nv + col] +=
-          sign * (frame[row * 3] * vx + frame[row * 3 + 1] * vy + frame[row * 3 + 2] * vz);
-      }
-    }
-  }
-}
-
 /** Σ over the frame's three directions c of ω_b(c) = 1/m + uᵀI⁻¹u, u = R_bᵀ((x − o_b) × c) */
 function bodyMobility(
   m: SapModel,
@@ -473,7 +444,7 @@ function bodyMobility(
   return total;
 }
 
-/** adds sign · ω-rows of body b (world) into Jc (3 × nv): ω_b = Σ_d s_ω,d·q̇_d over b's path */
+/** adds sign · ω-rows of body b (world) into the 3 × nv block of J at offset jo: ω_b = Σ_d s_ω,d·q̇_d over b's path */
 export function accumulateAngularJacobian(
   m: SapModel,
   kin: KinematicsData,
@@ -481,14 +452,14 @@ export function accumulateAngularJacobian(
   dof0: number,
   nv: number,
   sign: number,
-  Jc: Float64Array,
-  rowOffset = 0,
+  J: Float64Array,
+  jo = 0,
 ): void {
   const S = kin.dof_S;
   for (let a = b; a >= 0; a = m.joint_parent[a]) {
     for (let d = m.joint_qd_start[a]; d < m.joint_qd_start[a + 1]; d++) {
-      const col = d - dof0;
-      for (let row = 0; row < 3; row++) Jc[(rowOffset + row) * nv + col] += sign * S[d * 6 + row];
+      const col = jo + d - dof0;
+      for (let row = 0; row < 3; row++) J[row * nv + col] += sign * S[d * 6 + row];
     }
   }
 }

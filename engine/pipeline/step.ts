@@ -22,7 +22,6 @@ import {
 } from '../kinematics';
 import { copyRun, sameBits, zeroRun } from '../math';
 import type { SapModel } from '../model';
-import type { SapConstraintSpec } from '../sap/problem';
 import { SapIslands } from '../sap/islands';
 import { PackedSapProblem } from '../sap/packed_problem';
 import { SapSolver, type LinearSolverMode } from '../sap/solver';
@@ -40,7 +39,7 @@ import {
 import { appliedForces, freeMotionTree, makeFreeMotionScratch, type FreeMotionScratch } from './free_motion';
 import { integratePositions } from './integrate';
 import { WarmStartHistory, type WarmStart } from './warm_start';
-import { buildEqualityConstraints } from './equality_constraints';
+import { packEqualityConstraints } from './equality_constraints';
 import { packJointConstraints } from './joint_constraints';
 import { worseStatus, type StepReport, type WorldReport } from './report';
 
@@ -83,7 +82,6 @@ export class SolverSAP {
   private readonly sap: SapSolver;
   private readonly problem = new PackedSapProblem();
   private readonly records: PackedContactRecords = makePackedContactRecords();
-  private readonly eqSpecs: SapConstraintSpec[] = [];
   private readonly fmBad: Uint8Array;
   /** per world: views of v_n, v*, v_{n+1} over its dofs */
   private readonly vnW: Float64Array[] = [];
@@ -358,10 +356,7 @@ export class SolverSAP {
         pp,
       );
       if (m.eq_count > 0) {
-        const eq = this.eqSpecs;
-        eq.length = 0;
-        buildEqualityConstraints(m, this.kin, state_in.joint_q, w, this.cliqueIndex, eq);
-        for (const sp of eq) pp.addSpec(sp);
+        packEqualityConstraints(m, this.kin, state_in.joint_q, w, this.cliqueIndex, pp);
       }
       if (this.track_islands) this.labelIslands(w, pp);
       t1 = now();
