@@ -325,9 +325,9 @@ export function packContactConstraints(
 }
 
 /**
- * Adds sign · R_WCᵀ J_v(x) for body b into the 3 × nv row-major block of J at
- * offset jo (clique-local columns): the linear velocity
- * of the world point x moving with b is Σ_d (s_v + s_ω × x)·q̇_d over the DOFs on b's path to the root.
+ * Adds sign · R_WCᵀ J_v(x) for body b into the 3 × nv row-major block of J at offset jo
+ * (clique-local columns): the linear velocity of the world point x moving with b is
+ * Σ_d (s_v + s_ω × x)·q̇_d over the DOFs on b's path to the root.
  */
 export function accumulatePointJacobian(
   m: SapModel,

@@ -21,8 +21,6 @@ const anchor = new Float64Array(7);
 const dq = new Float64Array(4);
 const aT = new Float64Array(3);
 const mid = new Float64Array(3);
-const pw = new Float64Array(3);
-const qw = new Float64Array(3);
 // g₀ of a coupler, a ball and a weld (addHolonomic takes the rows from the length)
 const g1 = new Float64Array(1);
 const g3 = new Float64Array(3);
@@ -91,11 +89,7 @@ export function packEqualityConstraints(
     let g0: Float64Array;
     if (ball) {
       g0 = g3;
-      for (let k = 0; k < 3; k++) {
-        g0[k] = fQ[k] - fP[k];
-        pw[k] = fP[k];
-        qw[k] = fQ[k];
-      }
+      for (let k = 0; k < 3; k++) g0[k] = fQ[k] - fP[k];
     } else {
       g0 = g6;
       // target frame T = P ∘ relpose; orientation error R_TQ as an angle-axis, in world
@@ -116,7 +110,8 @@ export function packEqualityConstraints(
       }
     }
     pp.addHolonomic(g0, stiffness, tau_d, 0.1, NaN);
-    // one block per tree (b0's first), each J_B − J_A of the bodies in it
+    // one block per tree (b0's first), each J_B − J_A of the bodies in it (a ball's points: the
+    // anchors' positions, fP and fQ's first three entries)
     for (let q2 = 0; q2 < 2; q2++) {
       const t = q2 === 0 ? t0 : t1;
       if (t < 0 || (q2 === 1 && t1 === t0)) continue;
@@ -125,8 +120,8 @@ export function packEqualityConstraints(
       const jo = pp.addBlock(cliqueIndex[t]);
       const J = pp.jData;
       if (ball) {
-        if (t1 === t) accumulatePointJacobian(m, kin, b1, qw, WORLD_FRAME, dof0, nv, +1, J, jo);
-        if (t0 === t) accumulatePointJacobian(m, kin, b0, pw, WORLD_FRAME, dof0, nv, -1, J, jo);
+        if (t1 === t) accumulatePointJacobian(m, kin, b1, fQ, WORLD_FRAME, dof0, nv, +1, J, jo);
+        if (t0 === t) accumulatePointJacobian(m, kin, b0, fP, WORLD_FRAME, dof0, nv, -1, J, jo);
       } else {
         if (t1 === t) {
           accumulateAngularJacobian(m, kin, b1, dof0, nv, +1, J, jo);
