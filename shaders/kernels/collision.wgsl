@@ -1196,47 +1196,61 @@ fn box_box(margin: df, gap: df) -> bool {
       }
     }
   }
-  // edge cross axes a_i × b_j
+  // edge cross axes a_i × b_j in A's frame (b_j = Σ_m R_mj·a_m, R = BB_DOT):
+  // a_i × b_j = R_i1j·a_i2 − R_i2j·a_i1, |a_i × b_j|² = R_i1j² + R_i2j², and its dot products with
+  // t, b_j1, b_j2 are t_i2·R_i1j − t_i1·R_i2j, R_ij2, −R_ij1 (i1, i2 = i + 1, i + 2 mod 3)
+  var tA: array<df, 3>;
+  for (var k = 0u; k < dyn(3u); k++) {
+    tA[k] = bb_ax_dot(0u, k, tv);
+  }
   var sE = dc(-3.0e38);
   var iE = 0u;
   var jE = 0u;
+  var gE = 1.0;
   for (var i = 0u; i < dyn(3u); i++) {
-    let ao = i * 3u;
+    let i1 = (i + 1u) % 3u;
+    let i2 = (i + 2u) % 3u;
     for (var j = 0u; j < dyn(3u); j++) {
-      let bo = 9u + j * 3u;
-      var l = V3(
-        df_sub(df_mul(BB_AX[ao + 1u], BB_AX[bo + 2u]), df_mul(BB_AX[ao + 2u], BB_AX[bo + 1u])),
-        df_sub(df_mul(BB_AX[ao + 2u], BB_AX[bo]), df_mul(BB_AX[ao], BB_AX[bo + 2u])),
-        df_sub(df_mul(BB_AX[ao], BB_AX[bo + 1u]), df_mul(BB_AX[ao + 1u], BB_AX[bo])),
-      );
-      let l2 = v3_dot(l, l);
+      let j1 = (j + 1u) % 3u;
+      let j2 = (j + 2u) % 3u;
+      let r1 = BB_DOT[i1 * 3u + j];
+      let r2 = BB_DOT[i2 * 3u + j];
+      let l2 = df_add(df_mul(r1, r1), df_mul(r2, r2));
       // BOX_BOX_EDGE_SIN2 = 1e-12
       if (df_lt(l2, df(9.999999960041972e-13, 3.995802577688237e-21))) {
         continue;
       }
-      let inv = df_div(dc(1.0), df_sqrt(l2));
-      l = v3_scale(l, inv);
-      var rA = dc(0.0);
-      var rB = dc(0.0);
-      for (var k = 0u; k < dyn(3u); k++) {
-        rA = df_add(rA, df_mul(BB_HE[k], df_abs(bb_ax_dot(0u, k, l))));
-        rB = df_add(rB, df_mul(BB_HE[3u + k], df_abs(bb_ax_dot(1u, k, l))));
-      }
-      let tl = v3_dot(l, tv);
-      let sep = df_sub(df_sub(df_abs(tl), rA), rB);
+      let tl = df_sub(df_mul(tA[i2], r1), df_mul(tA[i1], r2));
+      let rA = df_add(df_mul(BB_HE[i1], df_abs(r2)), df_mul(BB_HE[i2], df_abs(r1)));
+      let rB = df_add(
+        df_mul(BB_HE[3u + j1], df_abs(BB_DOT[i * 3u + j2])),
+        df_mul(BB_HE[3u + j2], df_abs(BB_DOT[i * 3u + j1])),
+      );
+      let sep = df_div(df_sub(df_sub(df_abs(tl), rA), rB), df_sqrt(l2));
       if (df_gt(sep, sE)) {
         sE = sep;
         iE = i;
         jE = j;
-        var sg = -1.0;
+        gE = -1.0;
         if (tl.x >= 0.0) {
-          sg = 1.0;
+          gE = 1.0;
         }
-        BB_EN[0] = df_mul_f(l.x, sg);
-        BB_EN[1] = df_mul_f(l.y, sg);
-        BB_EN[2] = df_mul_f(l.z, sg);
       }
     }
+  }
+  if (sE.x > -3.0e38) {
+    // the chosen axis in the world frame, oriented from A into B
+    let ao = iE * 3u;
+    let bo = 9u + jE * 3u;
+    let l = V3(
+      df_sub(df_mul(BB_AX[ao + 1u], BB_AX[bo + 2u]), df_mul(BB_AX[ao + 2u], BB_AX[bo + 1u])),
+      df_sub(df_mul(BB_AX[ao + 2u], BB_AX[bo]), df_mul(BB_AX[ao], BB_AX[bo + 2u])),
+      df_sub(df_mul(BB_AX[ao], BB_AX[bo + 1u]), df_mul(BB_AX[ao + 1u], BB_AX[bo])),
+    );
+    let inv = df_div(dc(gE), df_sqrt(v3_dot(l, l)));
+    BB_EN[0] = df_mul(inv, l.x);
+    BB_EN[1] = df_mul(inv, l.y);
+    BB_EN[2] = df_mul(inv, l.z);
   }
 
   let sMax = df_max(df_max(sA, sB), sE);

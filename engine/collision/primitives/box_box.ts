@@ -98,20 +98,32 @@ const SEG = new Float64Array(4);
 const REL = new Float64Array(6);
 
 function load(g: ShapeGeom, a: number, b: number): void {
-  for (let s = 0; s < 2; s++) {
-    const sh = s === 0 ? a : b;
+  const pos = g.pos,
+    rot = g.rot,
+    size = g.size;
+  const pa = a * 3,
+    pb = b * 3;
+  for (let c = 0; c < 3; c++) {
+    CEN[c] = pos[pa + c];
+    CEN[3 + c] = pos[pb + c];
+    HE[c] = size[pa + c];
+    HE[3 + c] = size[pb + c];
+  }
+  // axis i is column i of the row-major rotation
+  const ra = a * 9,
+    rb = b * 9;
+  for (let i = 0; i < 3; i++) {
     for (let c = 0; c < 3; c++) {
-      CEN[s * 3 + c] = g.pos[sh * 3 + c];
-      HE[s * 3 + c] = g.size[sh * 3 + c];
-      // axis i is column i of the row-major rotation
-      for (let i = 0; i < 3; i++) AX[s * 9 + i * 3 + c] = g.rot[sh * 9 + c * 3 + i];
+      AX[i * 3 + c] = rot[ra + c * 3 + i];
+      AX[9 + i * 3 + c] = rot[rb + c * 3 + i];
     }
   }
   for (let i = 0; i < 3; i++) {
-    for (let j = 0; j < 3; j++) {
-      DOT[i * 3 + j] =
-        AX[i * 3] * AX[9 + j * 3] + AX[i * 3 + 1] * AX[9 + j * 3 + 1] + AX[i * 3 + 2] * AX[9 + j * 3 + 2];
-    }
+    const ax = AX[i * 3],
+      ay = AX[i * 3 + 1],
+      az = AX[i * 3 + 2];
+    for (let j = 0; j < 3; j++)
+      DOT[i * 3 + j] = ax * AX[9 + j * 3] + ay * AX[10 + j * 3] + az * AX[11 + j * 3];
   }
 }
 
@@ -146,13 +158,17 @@ function boxBox(g: ShapeGeom, a: number, b: number, margin: number, gap: number,
     tz = CEN[5] - CEN[2];
   let scale = 0;
   for (let k = 0; k < 6; k++) scale = Math.max(scale, HE[k]);
+  // the centre offset in A's frame
+  const t0 = axDot(0, 0, tx, ty, tz),
+    t1 = axDot(0, 1, tx, ty, tz),
+    t2 = axDot(0, 2, tx, ty, tz);
 
   // face axes of A
   let sA = -Infinity,
     iA = 0,
     gA = 1;
   for (let i = 0; i < 3; i++) {
-    const ta = axDot(0, i, tx, ty, tz);
+    const ta = i === 0 ? t0 : i === 1 ? t1 : t2;
     const rB =
       HE[3] * Math.abs(DOT[i * 3]) + HE[4] * Math.abs(DOT[i * 3 + 1]) + HE[5] * Math.abs(DOT[i * 3 + 2]);
     const sep = Math.abs(ta) - HE[i] - rB;
@@ -176,41 +192,49 @@ function boxBox(g: ShapeGeom, a: number, b: number, margin: number, gap: number,
       gB = tb >= 0 ? 1 : -1;
     }
   }
-  // edge cross axes a_i × b_j
+  // edge cross axes a_i × b_j, in A's frame: b_j = (R_0j, R_1j, R_2j), R = DOT
   let sE = -Infinity,
     iE = 0,
-    jE = 0;
+    jE = 0,
+    gE = 1;
   for (let i = 0; i < 3; i++) {
-    const ao = i * 3;
+    const i1 = i === 2 ? 0 : i + 1,
+      i2 = i === 0 ? 2 : i - 1;
+    const ti1 = i === 0 ? t1 : i === 1 ? t2 : t0,
+      ti2 = i === 0 ? t2 : i === 1 ? t0 : t1;
+    const h1 = HE[i1],
+      h2 = HE[i2];
     for (let j = 0; j < 3; j++) {
-      const bo = 9 + j * 3;
-      let lx = AX[ao + 1] * AX[bo + 2] - AX[ao + 2] * AX[bo + 1];
-      let ly = AX[ao + 2] * AX[bo] - AX[ao] * AX[bo + 2];
-      let lz = AX[ao] * AX[bo + 1] - AX[ao + 1] * AX[bo];
-      const l2 = lx * lx + ly * ly + lz * lz;
+      const j1 = j === 2 ? 0 : j + 1,
+        j2 = j === 0 ? 2 : j - 1;
+      const r1 = DOT[i1 * 3 + j],
+        r2 = DOT[i2 * 3 + j];
+      // a_i × b_j = R_i1j·a_i2 − R_i2j·a_i1 (b_j = Σ_m R_mj·a_m), so |a_i × b_j|² = R_i1j² + R_i2j²;
+      // its dot products with t, b_j1, b_j2 are t_i2·R_i1j − t_i1·R_i2j, R_ij2, −R_ij1
+      const l2 = r1 * r1 + r2 * r2;
       if (l2 < BOX_BOX_EDGE_SIN2) continue;
-      const inv = 1 / Math.sqrt(l2);
-      lx *= inv;
-      ly *= inv;
-      lz *= inv;
-      let rA = 0,
-        rB = 0;
-      for (let k = 0; k < 3; k++) {
-        rA += HE[k] * Math.abs(axDot(0, k, lx, ly, lz));
-        rB += HE[3 + k] * Math.abs(axDot(1, k, lx, ly, lz));
-      }
-      const tl = lx * tx + ly * ty + lz * tz;
-      const sep = Math.abs(tl) - rA - rB;
+      const tl = ti2 * r1 - ti1 * r2;
+      const rA = h1 * Math.abs(r2) + h2 * Math.abs(r1);
+      const rB = HE[3 + j1] * Math.abs(DOT[i * 3 + j2]) + HE[3 + j2] * Math.abs(DOT[i * 3 + j1]);
+      const sep = (Math.abs(tl) - rA - rB) / Math.sqrt(l2);
       if (sep > sE) {
         sE = sep;
         iE = i;
         jE = j;
-        const sg = tl >= 0 ? 1 : -1;
-        EDGE_N[0] = sg * lx;
-        EDGE_N[1] = sg * ly;
-        EDGE_N[2] = sg * lz;
+        gE = tl >= 0 ? 1 : -1;
       }
     }
+  }
+  if (sE > -Infinity) {
+    const ao = iE * 3,
+      bo = 9 + jE * 3;
+    const lx = AX[ao + 1] * AX[bo + 2] - AX[ao + 2] * AX[bo + 1],
+      ly = AX[ao + 2] * AX[bo] - AX[ao] * AX[bo + 2],
+      lz = AX[ao] * AX[bo + 1] - AX[ao + 1] * AX[bo];
+    const inv = gE / Math.sqrt(lx * lx + ly * ly + lz * lz);
+    EDGE_N[0] = inv * lx;
+    EDGE_N[1] = inv * ly;
+    EDGE_N[2] = inv * lz;
   }
 
   const sMax = Math.max(sA, sB, sE);
