@@ -18,6 +18,7 @@ import {
   benchMarkdown,
   contactScaling,
   jitterFreeBodies,
+  microseconds,
   runBench,
   type BenchRow,
   type PeerRow,
@@ -55,7 +56,19 @@ describe('runBench', () => {
     // one round: the median of the per-round ratios is the ratio of the medians
     expect(r.ratio_of_medians?.mujoco).toBeCloseTo(r.steps_per_s / res.peers[0].steps_per_s, 10);
     expect(r.ratio?.mujoco).toBeCloseTo(r.steps_per_s / res.peers[0].steps_per_s, 10);
-    expect(benchMarkdown(res)).toContain('| arm7 | approx32 | monotone_decay | off | – | cpu | 1 |');
+    const md = benchMarkdown(res);
+    expect(md).toContain('| arm7 | approx32 | monotone_decay | off | – | cpu | 1 |');
+    // the stage times in µs, each with three significant digits (a robot's step is a few µs)
+    const stages = md
+      .split('\n')
+      .find((l) => l.startsWith('| arm7'))!
+      .split(' | ')[14]
+      .split(' · ');
+    expect(stages).toHaveLength(5);
+    const sm = r.stage_ms;
+    expect(stages).toEqual(
+      [sm.collision, sm.free_motion, sm.constraints, sm.solve, sm.integrate].map(microseconds),
+    );
     expect(log.join('\n')).toMatch(/settled 10 steps in/);
     expect(readdirSync(dir)).toEqual([expect.stringMatching(/^arm7_10_1_[0-9a-f]{16}\.json$/)]);
   }, 60_000);
@@ -351,6 +364,18 @@ describe('pile arrangements', () => {
     }
     expect(free).toBe(64);
     expect(largest).toBeGreaterThan((1 * Math.PI) / 180);
+  });
+});
+
+describe('bench table', () => {
+  it('writes stage times in µs with three significant digits, whole µs from 100 µs up', () => {
+    expect(microseconds(0.0014237)).toBe('1.42');
+    expect(microseconds(0.0000123)).toBe('0.0123');
+    expect(microseconds(0.0521)).toBe('52.1');
+    expect(microseconds(0.1)).toBe('100');
+    expect(microseconds(67.234)).toBe('67234');
+    expect(microseconds(0)).toBe('0.00');
+    expect(microseconds(Number.NaN)).toBe('–');
   });
 });
 

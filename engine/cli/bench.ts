@@ -1064,6 +1064,13 @@ async function workerPeer(
 
 const fx = (x: number, d = 0): string => (Number.isFinite(x) ? x.toFixed(d) : '–');
 
+/** a stage time given in ms as µs with three significant digits (whole µs from 100 µs up) */
+export function microseconds(ms: number): string {
+  if (!Number.isFinite(ms)) return '–';
+  const us = ms * 1000;
+  return us >= 100 ? us.toFixed(0) : us.toPrecision(3);
+}
+
 /** `key=value,…` of a configuration's `--variant` options ('' for none), after `sep` when there are some */
 export function overrideText(o: Record<string, unknown> | undefined, sep = ''): string {
   const e = Object.entries(o ?? {});
@@ -1073,7 +1080,7 @@ export function overrideText(o: Record<string, unknown> | undefined, sep = ''): 
 export function benchMarkdown(res: BenchResult): string {
   const out: string[] = [];
   out.push(
-    '| scene | preset | line search | islands | set | backend | worlds | dt [s] | steps/s | real-time × | Newton it. | LS it. | contacts/world | factorization | ms/step: collision · free motion · constraints · solve · integrate | ours/MuJoCo | ours/MuJoCo, its islands off | ours/Rapier |',
+    '| scene | preset | line search | islands | set | backend | worlds | dt [s] | steps/s | real-time × | Newton it. | LS it. | contacts/world | factorization | µs/step: collision · free motion · constraints · solve · integrate | ours/MuJoCo | ours/MuJoCo, its islands off | ours/Rapier |',
     '|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|',
   );
   const ratio = (r: BenchRow, p: PeerName): string =>
@@ -1081,7 +1088,7 @@ export function benchMarkdown(res: BenchResult): string {
   for (const r of res.rows) {
     const s = r.stage_ms;
     out.push(
-      `| ${r.scene} | ${r.preset} | ${r.line_search} | ${r.solve_islands ? `on (${fx(r.islands_per_world, 1)}/world)` : 'off'} | ${overrideText(r.overrides) || '–'} | ${r.backend} | ${r.num_worlds} | ${r.dt} | ${fx(r.steps_per_s, 1)} | ${fx(r.real_time_factor, 2)} | ${fx(r.newton_iterations_mean, 2)} | ${fx(r.line_search_iterations_mean, 2)} | ${fx(r.contacts_per_world, 1)} | ${r.linear_solver} | ${[s.collision, s.free_motion, s.constraints, s.solve, s.integrate].map((x) => x.toFixed(3)).join(' · ')} | ${ratio(r, 'mujoco')} | ${ratio(r, 'mujoco_whole')} | ${ratio(r, 'rapier')} |`,
+      `| ${r.scene} | ${r.preset} | ${r.line_search} | ${r.solve_islands ? `on (${fx(r.islands_per_world, 1)}/world)` : 'off'} | ${overrideText(r.overrides) || '–'} | ${r.backend} | ${r.num_worlds} | ${r.dt} | ${fx(r.steps_per_s, 1)} | ${fx(r.real_time_factor, 2)} | ${fx(r.newton_iterations_mean, 2)} | ${fx(r.line_search_iterations_mean, 2)} | ${fx(r.contacts_per_world, 1)} | ${r.linear_solver} | ${[s.collision, s.free_motion, s.constraints, s.solve, s.integrate].map(microseconds).join(' · ')} | ${ratio(r, 'mujoco')} | ${ratio(r, 'mujoco_whole')} | ${ratio(r, 'rapier')} |`,
     );
   }
   if (res.peers.length) {
