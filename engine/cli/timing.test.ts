@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { median, pairedRatio, warmUp } from './timing';
+import { median, MIN_ROUND_MS, pairedRatio, segmentedRate, warmUp } from './timing';
 
 describe('median', () => {
   it('takes the middle value, the upper one of an even count', () => {
@@ -30,6 +30,34 @@ describe('pairedRatio', () => {
     expect(pairedRatio([2, 4, 6], [1, 0, Number.NaN])).toBe(2);
     expect(pairedRatio([2, 4], [1])).toBe(2);
     expect(pairedRatio([], [1])).toBeNaN();
+  });
+});
+
+describe('segmentedRate', () => {
+  it('plays segments until MIN_ROUND_MS is timed and rates all their steps together', () => {
+    // 100 steps in 1.5 ms each: three segments reach 4 ms (4.5 ms, 300 steps)
+    let calls = 0;
+    const rate = segmentedRate(100, () => {
+      calls++;
+      return 1.5;
+    });
+    expect(MIN_ROUND_MS).toBe(4);
+    expect(calls).toBe(3);
+    expect(rate).toBeCloseTo(300 / 0.0045, 6);
+  });
+
+  it('plays a long segment once', () => {
+    let calls = 0;
+    expect(segmentedRate(200, () => (calls++, 50))).toBeCloseTo(4000, 9);
+    expect(calls).toBe(1);
+  });
+
+  it('lets one slow segment weigh by its time, not decide the round', () => {
+    // segments of 1, 1, 10 ms: the round reads 300 steps / 12 ms, not the slow segment's 100 / 10 ms
+    const ms = [1, 1, 10];
+    let k = 0;
+    expect(segmentedRate(100, () => ms[k++], 3)).toBeCloseTo(300 / 0.012, 6);
+    expect(k).toBe(3);
   });
 });
 

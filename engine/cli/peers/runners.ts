@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import type { LoadedSceneFile } from '../../io/load_file';
 import type { SapState } from '../../state';
 import type { BenchScene, PeerName, PeerRow } from '../bench';
-import { median, warmUp } from '../timing';
+import { median, segmentedRate, warmUp } from '../timing';
 import { exportMjcf, setMujocoState, type MjcfExport } from './mjcf_export';
 import { disableIslands, loadMujoco, mujocoFromXml, type MujocoModule } from './mujoco';
 import { loadRapier, rapierContactCount, rapierUnfit, rapierWorld } from './rapier';
@@ -40,7 +40,10 @@ export interface PeerRunner {
   peer: PeerName;
   rates: number[];
   failed: boolean;
-  /** restarts from the peer's start state `r` (mod their count) and times `steps` steps; steps/s */
+  /**
+   * restarts from the peer's start state `r` (mod their count) and times `steps` steps, again until
+   * MIN_ROUND_MS is timed (timing.ts); steps/s
+   */
   round(r: number): number;
   /** the peer's row from the rounds so far (median steps/s) */
   result(): PeerRow;
@@ -166,10 +169,12 @@ export async function startMujoco(setup: PeerSetup, whole = false): Promise<Peer
     rates: [],
     failed: false,
     round: (r) => {
-      restore(saved[r % saved.length]);
-      const t0 = performance.now();
-      for (let i = 0; i < steps; i++) step();
-      const rate = steps / ((performance.now() - t0) / 1000);
+      const rate = segmentedRate(steps, () => {
+        restore(saved[r % saved.length]);
+        const t0 = performance.now();
+        for (let i = 0; i < steps; i++) step();
+        return performance.now() - t0;
+      });
       // the statistics from an untimed replay of the first round from each start state (the same
       // steps: MuJoCo is deterministic): reading them through the bindings (a typed-array view per
       // access) inside the timed loop cost MuJoCo's humanoid ~4%
@@ -240,12 +245,13 @@ export async function startRapier(setup: PeerSetup): Promise<PeerRunner | string
     peer: 'rapier',
     rates: [],
     failed: false,
-    round: (r) => {
-      const world = fresh(r);
-      const t0 = performance.now();
-      for (let i = 0; i < steps; i++) world.step();
-      return steps / ((performance.now() - t0) / 1000);
-    },
+    round: (r) =>
+      segmentedRate(steps, () => {
+        const world = fresh(r);
+        const t0 = performance.now();
+        for (let i = 0; i < steps; i++) world.step();
+        return performance.now() - t0;
+      }),
     result: () => {
       const sps = median(runner.rates);
       return {
