@@ -1156,12 +1156,17 @@ fn box_box(margin: df, gap: df) -> bool {
   for (var k = 0u; k < 6u; k++) {
     scale = df_max(scale, BB_HE[k]);
   }
+  // the centre offset in A's frame
+  var tA: array<df, 3>;
+  for (var k = 0u; k < dyn(3u); k++) {
+    tA[k] = bb_ax_dot(0u, k, tv);
+  }
   // face axes of A
   var sA = dc(-3.0e38);
   var iA = 0u;
   var gA = 1.0;
   for (var i = 0u; i < dyn(3u); i++) {
-    let ta = bb_ax_dot(0u, i, tv);
+    let ta = tA[i];
     let rB = df_add(
       df_add(df_mul(BB_HE[3], df_abs(BB_DOT[i * 3u])), df_mul(BB_HE[4], df_abs(BB_DOT[i * 3u + 1u]))),
       df_mul(BB_HE[5], df_abs(BB_DOT[i * 3u + 2u])),
@@ -1199,10 +1204,6 @@ fn box_box(margin: df, gap: df) -> bool {
   // edge cross axes a_i × b_j in A's frame (b_j = Σ_m R_mj·a_m, R = BB_DOT):
   // a_i × b_j = R_i1j·a_i2 − R_i2j·a_i1, |a_i × b_j|² = R_i1j² + R_i2j², and its dot products with
   // t, b_j1, b_j2 are t_i2·R_i1j − t_i1·R_i2j, R_ij2, −R_ij1 (i1, i2 = i + 1, i + 2 mod 3)
-  var tA: array<df, 3>;
-  for (var k = 0u; k < dyn(3u); k++) {
-    tA[k] = bb_ax_dot(0u, k, tv);
-  }
   var sE = dc(-3.0e38);
   var iE = 0u;
   var jE = 0u;
