@@ -15,7 +15,12 @@ export interface StudioApi {
   poses(): number[];
   options(): { explicit: Record<string, unknown>; effective: Record<string, unknown> } | null;
   errors(): string[];
-  stats(): { step: number; contacts: number; truncated: number } | null;
+  stats(): {
+    step: number;
+    contacts: number;
+    truncated: number;
+    stage_ms: Record<'collision' | 'free_motion' | 'constraints' | 'solve' | 'integrate', number> | null;
+  } | null;
   contacts(): { count: number; truncated: number; data: number[] } | null;
   markers(): { pC: number[][]; x0: number[][]; x1: number[][] } | null;
   islands(): number[] | null;

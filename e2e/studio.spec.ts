@@ -28,6 +28,13 @@ test('the built app loads, renders, simulates and a body can be dragged', async 
   await expect.poll(() => studio(page, (s) => s.step)).toBeGreaterThan(20);
   expect(await studio(page, (s) => s.transport)).toBe('ring');
 
+  // the stats panel's stage rows: each stage's mean time per step and its share
+  await expect.poll(() => studio(page, (s) => s.stats()?.stage_ms?.solve ?? 0)).toBeGreaterThan(0);
+  await page.getByText('stage times', { exact: true }).click();
+  // five rows (collision, free motion, constraints, solve, integrate): "14.1 µs (17%)"
+  await expect(page.getByText(/^[\d.]+( µs| ms)? \(\d+%\)$/)).toHaveCount(5);
+  await expect(page.getByText('free motion', { exact: true })).toBeVisible();
+
   // the canvas shows something (not a blank clear colour)
   const canvas = page.locator('canvas').first();
   const shot = await canvas.screenshot({ path: `${SHOTS}/01-box-stack.png` });

@@ -3,13 +3,14 @@
  * stats. Controls post commands from `onChange` when the edit comes from the panel; values that the
  * worker reports back (effective options, stats) are written into the panel with `set`.
  */
-import { LevaInputs, button, buttonGroup, useControls } from 'leva';
+import { LevaInputs, button, buttonGroup, folder, useControls } from 'leva';
 import { useEffect, useMemo } from 'react';
 import { PRESETS, SOLVER_OPTION_KEYS, allowedValues, resolveSolverOptions } from '../../engine/index';
 import { CATALOG, DEFAULT_SCENE } from '../catalog';
 import { copyLink, loadCatalog, send, setBackend, setPlaying, viewport } from '../session';
 import { useStudio } from '../store';
 import type { BackendInfo } from '../../engine/worker/protocol';
+import { STAGE_LABELS, stageRows, type StageLabel } from './stage_times';
 
 /** keys a preset expands into; changing the preset clears explicit overrides of these */
 export const PRESET_KEYS = [...Object.keys(PRESETS.approx32), 'line_search_relative_slop'];
@@ -304,6 +305,13 @@ export function ControlPanel() {
   return null;
 }
 
+/** the stats panel's read-only stage rows */
+function stageFields() {
+  const fields = {} as Record<StageLabel, { value: string; editable: false; type: LevaInputs.STRING }>;
+  for (const l of STAGE_LABELS) fields[l] = { value: '—', editable: false, type: LevaInputs.STRING };
+  return fields;
+}
+
 export function StatsPanel() {
   const stats = useStudio((s) => s.stats);
   const fields = {
@@ -314,6 +322,8 @@ export function StatsPanel() {
     contacts: { value: '0', editable: false, type: LevaInputs.STRING },
     'step time': { value: '0', editable: false, type: LevaInputs.STRING },
     'real-time factor': { value: '0', editable: false, type: LevaInputs.STRING },
+    // mean wall time per step of each pipeline stage and its share
+    'stage times': folder(stageFields(), { collapsed: true }),
   };
   const [, set] = useControls('stats', () => fields, { order: 5 });
   useEffect(() => {
@@ -331,6 +341,7 @@ export function StatsPanel() {
       'real-time factor': stats.playing
         ? `${stats.realtime_factor.toFixed(2)} (target ${stats.speed})`
         : 'paused',
+      ...stageRows(stats.stage_ms, stats.stages_queued),
     });
   }, [stats, set]);
   return null;

@@ -27,7 +27,7 @@ import { Worker } from 'node:worker_threads';
 import { loadModelFile, type LoadFileOptions, type LoadedSceneFile } from '../io/load_file';
 import { BackendSimulation, createBackend } from '../backends';
 import { JointType, type SapModel } from '../model';
-import { Simulation, type StepReport } from '../pipeline';
+import { Simulation, type StageMs, type StepReport } from '../pipeline';
 import type { LinearSolverMode } from '../sap/solver';
 import { cloneState, copyState, type SapState } from '../state';
 import type { PeerWorkerReply, PeerWorkerRequest } from './peers/peer_worker';
@@ -247,12 +247,7 @@ export const BENCH_GROUPS: Record<string, string[]> = {
 };
 
 /** mean milliseconds per step and stage */
-export interface StageMs {
-  collision: number;
-  free_motion: number;
-  constraints: number;
-  solve: number;
-  integrate: number;
+export interface BenchStageMs extends StageMs {
   /** collision + SolverSAP.step */
   total: number;
 }
@@ -277,7 +272,7 @@ export interface BenchRow {
   islands_per_world: number;
   /** factorization chosen by SapSolver ('auto' unless --linear-solver) */
   linear_solver: string;
-  stage_ms: StageMs;
+  stage_ms: BenchStageMs;
   /**
    * ours / peer steps/s (same run), per peer measured on this scene: the median over the timed
    * rounds of the round's ratio (both engines timed in the same round from the same start state;
@@ -420,7 +415,7 @@ interface StepStats {
   ls: number;
   contacts: number;
   islands: number;
-  stage: StageMs;
+  stage: BenchStageMs;
 }
 
 function newStepStats(): StepStats {
@@ -867,7 +862,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
           const n = Math.max(1, t.n);
           const stage_ms = { ...c.prof.stage };
           const ns = Math.max(1, c.prof.nStage);
-          for (const k of Object.keys(stage_ms) as (keyof StageMs)[]) stage_ms[k] /= ns;
+          for (const k of Object.keys(stage_ms) as (keyof BenchStageMs)[]) stage_ms[k] /= ns;
           const sps = median(c.rates);
           const row: BenchRow = {
             scene: id,

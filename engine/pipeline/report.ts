@@ -37,6 +37,13 @@ export interface StageTiming {
   collision?: number;
 }
 
+/** the step's stages in pipeline order, as {@link StageTiming} names them */
+export const STEP_STAGES = ['collision', 'free_motion', 'constraints', 'solve', 'integrate'] as const;
+export type StepStage = (typeof STEP_STAGES)[number];
+
+/** a wall time per stage, e.g. a mean over steps [ms] */
+export type StageMs = Record<StepStage, number>;
+
 export interface StepReport {
   /** the worst world status (invalid_input > line_search_failed > max_iterations > converged) */
   status: StepStatus;

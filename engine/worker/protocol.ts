@@ -13,6 +13,7 @@
  */
 import { z } from 'zod';
 import { LIMITS, limitMessage } from '../io/limits';
+import type { StageMs } from '../pipeline/report';
 
 /** v3: backend switch (`set_backend` command, `backend` event); events carry this version */
 export const PROTOCOL_VERSION = 3;
@@ -375,6 +376,17 @@ export interface StatsInfo {
   truncated: number;
   /** mean wall time per step over the last interval [ms] */
   step_ms: number;
+  /**
+   * mean wall time per step of each stage over the last interval [ms] (the step reports'
+   * `timing`; null when no step was taken in it)
+   */
+  stage_ms: StageMs | null;
+  /**
+   * true when the interval's steps ran on the WebGPU backend, whose stages are queued back to back
+   * without waits: `solve` then includes the free motion and constraint passes (reported as 0) and
+   * `integrate` is the read-back
+   */
+  stages_queued: boolean;
   /** simulated seconds per wall second over the last interval */
   realtime_factor: number;
   playing: boolean;

@@ -88,6 +88,24 @@ describe('SimHost', () => {
     expect(h.stepCount).toBe(5);
   });
 
+  it('reports the mean time per stage of the steps since the last stats', async () => {
+    const { h, of } = await host('box_at_rest');
+    expect(of('stats').at(-1)!.stats.stage_ms).toBeNull(); // no step yet
+    h.handle({ v, type: 'step', n: 20 });
+    await h.idle();
+    h.sendStats(true);
+    const st = of('stats').at(-1)!.stats;
+    const s = st.stage_ms!;
+    expect(st.stages_queued).toBe(false);
+    for (const k of ['collision', 'free_motion', 'constraints', 'solve', 'integrate'] as const)
+      expect(s[k]).toBeGreaterThan(0);
+    // the stages lie inside the step's wall time, which also holds the host's bookkeeping
+    const sum = s.collision + s.free_motion + s.constraints + s.solve + s.integrate;
+    expect(sum).toBeLessThanOrEqual(st.step_ms * (1 + 1e-9));
+    h.sendStats(true);
+    expect(of('stats').at(-1)!.stats.stage_ms).toBeNull(); // a fresh window
+  });
+
   it('steps, sends contacts when asked, ablates and detects divergence', async () => {
     const { h, of } = await host('box_at_rest');
     h.handle({ v, type: 'set_sim', contacts: true });

@@ -30,7 +30,7 @@ import {
   type CreateBackendResult,
 } from '../backends';
 import { OneStepAblator, Simulation, TrajectoryAblator } from '../pipeline';
-import type { StepReport } from '../pipeline';
+import { STEP_STAGES, type StageMs, type StepReport, type StepStage } from '../pipeline';
 import { resolveSolverOptions } from '../sap/options';
 import { HistoryRing } from './history';
 import { RingWriter } from './frame_ring';
@@ -144,7 +144,7 @@ export class SimHost {
   private readonly pacer = new Pacer({ dt: 0.005, speed: 1 });
   private readonly now: () => number;
   private lastReport: StepReport | null = null;
-  private statWindow = { steps: 0, ms: 0, t0: 0, sim0: 0 };
+  private statWindow = newStatWindow(0, 0);
   private lastStatsAt = -Infinity;
   private loading: Promise<void> = Promise.resolve();
   private energy: EnergyGuard | null = null;
@@ -298,7 +298,7 @@ export class SimHost {
     if (p !== this.playing) {
       this.playing = p;
       this.pacer.restart();
-      this.statWindow = { steps: 0, ms: 0, t0: this.now(), sim0: this.sim?.state.time ?? 0 };
+      this.statWindow = newStatWindow(this.now(), this.sim?.state.time ?? 0);
       this.emit({ v: PROTOCOL_VERSION, type: 'play_state', playing: p });
     }
   }
@@ -653,7 +653,7 @@ export class SimHost {
     this.applyDrag();
     const t0 = this.now();
     const r = sim.step();
-    return this.afterStep(sim, r, t0);
+    return this.afterStep(sim, r, t0, false);
   }
 
   /**
@@ -688,13 +688,12 @@ export class SimHost {
     this.gpuNext = sim.state;
     sim.state = next;
     sim.last_report = r;
-    return this.afterStep(sim, r, t0);
+    return this.afterStep(sim, r, t0, true);
   }
 
   /** the bookkeeping after a step: stats, fault injection, divergence containment, history */
-  private afterStep(sim: Simulation, r: StepReport, t0: number): boolean {
-    this.statWindow.ms += this.now() - t0;
-    this.statWindow.steps++;
+  private afterStep(sim: Simulation, r: StepReport, t0: number, onGpu: boolean): boolean {
+    addToStatWindow(this.statWindow, this.now() - t0, r, onGpu);
     this.lastReport = r;
     this.stepCount++;
     if (this.faultInjection) {
@@ -1184,7 +1183,7 @@ export class SimHost {
     const wall = (now - win.t0) / 1000;
     const rtf = wall > 0 && this.playing ? (sim.state.time - win.sim0) / wall : 0;
     const step_ms = win.steps > 0 ? win.ms / win.steps : 0;
-    this.statWindow = { steps: 0, ms: 0, t0: now, sim0: sim.state.time };
+    this.statWindow = newStatWindow(now, sim.state.time);
     this.emit({
       v: PROTOCOL_VERSION,
       type: 'stats',
@@ -1199,6 +1198,8 @@ export class SimHost {
         contacts: r?.contact_count ?? 0,
         truncated: r?.truncated_contact_count ?? 0,
         step_ms,
+        stage_ms: statWindowStages(win),
+        stages_queued: win.queued,
         realtime_factor: rtf,
         playing: this.playing,
         speed: this.speed,
@@ -1207,6 +1208,49 @@ export class SimHost {
       },
     });
   }
+}
+
+/** the steps since the last stats message: counts and wall-time sums [ms] */
+interface StatWindow {
+  steps: number;
+  /** wall time of the steps, bookkeeping included */
+  ms: number;
+  /** wall time and simulated time at the window's start [ms, s] */
+  t0: number;
+  sim0: number;
+  /** per-stage sums of the step reports' timing */
+  stages: StageMs;
+  /** a step of the window ran on the WebGPU backend (its stages are queued, see StatsInfo) */
+  queued: boolean;
+}
+
+function newStatWindow(t0: number, sim0: number): StatWindow {
+  return {
+    steps: 0,
+    ms: 0,
+    t0,
+    sim0,
+    stages: stageMs(() => 0),
+    queued: false,
+  };
+}
+
+function addToStatWindow(win: StatWindow, ms: number, r: StepReport, gpu: boolean): void {
+  win.steps++;
+  win.ms += ms;
+  for (const k of STEP_STAGES) win.stages[k] += r.timing[k] ?? 0;
+  if (gpu) win.queued = true;
+}
+
+/** the window's mean stage times per step [ms], null when it holds no step */
+function statWindowStages(win: StatWindow): StageMs | null {
+  return win.steps === 0 ? null : stageMs((k) => win.stages[k] / win.steps);
+}
+
+function stageMs(of: (k: StepStage) => number): StageMs {
+  const s = {} as StageMs;
+  for (const k of STEP_STAGES) s[k] = of(k);
+  return s;
 }
 
 /** a loaded scene and its simulation, not yet shown */
@@ -1239,6 +1283,8 @@ export async function prepareScene(
   const cap = (explicit.max_rigid_contact as number | undefined) ?? loaded.max_rigid_contact;
   checkCapacity(loaded.model, cap, entry);
   const sim = new Simulation(loaded.model, { dt: loaded.dt, solver: explicit, max_rigid_contact: cap });
+  // per-stage wall times for the stats panel (a clock read per stage; results are unchanged)
+  sim.stage_timing = true;
   return { loaded, sim, explicit };
 }
 
