@@ -1,5 +1,6 @@
 /** shared helpers of the studio's end-to-end tests */
 import { expect, type Page } from '@playwright/test';
+import type { StatsInfo } from '../engine/worker/protocol';
 
 /** the read-only test API the studio exposes as window.__sapStudio (see app/session.ts) */
 export interface StudioApi {
@@ -19,7 +20,7 @@ export interface StudioApi {
     step: number;
     contacts: number;
     truncated: number;
-    stage_ms: Record<'collision' | 'free_motion' | 'constraints' | 'solve' | 'integrate', number> | null;
+    stage_ms: StatsInfo['stage_ms'];
   } | null;
   contacts(): { count: number; truncated: number; data: number[] } | null;
   markers(): { pC: number[][]; x0: number[][]; x1: number[][] } | null;
