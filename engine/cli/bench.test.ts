@@ -18,6 +18,7 @@ import {
   benchMarkdown,
   contactScaling,
   jitterFreeBodies,
+  peerContactScaling,
   microseconds,
   runBench,
   type BenchRow,
@@ -462,5 +463,49 @@ describe('contact scaling fit', () => {
     expect(flat.points.map((p) => p.scene)).toEqual(['pile_64_landing', 'pile_256_flat', 'pile_1024_flat']);
     expect(flat.exponent).toBeCloseTo(1, 12);
     expect(flat.local).toEqual([1, 1].map((p) => expect.closeTo(p, 12)));
+  });
+  it("fits each peer's growth over the piles it ran, against its own contact count", () => {
+    const peer = (scene: string, name: PeerRow['peer'], contacts: number, steps_per_s: number): PeerRow => ({
+      scene,
+      peer: name,
+      version: name === 'rapier' ? 'Rapier x' : 'MuJoCo x',
+      dt: 0.002,
+      steps_per_s,
+      real_time_factor: 0,
+      contacts,
+      start: '',
+    });
+    // MuJoCo: t ∝ c³ on the cubic grids, missing on pile_1024_flat (so its four-layer fit has two
+    // piles); Rapier: t ∝ c on the four-layer piles, t ∝ √c from pile_64_landing to pile_1000
+    const peers = [
+      peer('pile_64_landing', 'mujoco', 200, 1 / 200 ** 3),
+      peer('pile_64_landing', 'rapier', 500, 1 / 500),
+      peer('pile_216_landing', 'mujoco', 700, 1 / 700 ** 3),
+      peer('pile_1000', 'mujoco', 2000, 1 / 2000 ** 3),
+      peer('pile_1000', 'rapier', 5000, 1 / (500 * 10 ** 0.5)),
+      peer('pile_256_flat', 'mujoco', 900, 1 / 900 ** 2),
+      peer('pile_256_flat', 'rapier', 2000, 1 / 2000),
+      peer('pile_1024_flat', 'rapier', 8000, 1 / 8000),
+      // a peer row of another scene changes nothing
+      peer('pile_64', 'mujoco', 300, 1),
+    ];
+    const fit = peerContactScaling(peers);
+    expect(fit.map((f) => [f.series, f.peer, f.to, f.points.length])).toEqual([
+      ['landing', 'mujoco', 'pile_1000', 3],
+      ['landing', 'rapier', 'pile_1000', 2],
+      ['landing, four layers', 'mujoco', 'pile_256_flat', 2],
+      ['landing, four layers', 'rapier', 'pile_1024_flat', 3],
+    ]);
+    expect(fit.map((f) => f.exponent)).toEqual(
+      [3, 0.5, Math.log(200 ** 3 / 900 ** 2) / Math.log(200 / 900), 1].map((p) => expect.closeTo(p, 12)),
+    );
+    expect(fit[3].local).toEqual([1, 1].map((p) => expect.closeTo(p, 12)));
+    const md = benchMarkdown({ rows: [], peers, notes: [], contact_scaling: [], peer_contact_scaling: fit });
+    expect(md).toContain(
+      '- landing: pile_64_landing (200) → pile_216_landing (700) → pile_1000 (2000), MuJoCo x: p = 3.00 (between neighbours 3.00, 3.00)',
+    );
+    expect(md).toContain(
+      '- landing, four layers: pile_64_landing (500) → pile_256_flat (2000) → pile_1024_flat (8000), Rapier x: p = 1.00',
+    );
   });
 });

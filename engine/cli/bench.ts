@@ -185,11 +185,10 @@ export const BENCH_SCENES: Record<string, BenchScene> = {
 
 /**
  * A generated pile of the contact-scaling series, timed in pile_1000's phase (0.2 s after the drop
- * and the same lead-in: its lower layers landing) like pile_64_landing. No peers: the series
- * measures how our per-step time grows with the contacts (MuJoCo's dense solver would take minutes
- * on the larger ones; pile_64 and pile_1000 carry the peer ratios).
+ * and the same lead-in: its lower layers landing) like pile_64_landing, with the peers that run it in
+ * reasonable time, so that each engine's growth is fitted over the same piles.
  */
-function scalingPile(g: PileGrid, steps: number, repeats: number): BenchScene {
+function scalingPile(g: PileGrid, steps: number, repeats: number, peers: PeerName[]): BenchScene {
   return {
     file: `bench-results/scenes/pile_${g.nx}x${g.ny}x${g.nz}.yaml`,
     pile: g,
@@ -198,16 +197,18 @@ function scalingPile(g: PileGrid, steps: number, repeats: number): BenchScene {
     repeats,
     line_searches: ['monotone_decay'],
     variants: SOFT_FRICTION,
-    peers: [],
+    peers,
     lead_in: 20,
   };
 }
 // between the 4×4×4 and the 10×10×10 pile: the same cubic grid
-BENCH_SCENES.pile_216_landing = scalingPile({ nx: 6, ny: 6, nz: 6 }, 10, 5);
-BENCH_SCENES.pile_512_landing = scalingPile({ nx: 8, ny: 8, nz: 8 }, 6, 3);
+BENCH_SCENES.pile_216_landing = scalingPile({ nx: 6, ny: 6, nz: 6 }, 10, 5, ['mujoco', 'rapier']);
+BENCH_SCENES.pile_512_landing = scalingPile({ nx: 8, ny: 8, nz: 8 }, 6, 3, ['mujoco', 'rapier']);
 // four layers like the 4×4×4 pile, on a wider grid: more contacts at the same stack height
-BENCH_SCENES.pile_256_flat = scalingPile({ nx: 8, ny: 8, nz: 4 }, 10, 3);
-BENCH_SCENES.pile_1024_flat = scalingPile({ nx: 16, ny: 16, nz: 4 }, 6, 1);
+BENCH_SCENES.pile_256_flat = scalingPile({ nx: 8, ny: 8, nz: 4 }, 10, 3, ['mujoco', 'rapier']);
+// (no MuJoCo: with it, this scene's bench had not finished after ten minutes; its dense solver
+// takes 0.22 s a step on pile_256_flat's ~1300 contacts, and this pile has ~5900)
+BENCH_SCENES.pile_1024_flat = scalingPile({ nx: 16, ny: 16, nz: 4 }, 6, 1, ['rapier']);
 
 /** the SAP Warp example scenes (../shared/reference/sap_warp), bench ids `sapwarp_<name>` */
 export const SAP_WARP_SCENES = [
@@ -364,6 +365,21 @@ export interface BenchResult {
     from: string;
     to: string;
     points: { scene: string; contacts_per_world: number; steps_per_s: number }[];
+  }[];
+  /**
+   * the same fit for each peer over the piles it ran, against its own contact count (its rows in
+   * {@link BenchResult.peers}): how its per-step time grows over the same piles
+   */
+  peer_contact_scaling: {
+    series: string;
+    peer: PeerName;
+    /** the peer's name and version as in its rows */
+    version: string;
+    exponent: number;
+    local: number[];
+    from: string;
+    to: string;
+    points: { scene: string; contacts: number; steps_per_s: number }[];
   }[];
 }
 
@@ -912,11 +928,53 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   }
   // contact scaling between the two piles
   const contact_scaling = contactScaling(rows);
+  const peer_contact_scaling = peerContactScaling(peers);
   if (peers.length > 0 && !o.peer_worker)
     notes.push(
       "the peers ran in the bench's thread: their WebAssembly memories' growth detached buffers in our isolate, and V8 then checks every typed-array access of our JS for detachment (~6–9% of a CPU step; `npm run bench` runs them in worker threads of their own)",
     );
-  return { rows, peers, notes, contact_scaling };
+  return { rows, peers, notes, contact_scaling, peer_contact_scaling };
+}
+
+/**
+ * The least-squares slope of ln t over ln c (t = 1 / steps per second, c = contacts) and the slopes
+ * between neighbouring points, for points of increasing c.
+ */
+export function logLogFit(points: { contacts: number; steps_per_s: number }[]): {
+  exponent: number;
+  local: number[];
+} {
+  const x = points.map((r) => Math.log(r.contacts));
+  const y = points.map((r) => -Math.log(r.steps_per_s));
+  const mx = x.reduce((s, v) => s + v, 0) / x.length;
+  const my = y.reduce((s, v) => s + v, 0) / y.length;
+  let sxy = 0,
+    sxx = 0;
+  for (let k = 0; k < x.length; k++) {
+    sxy += (x[k] - mx) * (y[k] - my);
+    sxx += (x[k] - mx) ** 2;
+  }
+  const local: number[] = [];
+  for (let k = 1; k < x.length; k++) local.push((y[k] - y[k - 1]) / (x[k] - x[k - 1]));
+  return { exponent: sxy / sxx, local };
+}
+
+/**
+ * The measurements along a series: `first` (on its first pile), then for each further pile the
+ * one `find` gives where it has more contacts than the last point.
+ */
+function seriesPoints<T>(
+  scenes: string[],
+  first: T,
+  find: (scene: string) => T | undefined,
+  contacts: (t: T) => number,
+): T[] {
+  const points = [first];
+  for (const scene of scenes.slice(1)) {
+    const b = find(scene);
+    if (b && contacts(b) > contacts(points[points.length - 1])) points.push(b);
+  }
+  return points;
 }
 
 /**
@@ -928,40 +986,29 @@ export function contactScaling(rows: BenchRow[]): BenchResult['contact_scaling']
   const contact_scaling: BenchResult['contact_scaling'] = [];
   for (const series of SCALING_SERIES) {
     for (const a of rows.filter((r) => r.scene === series.scenes[0] && r.num_worlds === 1)) {
-      const points = [a];
-      for (const scene of series.scenes.slice(1)) {
-        const b = rows.find(
-          (r) =>
-            r.scene === scene &&
-            r.num_worlds === 1 &&
-            r.preset === a.preset &&
-            r.line_search === a.line_search &&
-            r.solve_islands === a.solve_islands &&
-            overrideText(r.overrides) === overrideText(a.overrides),
-        );
-        if (b && b.contacts_per_world > points[points.length - 1].contacts_per_world) points.push(b);
-      }
+      const points = seriesPoints(
+        series.scenes,
+        a,
+        (scene) =>
+          rows.find(
+            (r) =>
+              r.scene === scene &&
+              r.num_worlds === 1 &&
+              r.preset === a.preset &&
+              r.line_search === a.line_search &&
+              r.solve_islands === a.solve_islands &&
+              overrideText(r.overrides) === overrideText(a.overrides),
+          ),
+        (r) => r.contacts_per_world,
+      );
       if (points.length < 2) continue;
-      const x = points.map((r) => Math.log(r.contacts_per_world));
-      const y = points.map((r) => -Math.log(r.steps_per_s));
-      const mx = x.reduce((s, v) => s + v, 0) / x.length;
-      const my = y.reduce((s, v) => s + v, 0) / y.length;
-      let sxy = 0,
-        sxx = 0;
-      for (let k = 0; k < x.length; k++) {
-        sxy += (x[k] - mx) * (y[k] - my);
-        sxx += (x[k] - mx) ** 2;
-      }
-      const local: number[] = [];
-      for (let k = 1; k < x.length; k++) local.push((y[k] - y[k - 1]) / (x[k] - x[k - 1]));
       contact_scaling.push({
         series: series.name,
         preset: a.preset,
         line_search: a.line_search,
         solve_islands: a.solve_islands,
         overrides: a.overrides,
-        exponent: sxy / sxx,
-        local,
+        ...logLogFit(points.map((r) => ({ contacts: r.contacts_per_world, steps_per_s: r.steps_per_s }))),
         from: points[0].scene,
         to: points[points.length - 1].scene,
         points: points.map((r) => ({
@@ -973,6 +1020,35 @@ export function contactScaling(rows: BenchRow[]): BenchResult['contact_scaling']
     }
   }
   return contact_scaling;
+}
+
+/**
+ * The fit of {@link contactScaling} for each peer that ran a series' first pile and at least one
+ * other, against the peer's own contact count.
+ */
+export function peerContactScaling(peers: PeerRow[]): BenchResult['peer_contact_scaling'] {
+  const out: BenchResult['peer_contact_scaling'] = [];
+  for (const series of SCALING_SERIES) {
+    for (const a of peers.filter((p) => p.scene === series.scenes[0])) {
+      const points = seriesPoints(
+        series.scenes,
+        a,
+        (scene) => peers.find((p) => p.scene === scene && p.peer === a.peer),
+        (p) => p.contacts,
+      );
+      if (points.length < 2) continue;
+      out.push({
+        series: series.name,
+        peer: a.peer,
+        version: a.version,
+        ...logLogFit(points),
+        from: points[0].scene,
+        to: points[points.length - 1].scene,
+        points: points.map((p) => ({ scene: p.scene, contacts: p.contacts, steps_per_s: p.steps_per_s })),
+      });
+    }
+  }
+  return out;
 }
 
 /** a peer as the bench's rounds see it, in this thread or in a peer worker */
@@ -1113,15 +1189,25 @@ export function benchMarkdown(res: BenchResult): string {
     out.push('', 'Per-step time vs contacts (fitted exponent p of t ∝ contacts^p):', '');
     for (const c of res.contact_scaling) {
       const path = c.points.map((p) => `${p.scene} (${Math.round(p.contacts_per_world)})`).join(' → ');
-      const local =
-        c.local.length > 1 ? ` (between neighbours ${c.local.map((v) => v.toFixed(2)).join(', ')})` : '';
       out.push(
-        `- ${c.series}: ${path}, ${c.preset} / ${c.line_search}${c.solve_islands ? ' / islands' : ''}${overrideText(c.overrides, ' / ')}: p = ${c.exponent.toFixed(2)}${local}`,
+        `- ${c.series}: ${path}, ${c.preset} / ${c.line_search}${c.solve_islands ? ' / islands' : ''}${overrideText(c.overrides, ' / ')}: p = ${c.exponent.toFixed(2)}${neighbours(c.local)}`,
       );
+    }
+  }
+  if (res.peer_contact_scaling.length) {
+    out.push('', 'The peers over the same piles (against their own contact counts):', '');
+    for (const c of res.peer_contact_scaling) {
+      const path = c.points.map((p) => `${p.scene} (${p.contacts})`).join(' → ');
+      out.push(`- ${c.series}: ${path}, ${c.version}: p = ${c.exponent.toFixed(2)}${neighbours(c.local)}`);
     }
   }
   if (res.notes.length) out.push('', 'Notes:', '', ...res.notes.map((n) => `- ${n}`));
   return out.join('\n');
+}
+
+/** the slopes between neighbouring piles, where there are more than two piles */
+function neighbours(local: number[]): string {
+  return local.length > 1 ? ` (between neighbours ${local.map((v) => v.toFixed(2)).join(', ')})` : '';
 }
 
 export function writeBenchResults(res: BenchResult, dir = 'bench-results'): { json: string; md: string } {
