@@ -118,12 +118,12 @@ describe('runBench', () => {
       steps: 2,
       repeats: 3,
       settle: 5,
-      peers: ['mujoco', 'mujoco_whole', 'rapier'],
+      peers: ['mujoco', 'mujoco_whole', 'mujoco_elliptic', 'rapier'],
       settle_cache: null,
       warmup_ms: 0,
     });
     expect(res.rows).toHaveLength(1);
-    expect(res.peers.map((p) => p.peer).sort()).toEqual(['mujoco', 'mujoco_whole', 'rapier']);
+    expect(res.peers.map((p) => p.peer).sort()).toEqual(['mujoco', 'mujoco_elliptic', 'mujoco_whole', 'rapier']);
     for (const p of res.peers) expect(p.start).toMatch(/16 start states/);
     const mj = res.peers.find((p) => p.peer === 'mujoco')!;
     const whole = res.peers.find((p) => p.peer === 'mujoco_whole')!;
@@ -132,10 +132,19 @@ describe('runBench', () => {
     expect(mj.islands_mean).toBeDefined();
     expect(whole.islands_mean).toBeUndefined();
     expect(whole.version).toMatch(/island discovery off/);
-    expect(Object.keys(res.rows[0].ratio ?? {}).sort()).toEqual(['mujoco', 'mujoco_whole', 'rapier']);
+    // MuJoCo with elliptic cones: the same contacts, another solve (its own iteration count)
+    const elliptic = res.peers.find((p) => p.peer === 'mujoco_elliptic')!;
+    expect(elliptic.version).toMatch(/elliptic cones/);
+    expect(elliptic.islands_mean).toBeDefined();
+    expect(Object.keys(res.rows[0].ratio ?? {}).sort()).toEqual([
+      'mujoco',
+      'mujoco_elliptic',
+      'mujoco_whole',
+      'rapier',
+    ]);
     // paired round by round (three rounds, each peer timed right after ours from the same state)
     for (const v of Object.values(res.rows[0].ratio ?? {})) expect(v).toBeGreaterThan(0);
-    expect(benchMarkdown(res)).toContain('ours/MuJoCo, its islands off');
+    expect(benchMarkdown(res)).toContain('ours/MuJoCo, its islands off | ours/MuJoCo, elliptic cones |');
   }, 120_000);
 
   it('runs each peer in a worker thread of its own (the bundled peer worker) with the same results', async () => {

@@ -36,13 +36,15 @@ import { pileSceneYaml, type PileGrid } from './pile';
 import { median, MIN_ROUND_MS, pairedRatio, warmUp, WARMUP_MS } from './timing';
 
 /**
- * The peers: MuJoCo as it ships (islands on since 3.3.6), MuJoCo with island discovery off
- * (`mujoco_whole`: one constraint solve per world, like SAP and ours with solve_islands off), Rapier
+ * The peers: MuJoCo as it ships (islands on since 3.3.6; pyramidal friction cones), MuJoCo with
+ * island discovery off (`mujoco_whole`: one constraint solve per world, like SAP and ours with
+ * solve_islands off), MuJoCo with elliptic friction cones (`mujoco_elliptic`: the Coulomb cone SAP
+ * solves, where the default pyramid linearizes it), Rapier
  */
-export type PeerName = 'mujoco' | 'mujoco_whole' | 'rapier';
+export type PeerName = 'mujoco' | 'mujoco_whole' | 'mujoco_elliptic' | 'rapier';
 
 /** every peer, in table order */
-export const PEER_NAMES: readonly PeerName[] = ['mujoco', 'mujoco_whole', 'rapier'];
+export const PEER_NAMES: readonly PeerName[] = ['mujoco', 'mujoco_whole', 'mujoco_elliptic', 'rapier'];
 export type BenchBackend = 'cpu' | 'webgpu';
 
 /** a benchmark scene: the file and how it is measured */
@@ -125,7 +127,7 @@ const PILE_64: BenchScene = {
   snapshot_spacing: 20,
   line_searches: ['monotone_decay', 'exact_root'],
   islands: [false, true],
-  peers: ['mujoco', 'mujoco_whole', 'rapier'],
+  peers: ['mujoco', 'mujoco_whole', 'mujoco_elliptic', 'rapier'],
   lead_in: 25,
 };
 
@@ -137,7 +139,7 @@ export const BENCH_SCENES: Record<string, BenchScene> = {
     repeats: 15,
     line_searches: ['monotone_decay', 'exact_root'],
     variants: SOFT_FRICTION,
-    peers: ['mujoco'],
+    peers: ['mujoco', 'mujoco_elliptic'],
     mjcf: '../shared/assets/mujoco/humanoid/humanoid.xml',
   },
   arm7: {
@@ -166,7 +168,7 @@ export const BENCH_SCENES: Record<string, BenchScene> = {
     line_searches: ['monotone_decay'],
     islands: [false, true],
     variants: SOFT_FRICTION,
-    peers: ['mujoco', 'mujoco_whole', 'rapier'],
+    peers: ['mujoco', 'mujoco_whole', 'mujoco_elliptic', 'rapier'],
     lead_in: 20,
   },
   pile_1000: {
@@ -178,7 +180,7 @@ export const BENCH_SCENES: Record<string, BenchScene> = {
     line_searches: ['monotone_decay'],
     islands: [false, true],
     variants: SOFT_FRICTION,
-    peers: ['mujoco', 'rapier'],
+    peers: ['mujoco', 'mujoco_elliptic', 'rapier'],
     lead_in: 20,
   },
 };
@@ -201,11 +203,13 @@ function scalingPile(g: PileGrid, steps: number, repeats: number, peers: PeerNam
     lead_in: 20,
   };
 }
+/** MuJoCo with both friction cones, and Rapier */
+const MUJOCO_BOTH_AND_RAPIER: PeerName[] = ['mujoco', 'mujoco_elliptic', 'rapier'];
 // between the 4×4×4 and the 10×10×10 pile: the same cubic grid
-BENCH_SCENES.pile_216_landing = scalingPile({ nx: 6, ny: 6, nz: 6 }, 10, 5, ['mujoco', 'rapier']);
-BENCH_SCENES.pile_512_landing = scalingPile({ nx: 8, ny: 8, nz: 8 }, 6, 3, ['mujoco', 'rapier']);
+BENCH_SCENES.pile_216_landing = scalingPile({ nx: 6, ny: 6, nz: 6 }, 10, 5, MUJOCO_BOTH_AND_RAPIER);
+BENCH_SCENES.pile_512_landing = scalingPile({ nx: 8, ny: 8, nz: 8 }, 6, 3, MUJOCO_BOTH_AND_RAPIER);
 // four layers like the 4×4×4 pile, on a wider grid: more contacts at the same stack height
-BENCH_SCENES.pile_256_flat = scalingPile({ nx: 8, ny: 8, nz: 4 }, 10, 3, ['mujoco', 'rapier']);
+BENCH_SCENES.pile_256_flat = scalingPile({ nx: 8, ny: 8, nz: 4 }, 10, 3, MUJOCO_BOTH_AND_RAPIER);
 // (no MuJoCo: with it, this scene's bench had not finished after ten minutes; its dense solver
 // takes 0.22 s a step on pile_256_flat's ~1300 contacts, and this pile has ~5900)
 BENCH_SCENES.pile_1024_flat = scalingPile({ nx: 16, ny: 16, nz: 4 }, 6, 1, ['rapier']);
@@ -834,7 +838,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
                 : inlinePeer(
                     peer === 'rapier'
                       ? await startRapier({ ...setup, scene })
-                      : await startMujoco({ ...setup, scene }, peer === 'mujoco_whole'),
+                      : await startMujoco({ ...setup, scene }, peer),
                   );
               if (typeof pr === 'string') notes.push(`${id}: ${peer} not measured: ${pr}`);
               else runners.push(pr);
@@ -1162,15 +1166,15 @@ export function overrideText(o: Record<string, unknown> | undefined, sep = ''): 
 export function benchMarkdown(res: BenchResult): string {
   const out: string[] = [];
   out.push(
-    '| scene | preset | line search | islands | set | backend | worlds | dt [s] | steps/s | real-time × | Newton it. | LS it. | contacts/world | factorization | µs/step: collision · free motion · constraints · solve · integrate | ours/MuJoCo | ours/MuJoCo, its islands off | ours/Rapier |',
-    '|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|',
+    '| scene | preset | line search | islands | set | backend | worlds | dt [s] | steps/s | real-time × | Newton it. | LS it. | contacts/world | factorization | µs/step: collision · free motion · constraints · solve · integrate | ours/MuJoCo | ours/MuJoCo, its islands off | ours/MuJoCo, elliptic cones | ours/Rapier |',
+    '|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|',
   );
   const ratio = (r: BenchRow, p: PeerName): string =>
     r.ratio?.[p] !== undefined ? r.ratio[p].toFixed(2) : '–';
   for (const r of res.rows) {
     const s = r.stage_ms;
     out.push(
-      `| ${r.scene} | ${r.preset} | ${r.line_search} | ${r.solve_islands ? `on (${fx(r.islands_per_world, 1)}/world)` : 'off'} | ${overrideText(r.overrides) || '–'} | ${r.backend} | ${r.num_worlds} | ${r.dt} | ${fx(r.steps_per_s, 1)} | ${fx(r.real_time_factor, 2)} | ${fx(r.newton_iterations_mean, 2)} | ${fx(r.line_search_iterations_mean, 2)} | ${fx(r.contacts_per_world, 1)} | ${r.linear_solver} | ${[s.collision, s.free_motion, s.constraints, s.solve, s.integrate].map(microseconds).join(' · ')} | ${ratio(r, 'mujoco')} | ${ratio(r, 'mujoco_whole')} | ${ratio(r, 'rapier')} |`,
+      `| ${r.scene} | ${r.preset} | ${r.line_search} | ${r.solve_islands ? `on (${fx(r.islands_per_world, 1)}/world)` : 'off'} | ${overrideText(r.overrides) || '–'} | ${r.backend} | ${r.num_worlds} | ${r.dt} | ${fx(r.steps_per_s, 1)} | ${fx(r.real_time_factor, 2)} | ${fx(r.newton_iterations_mean, 2)} | ${fx(r.line_search_iterations_mean, 2)} | ${fx(r.contacts_per_world, 1)} | ${r.linear_solver} | ${[s.collision, s.free_motion, s.constraints, s.solve, s.integrate].map(microseconds).join(' · ')} | ${ratio(r, 'mujoco')} | ${ratio(r, 'mujoco_whole')} | ${ratio(r, 'mujoco_elliptic')} | ${ratio(r, 'rapier')} |`,
     );
   }
   if (res.peers.length) {

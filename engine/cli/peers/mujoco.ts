@@ -11,8 +11,8 @@ export interface MjModel {
   nu: number;
   jnt_qposadr: Int32Array;
   jnt_dofadr: Int32Array;
-  /** disableflags: mjtDisableBit bits */
-  opt: { timestep: number; disableflags: number };
+  /** disableflags: mjtDisableBit bits; cone: mjtCone (pyramidal by default) */
+  opt: { timestep: number; disableflags: number; cone: number };
   delete(): void;
 }
 export interface MjData {
@@ -24,6 +24,8 @@ export interface MjData {
   /** the solver's warm start (the last step's accelerations) */
   qacc_warmstart: Float64Array;
   ncon: number;
+  /** constraint rows of the last step (a pyramidal contact of condim 3: 4, an elliptic one: 3) */
+  nefc: number;
   /** constraint islands of the last step (solved one by one) */
   nisland: number;
   /** solver iterations per island (the first mjNISLAND islands) */
@@ -40,6 +42,8 @@ export interface MujocoModule {
   mj_versionString(): string;
   /** the disable bits (MuJoCo ≥ 3.3.6 has mjDSBL_ISLAND, island discovery) */
   mjtDisableBit?: { mjDSBL_ISLAND?: { value: number } };
+  /** the friction cone types */
+  mjtCone?: { mjCONE_ELLIPTIC?: { value: number } };
 }
 
 /**
@@ -50,6 +54,17 @@ export function disableIslands(mj: MujocoModule, m: MjModel): string | null {
   const bit = mj.mjtDisableBit?.mjDSBL_ISLAND?.value;
   if (typeof bit !== 'number') return `MuJoCo ${mj.mj_versionString()} has no mjDSBL_ISLAND flag`;
   m.opt.disableflags |= bit;
+  return null;
+}
+
+/**
+ * Switches MuJoCo's friction cones from its default pyramid (a linearization) to elliptic cones,
+ * the Coulomb cone SAP solves. Returns why it cannot, or null.
+ */
+export function useEllipticCones(mj: MujocoModule, m: MjModel): string | null {
+  const cone = mj.mjtCone?.mjCONE_ELLIPTIC?.value;
+  if (typeof cone !== 'number') return `MuJoCo ${mj.mj_versionString()} has no mjCONE_ELLIPTIC`;
+  m.opt.cone = cone;
   return null;
 }
 

@@ -41,10 +41,7 @@ if (port) {
       case 'start': {
         const scene = await loadModelFile(m.setup.spec.file, m.load);
         const setup: PeerSetup = { ...m.setup, scene };
-        const r =
-          m.peer === 'rapier'
-            ? await startRapier(setup)
-            : await startMujoco(setup, m.peer === 'mujoco_whole');
+        const r = m.peer === 'rapier' ? await startRapier(setup) : await startMujoco(setup, m.peer);
         if (typeof r === 'string') return { type: 'unfit', why: r };
         runner = r;
         return { type: 'ready' };

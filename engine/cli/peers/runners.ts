@@ -10,7 +10,7 @@ import type { SapState } from '../../state';
 import type { BenchScene, PeerName, PeerRow } from '../bench';
 import { median, segmentedRate, warmUp } from '../timing';
 import { exportMjcf, setMujocoState, type MjcfExport } from './mjcf_export';
-import { disableIslands, loadMujoco, mujocoFromXml, type MujocoModule } from './mujoco';
+import { disableIslands, loadMujoco, mujocoFromXml, useEllipticCones, type MujocoModule } from './mujoco';
 import { loadRapier, rapierContactCount, rapierUnfit, rapierWorld } from './rapier';
 
 /** what a peer needs to run a scene like our configurations (all but `scene` structured-cloneable: a peer worker loads the scene from its file) */
@@ -50,11 +50,18 @@ export interface PeerRunner {
   dispose(): void;
 }
 
+/** the bench's MuJoCo peers: as it ships, with its island discovery off, with elliptic cones */
+export type MujocoPeer = 'mujoco' | 'mujoco_whole' | 'mujoco_elliptic';
+
 /**
- * sets up, warms up and returns MuJoCo on a scene, or why it cannot run it; `whole`: with its island
- * discovery off (peer `mujoco_whole`)
+ * sets up, warms up and returns MuJoCo on a scene, or why it cannot run it: as it ships (`mujoco`),
+ * with its island discovery off (`mujoco_whole`) or with elliptic friction cones (`mujoco_elliptic`)
  */
-export async function startMujoco(setup: PeerSetup, whole = false): Promise<PeerRunner | string> {
+export async function startMujoco(
+  setup: PeerSetup,
+  peer: MujocoPeer = 'mujoco',
+): Promise<PeerRunner | string> {
+  const whole = peer === 'mujoco_whole';
   const { id, spec, scene, snaps, spacing, steps, duration, q0, driven, warmupMs } = setup;
   const snap = snaps[0];
   const mj: MujocoModule | string = await loadMujoco();
@@ -68,7 +75,7 @@ export async function startMujoco(setup: PeerSetup, whole = false): Promise<Peer
     actuatorDof = exp.actuatorDof;
   }
   const { m, d } = mujocoFromXml(mj, exp ? exp.xml : readFileSync(spec.mjcf!, 'utf8'));
-  const why = whole ? disableIslands(mj, m) : null;
+  const why = whole ? disableIslands(mj, m) : peer === 'mujoco_elliptic' ? useEllipticCones(mj, m) : null;
   if (why) {
     d.delete();
     m.delete();
@@ -165,7 +172,7 @@ export async function startMujoco(setup: PeerSetup, whole = false): Promise<Peer
     n = 0,
     contacts = 0;
   const runner: PeerRunner = {
-    peer: whole ? 'mujoco_whole' : 'mujoco',
+    peer,
     rates: [],
     failed: false,
     round: (r) => {
@@ -199,8 +206,8 @@ export async function startMujoco(setup: PeerSetup, whole = false): Promise<Peer
       const sps = median(runner.rates);
       return {
         scene: id,
-        peer: whole ? 'mujoco_whole' : 'mujoco',
-        version: `MuJoCo ${mj.mj_versionString()} (@mujoco/mujoco wasm)${whole ? ', island discovery off' : ''}`,
+        peer,
+        version: `MuJoCo ${mj.mj_versionString()} (@mujoco/mujoco wasm)${whole ? ', island discovery off' : peer === 'mujoco_elliptic' ? ', elliptic cones' : ''}`,
         dt,
         steps_per_s: sps,
         real_time_factor: sps * dt,
