@@ -123,7 +123,12 @@ describe('runBench', () => {
       warmup_ms: 0,
     });
     expect(res.rows).toHaveLength(1);
-    expect(res.peers.map((p) => p.peer).sort()).toEqual(['mujoco', 'mujoco_elliptic', 'mujoco_whole', 'rapier']);
+    expect(res.peers.map((p) => p.peer).sort()).toEqual([
+      'mujoco',
+      'mujoco_elliptic',
+      'mujoco_whole',
+      'rapier',
+    ]);
     for (const p of res.peers) expect(p.start).toMatch(/16 start states/);
     const mj = res.peers.find((p) => p.peer === 'mujoco')!;
     const whole = res.peers.find((p) => p.peer === 'mujoco_whole')!;
