@@ -45,6 +45,14 @@ export type PeerName = 'mujoco' | 'mujoco_whole' | 'mujoco_elliptic' | 'rapier';
 
 /** every peer, in table order */
 export const PEER_NAMES: readonly PeerName[] = ['mujoco', 'mujoco_whole', 'mujoco_elliptic', 'rapier'];
+
+/** the bench table's ratio column of each peer */
+const PEER_COLUMNS: Record<PeerName, string> = {
+  mujoco: 'ours/MuJoCo',
+  mujoco_whole: 'ours/MuJoCo, its islands off',
+  mujoco_elliptic: 'ours/MuJoCo, elliptic cones',
+  rapier: 'ours/Rapier',
+};
 export type BenchBackend = 'cpu' | 'webgpu';
 
 /** a benchmark scene: the file and how it is measured */
@@ -1167,15 +1175,15 @@ export function overrideText(o: Record<string, unknown> | undefined, sep = ''): 
 export function benchMarkdown(res: BenchResult): string {
   const out: string[] = [];
   out.push(
-    '| scene | preset | line search | islands | set | backend | worlds | dt [s] | steps/s | real-time × | Newton it. | LS it. | contacts/world | factorization | µs/step: collision · free motion · constraints · solve · integrate | ours/MuJoCo | ours/MuJoCo, its islands off | ours/MuJoCo, elliptic cones | ours/Rapier |',
-    '|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|---:|---:|---:|---:|',
+    `| scene | preset | line search | islands | set | backend | worlds | dt [s] | steps/s | real-time × | Newton it. | LS it. | contacts/world | factorization | µs/step: collision · free motion · constraints · solve · integrate | ${PEER_NAMES.map((p) => PEER_COLUMNS[p]).join(' | ')} |`,
+    `|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|${PEER_NAMES.map(() => '---:').join('|')}|`,
   );
   const ratio = (r: BenchRow, p: PeerName): string =>
     r.ratio?.[p] !== undefined ? r.ratio[p].toFixed(2) : '–';
   for (const r of res.rows) {
     const s = r.stage_ms;
     out.push(
-      `| ${r.scene} | ${r.preset} | ${r.line_search} | ${r.solve_islands ? `on (${fx(r.islands_per_world, 1)}/world)` : 'off'} | ${overrideText(r.overrides) || '–'} | ${r.backend} | ${r.num_worlds} | ${r.dt} | ${fx(r.steps_per_s, 1)} | ${fx(r.real_time_factor, 2)} | ${fx(r.newton_iterations_mean, 2)} | ${fx(r.line_search_iterations_mean, 2)} | ${fx(r.contacts_per_world, 1)} | ${r.linear_solver} | ${[s.collision, s.free_motion, s.constraints, s.solve, s.integrate].map(microseconds).join(' · ')} | ${ratio(r, 'mujoco')} | ${ratio(r, 'mujoco_whole')} | ${ratio(r, 'mujoco_elliptic')} | ${ratio(r, 'rapier')} |`,
+      `| ${r.scene} | ${r.preset} | ${r.line_search} | ${r.solve_islands ? `on (${fx(r.islands_per_world, 1)}/world)` : 'off'} | ${overrideText(r.overrides) || '–'} | ${r.backend} | ${r.num_worlds} | ${r.dt} | ${fx(r.steps_per_s, 1)} | ${fx(r.real_time_factor, 2)} | ${fx(r.newton_iterations_mean, 2)} | ${fx(r.line_search_iterations_mean, 2)} | ${fx(r.contacts_per_world, 1)} | ${r.linear_solver} | ${[s.collision, s.free_motion, s.constraints, s.solve, s.integrate].map(microseconds).join(' · ')} | ${PEER_NAMES.map((p) => ratio(r, p)).join(' | ')} |`,
     );
   }
   if (res.peers.length) {

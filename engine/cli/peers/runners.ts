@@ -10,7 +10,14 @@ import type { SapState } from '../../state';
 import type { BenchScene, PeerName, PeerRow } from '../bench';
 import { median, segmentedRate, warmUp } from '../timing';
 import { exportMjcf, setMujocoState, type MjcfExport } from './mjcf_export';
-import { disableIslands, loadMujoco, mujocoFromXml, useEllipticCones, type MujocoModule } from './mujoco';
+import {
+  disableIslands,
+  loadMujoco,
+  mujocoFromXml,
+  useEllipticCones,
+  type MjModel,
+  type MujocoModule,
+} from './mujoco';
 import { loadRapier, rapierContactCount, rapierUnfit, rapierWorld } from './rapier';
 
 /** what a peer needs to run a scene like our configurations (all but `scene` structured-cloneable: a peer worker loads the scene from its file) */
@@ -53,6 +60,16 @@ export interface PeerRunner {
 /** the bench's MuJoCo peers: as it ships, with its island discovery off, with elliptic cones */
 export type MujocoPeer = 'mujoco' | 'mujoco_whole' | 'mujoco_elliptic';
 
+/** each MuJoCo peer's switch on a loaded model (null: it runs, or why it cannot) and version suffix */
+const MUJOCO_PEERS: Record<
+  MujocoPeer,
+  { apply: (mj: MujocoModule, m: MjModel) => string | null; label: string }
+> = {
+  mujoco: { apply: () => null, label: '' },
+  mujoco_whole: { apply: disableIslands, label: ', island discovery off' },
+  mujoco_elliptic: { apply: useEllipticCones, label: ', elliptic cones' },
+};
+
 /**
  * sets up, warms up and returns MuJoCo on a scene, or why it cannot run it: as it ships (`mujoco`),
  * with its island discovery off (`mujoco_whole`) or with elliptic friction cones (`mujoco_elliptic`)
@@ -61,7 +78,6 @@ export async function startMujoco(
   setup: PeerSetup,
   peer: MujocoPeer = 'mujoco',
 ): Promise<PeerRunner | string> {
-  const whole = peer === 'mujoco_whole';
   const { id, spec, scene, snaps, spacing, steps, duration, q0, driven, warmupMs } = setup;
   const snap = snaps[0];
   const mj: MujocoModule | string = await loadMujoco();
@@ -75,7 +91,7 @@ export async function startMujoco(
     actuatorDof = exp.actuatorDof;
   }
   const { m, d } = mujocoFromXml(mj, exp ? exp.xml : readFileSync(spec.mjcf!, 'utf8'));
-  const why = whole ? disableIslands(mj, m) : peer === 'mujoco_elliptic' ? useEllipticCones(mj, m) : null;
+  const why = MUJOCO_PEERS[peer].apply(mj, m);
   if (why) {
     d.delete();
     m.delete();
@@ -207,13 +223,13 @@ export async function startMujoco(
       return {
         scene: id,
         peer,
-        version: `MuJoCo ${mj.mj_versionString()} (@mujoco/mujoco wasm)${whole ? ', island discovery off' : peer === 'mujoco_elliptic' ? ', elliptic cones' : ''}`,
+        version: `MuJoCo ${mj.mj_versionString()} (@mujoco/mujoco wasm)${MUJOCO_PEERS[peer].label}`,
         dt,
         steps_per_s: sps,
         real_time_factor: sps * dt,
         contacts: Math.round(contacts / Math.max(1, n)),
         iterations_mean: iters / Math.max(1, n),
-        ...(whole ? {} : { islands_mean: islands / Math.max(1, n) }),
+        ...(peer === 'mujoco_whole' ? {} : { islands_mean: islands / Math.max(1, n) }),
         start,
       };
     },
