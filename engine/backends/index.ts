@@ -50,6 +50,11 @@ export function webgpuUnsupported(model: SapModel): string | null {
     if (!(Number.isFinite(model.eq_tau[e]) && model.eq_tau[e] >= 0))
       return `equality constraint ${label}: relaxation time ${model.eq_tau[e]} (the WebGPU backend needs a finite τ ≥ 0)`;
   }
+  // fixed tendons have no GPU kernel yet (the CPU reference realizes their limits)
+  if (model.tendon_count > 0) {
+    const label = model.tendon_label[0] ?? 'tendon_0';
+    return `fixed tendon ${label}${model.tendon_count > 1 ? ` and ${model.tendon_count - 1} more` : ''}: tendon limits have no WebGPU kernel yet`;
+  }
   return null;
 }
 

@@ -15,7 +15,8 @@ describe('loadModelFile (CLI loader) by extension', () => {
     const h = await loadModelFile(path.join(SHARED_ASSETS, 'mujoco/humanoid/humanoid.xml'));
     expect(h.dt).toBe(0.005);
     expect(h.model.joint_type[0]).toBe(JointType.FREE);
-    expect(h.warnings.some((w) => /^unsupported: tendon/.test(w))).toBe(true);
+    expect(h.warnings.some((w) => /^unsupported/.test(w))).toBe(false); // its fixed tendons are built
+    expect(h.model.tendon_count).toBe(2);
   });
 
   it('scene files with git-sourced assets resolve against --asset-root', async () => {

@@ -8,7 +8,7 @@ import { ModelError, type SapModel } from '../model';
 /** fields that must hold finite numbers, and the entity their index counts (with its stride) */
 const FINITE: [
   keyof SapModel,
-  'body' | 'joint' | 'shape' | 'coord' | 'dof' | 'mesh' | 'hfield' | 'world' | 'equality',
+  'body' | 'joint' | 'shape' | 'coord' | 'dof' | 'mesh' | 'hfield' | 'world' | 'equality' | 'tendon',
   number,
 ][] = [
   ['gravity', 'world', 3],
@@ -36,6 +36,7 @@ const FINITE: [
   ['eq_relpose', 'equality', 7],
   ['eq_ratio', 'equality', 1],
   ['eq_offset', 'equality', 1],
+  ['tendon_offset', 'tendon', 1],
 ];
 
 /** fields where ±inf is meaningful (unbounded) but NaN is not */
@@ -54,6 +55,10 @@ const NOT_NAN: (keyof SapModel)[] = [
   'shape_ke',
   'shape_tau',
   'shape_mu',
+  'tendon_lower',
+  'tendon_upper',
+  'tendon_limit_ke',
+  'tendon_limit_kd',
 ];
 
 /** the label of the entity an array index belongs to */
@@ -69,6 +74,8 @@ function entityOf(m: SapModel, kind: string, i: number): string {
       return `joints[${label(m.joint_label, i)}]`;
     case 'equality':
       return `equalities[${label(m.eq_label, i)}]`;
+    case 'tendon':
+      return `tendons[${label(m.tendon_label, i)}]`;
     case 'dof':
     case 'coord': {
       const start = kind === 'dof' ? m.joint_qd_start : m.joint_q_start;

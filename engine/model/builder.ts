@@ -147,6 +147,21 @@ export interface EqualityDesc {
   tau?: number;
 }
 
+/** a fixed tendon: length l = Σ coef·q(joint) + offset, with optional limits on l */
+export interface TendonDesc {
+  label?: string;
+  /** 1-DOF joints (revolute or prismatic, by index) and their coefficients ∂l/∂q */
+  joints: readonly { joint: number; coef: number }[];
+  /** length at q = 0 (default 0) [tendon units] */
+  offset?: number;
+  /** limits on l (default −∞ / +∞: none) [tendon units] */
+  lower?: number;
+  upper?: number;
+  /** limit stiffness (default the joints' default limit_ke; Infinity = near-rigid) and damping */
+  limit_ke?: number;
+  limit_kd?: number;
+}
+
 export interface JointDesc extends Partial<JointDofConfig> {
   type: JointTypeName | number;
   /** parent body, -1 for the world */
@@ -262,6 +277,7 @@ export class ModelBuilder {
     label: string;
     relpose?: number[];
   })[] = [];
+  readonly tendons: (Required<TendonDesc> & { joints: { joint: number; coef: number }[] })[] = [];
   /** authored shape index pairs that never collide */
   readonly filterPairs: [number, number][] = [];
 
@@ -302,6 +318,56 @@ export class ModelBuilder {
       size: [desc.size[0], desc.size[1], desc.size[2], desc.size[3] ?? 0],
       data: Float64Array.from(desc.data),
       label: desc.label ?? `hfield_${i}`,
+    });
+    return i;
+  }
+
+  /**
+   * adds a fixed tendon over existing 1-DOF joints (limits on l = Σ coef·q + offset become SAP
+   * tendon-limit constraints) and returns its index
+   */
+  addTendon(desc: TendonDesc): number {
+    const i = this.tendons.length;
+    const path = `tendons[${i}]`;
+    if (!Array.isArray(desc.joints) || desc.joints.length === 0)
+      throw new ModelError(`${path}.joints`, 'a tendon needs at least one joint');
+    const joints = desc.joints.map(({ joint, coef }, k) => {
+      if (!(Number.isInteger(joint) && joint >= 0 && joint < this.joints.length))
+        throw new ModelError(`${path}.joints[${k}].joint`, `unknown joint ${joint}`);
+      const t = this.joints[joint].type;
+      if (t !== JointType.REVOLUTE && t !== JointType.PRISMATIC)
+        throw new ModelError(
+          `${path}.joints[${k}].joint`,
+          `joint '${this.joints[joint].label}' is not a 1-DOF (revolute or prismatic) joint`,
+        );
+      if (!Number.isFinite(coef)) throw new ModelError(`${path}.joints[${k}].coef`, `not finite: ${coef}`);
+      return { joint, coef };
+    });
+    const lower = desc.lower ?? -Infinity;
+    const upper = desc.upper ?? Infinity;
+    if (
+      Number.isNaN(lower) ||
+      Number.isNaN(upper) ||
+      lower === Infinity ||
+      upper === -Infinity ||
+      lower > upper
+    )
+      throw new ModelError(`${path}`, `limits must satisfy −∞ ≤ lower ≤ upper ≤ ∞; got [${lower}, ${upper}]`);
+    const offset = desc.offset ?? 0;
+    if (!Number.isFinite(offset)) throw new ModelError(`${path}.offset`, `not finite: ${offset}`);
+    const ke = desc.limit_ke ?? DEFAULT_JOINT_CONFIG.limit_ke;
+    const kd = desc.limit_kd ?? DEFAULT_JOINT_CONFIG.limit_kd;
+    if (!(ke >= 0)) throw new ModelError(`${path}.limit_ke`, `must be ≥ 0; got ${ke}`);
+    if (!(kd >= 0 && Number.isFinite(kd)))
+      throw new ModelError(`${path}.limit_kd`, `must be finite and ≥ 0; got ${kd}`);
+    this.tendons.push({
+      label: desc.label ?? `tendon_${i}`,
+      joints,
+      offset,
+      lower,
+      upper,
+      limit_ke: ke,
+      limit_kd: kd,
     });
     return i;
   }
@@ -685,6 +751,7 @@ export class ModelBuilder {
       eq_stiffness: new Float64Array(this.equalities.length * nw),
       eq_tau: new Float64Array(this.equalities.length * nw),
       eq_label: new Array<string>(this.equalities.length * nw),
+      ...this.tendonArrays(nw),
       joint_friction: new Float64Array(NV),
       joint_collision_filter_parent: new Uint8Array(NB),
       joint_q0: new Float64Array(NQ),
@@ -807,6 +874,25 @@ export class ModelBuilder {
         m.eq_tau[E] = e.tau;
         m.eq_label[E] = e.label;
       });
+      // tendons (entries laid out world by world, in authored order)
+      const nten = this.tendons.length;
+      this.tendons.forEach((t, k) => {
+        const T = w * nten + k;
+        let a = m.tendon_adr[T];
+        for (const e of t.joints) {
+          m.tendon_joint[a] = w * nb + newIndexOfJoint[e.joint];
+          m.tendon_coef[a] = e.coef;
+          a++;
+        }
+        m.tendon_adr[T + 1] = a;
+        m.tendon_world[T] = w;
+        m.tendon_offset[T] = t.offset;
+        m.tendon_lower[T] = t.lower;
+        m.tendon_upper[T] = t.upper;
+        m.tendon_limit_ke[T] = t.limit_ke;
+        m.tendon_limit_kd[T] = t.limit_kd;
+        m.tendon_label[T] = t.label;
+      });
     }
     m.joint_q_start[NB] = q;
     m.joint_qd_start[NB] = v;
@@ -822,6 +908,25 @@ export class ModelBuilder {
     }
     // parent-child collision filtering data travels with the joints (collision reads joint_parent)
     return Object.freeze(m) as SapModel;
+  }
+
+  /** zeroed tendon arrays for nw worlds */
+  private tendonArrays(nw: number) {
+    const n = this.tendons.length * nw;
+    const entries = this.tendons.reduce((s, t) => s + t.joints.length, 0) * nw;
+    return {
+      tendon_count: n,
+      tendon_world: new Int32Array(n),
+      tendon_adr: new Int32Array(n + 1),
+      tendon_joint: new Int32Array(entries),
+      tendon_coef: new Float64Array(entries),
+      tendon_offset: new Float64Array(n),
+      tendon_lower: new Float64Array(n),
+      tendon_upper: new Float64Array(n),
+      tendon_limit_ke: new Float64Array(n),
+      tendon_limit_kd: new Float64Array(n),
+      tendon_label: new Array<string>(n),
+    };
   }
 
   /** the weld's satisfied relative pose from the authored body poses: (X_W0·A0)⁻¹ · (X_W1·A1) */

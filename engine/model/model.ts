@@ -187,6 +187,26 @@ export interface SapModel {
   readonly eq_tau: Float64Array;
   readonly eq_label: readonly string[];
 
+  // fixed tendons (SAP tendon-limit constraints), all worlds: length l = Σₖ coefₖ·q(jointₖ) + offset
+  readonly tendon_count: number;
+  /** (tendon_count) world of each tendon (all its joints lie in it) */
+  readonly tendon_world: Int32Array;
+  /** (tendon_count + 1) ranges of each tendon's entries in tendon_joint / tendon_coef */
+  readonly tendon_adr: Int32Array;
+  /** (entries) 1-DOF joint (revolute or prismatic) of each entry */
+  readonly tendon_joint: Int32Array;
+  /** (entries) ∂l/∂q of each entry [m/rad, 1, …] */
+  readonly tendon_coef: Float64Array;
+  /** (tendon_count) length at q = 0 [tendon units] */
+  readonly tendon_offset: Float64Array;
+  /** (tendon_count) length limits (−∞ / +∞: no limit on that side) [tendon units] */
+  readonly tendon_lower: Float64Array;
+  readonly tendon_upper: Float64Array;
+  /** (tendon_count) limit stiffness (Infinity = near-rigid; 0 = no limit constraint) and damping */
+  readonly tendon_limit_ke: Float64Array;
+  readonly tendon_limit_kd: Float64Array;
+  readonly tendon_label: readonly string[];
+
   /** (joint_dof_count) Coulomb joint friction [N·m or N] (stored; not yet a SAP constraint) */
   readonly joint_friction: Float64Array;
   /** (joint_count) 1 when the parent's and child's shapes are filtered from colliding */

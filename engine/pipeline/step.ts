@@ -4,7 +4,7 @@
  *   step(state_in, state_out, control, contacts, dt):
  *     1. boundary      public state → internal velocities (forward kinematics at q_n)
  *     2. free motion   A = M + dt·D, v* = v + dt·A⁻¹k per tree
- *     3. constraints   contacts (Jacobians, weights), joint limits, PD drives
+ *     3. constraints   contacts (Jacobians, weights), joint limits, PD drives, equalities, tendon limits
  *     4. solve         SAP Newton iterations per world (engine/sap)
  *     5. integrate     q_{n+1} = Φ(q_n, v̄, dt); forward kinematics; write state_out
  * Collision is separate: the caller runs collide(state, contacts) first.
@@ -41,6 +41,7 @@ import { integratePositions } from './integrate';
 import { WarmStartHistory, type WarmStart } from './warm_start';
 import { packEqualityConstraints } from './equality_constraints';
 import { packJointConstraints } from './joint_constraints';
+import { packTendonConstraints } from './tendon_constraints';
 import { worseStatus, type StepReport, type WorldReport } from './report';
 
 const clock: () => number = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now();
@@ -357,6 +358,9 @@ export class SolverSAP {
       );
       if (m.eq_count > 0) {
         packEqualityConstraints(m, this.kin, state_in.joint_q, w, this.cliqueIndex, pp);
+      }
+      if (m.tendon_count > 0) {
+        packTendonConstraints(m, w, state_in.joint_q, this.v_n, this.v_star, dt, this.cliqueIndex, pp);
       }
       if (this.track_islands) this.labelIslands(w, pp);
       t1 = now();

@@ -35,7 +35,7 @@ function merge(ps: SapProblem[]): SapProblem {
     cliques.push(...p.cliques);
     vs.push(...p.v_star);
     for (const s of p.constraints) {
-      if (s.kind === 'contact' || s.kind === 'holonomic') {
+      if (s.kind === 'contact' || s.kind === 'holonomic' || s.kind === 'tendon') {
         constraints.push({ ...s, cliques: s.cliques.map((c) => c + c0) } as SapConstraintSpec);
       } else {
         constraints.push({ ...s, clique: s.clique + c0 });

@@ -15,12 +15,13 @@
  * - limit:     dof, q0, lower, upper, stiffness, tau_d, beta, w
  * - pd:        dof, q0, qd, vd, kp, kd, effort_limit, u0, w
  * - holonomic: stiffness, tau_d, beta, w, g0[0 .. rows)
+ * - tendon:    l0, lower, upper, stiffness, tau_d, beta, w (Jacobian rows +a, −a per finite side)
  */
 
 import type { SapConstraintSpec } from './problem';
 
 /** constraint kind codes */
-export const SapKind = { Contact: 0, Limit: 1, Pd: 2, Holonomic: 3 } as const;
+export const SapKind = { Contact: 0, Limit: 1, Pd: 2, Holonomic: 3, Tendon: 4 } as const;
 export type SapKind = (typeof SapKind)[keyof typeof SapKind];
 
 /** numbers of physical input per constraint record */
@@ -267,6 +268,49 @@ export class PackedSapProblem {
   }
 
   /**
+   * Starts a tendon-limit constraint (one row per finite side, lower first). Add each joint of the
+   * tendon with {@link addTendonEntry}.
+   */
+  beginTendon(
+    l0: number,
+    lower: number,
+    upper: number,
+    stiffness: number,
+    tau_d: number,
+    beta: number,
+    w: number,
+  ): number {
+    const i = this.beginConstraint(
+      SapKind.Tendon,
+      (Number.isFinite(lower) ? 1 : 0) + (Number.isFinite(upper) ? 1 : 0),
+    );
+    const o = i * PHYS_STRIDE;
+    const P = this.phys;
+    P[o] = l0;
+    P[o + 1] = lower;
+    P[o + 2] = upper;
+    P[o + 3] = stiffness;
+    P[o + 4] = tau_d;
+    P[o + 5] = beta;
+    P[o + 6] = w;
+    return i;
+  }
+
+  /**
+   * Adds ∂l/∂v_dof = `a` on `dof` of clique `c` to the last constraint (a tendon): +a on its lower
+   * row, −a on its upper row; entries on one dof accumulate
+   */
+  addTendonEntry(c: number, dof: number, a: number): void {
+    const i = this.nCon - 1;
+    const jo = this.addBlock(c);
+    const n = this.cliqueNv[c];
+    const o = i * PHYS_STRIDE;
+    let r = 0;
+    if (Number.isFinite(this.phys[o + 1])) this.jData[jo + r++ * n + dof] += a;
+    if (Number.isFinite(this.phys[o + 2])) this.jData[jo + r * n + dof] -= a;
+  }
+
+  /**
    * Appends a public constraint spec (not validated: see SapSolver.solve for that). Jacobian
    * blocks of a clique listed twice are summed.
    */
@@ -291,6 +335,16 @@ export class PackedSapProblem {
         const jo = this.addBlock(s.cliques[q]);
         const Jq = s.J[q];
         for (let k = 0; k < Jq.length; k++) this.jData[jo + k] += Jq[k];
+      }
+      return i;
+    }
+    if (s.kind === 'tendon') {
+      const i = this.beginTendon(s.l0, s.lower, s.upper, s.stiffness, s.tau_d, s.beta ?? NaN, s.w ?? NaN);
+      // blocks in the listed order (a clique whose coefficients are all zero still takes part)
+      for (let q = 0; q < s.cliques.length; q++) this.addBlock(s.cliques[q]);
+      for (let q = 0; q < s.cliques.length; q++) {
+        const aq = s.a[q];
+        for (let d = 0; d < aq.length; d++) if (aq[d] !== 0) this.addTendonEntry(s.cliques[q], d, aq[d]);
       }
       return i;
     }

@@ -11,6 +11,7 @@ import {
   holonomicMix,
   limitsAndDrives,
   pointOnPlane,
+  tendonMix,
   twoCliques,
 } from './testing';
 
@@ -32,6 +33,7 @@ const PROBLEMS: [string, () => SapProblem][] = [
   ['two cliques in contact', () => twoCliques()],
   ['limits, PD drives and a contact', () => limitsAndDrives()],
   ['couplers and holonomic constraints across cliques', () => holonomicMix()],
+  ['tendon limits across cliques, a joint limit and a contact', () => tendonMix()],
 ];
 
 function maxAbs(a: ArrayLike<number>): number {
@@ -76,6 +78,14 @@ function recompute(p: SapProblem, r: SapSolveResult): { j: Float64Array; vc: Flo
       const signs = [...(Number.isFinite(s.lower) ? [1] : []), ...(Number.isFinite(s.upper) ? [-1] : [])];
       vc.push(Float64Array.from(signs.map((sg) => sg * r.v[off[s.clique] + s.dof])));
       signs.forEach((sg, k) => (j[off[s.clique] + s.dof] += sg * g[k]));
+    } else if (s.kind === 'tendon') {
+      const signs = [...(Number.isFinite(s.lower) ? [1] : []), ...(Number.isFinite(s.upper) ? [-1] : [])];
+      let l = 0;
+      s.cliques.forEach((c, q) => s.a[q].forEach((a, m) => (l += a * r.v[off[c] + m])));
+      vc.push(Float64Array.from(signs.map((sg) => sg * l)));
+      s.cliques.forEach((c, q) =>
+        s.a[q].forEach((a, m) => signs.forEach((sg, k) => (j[off[c] + m] += sg * a * g[k]))),
+      );
     } else {
       vc.push(Float64Array.from([r.v[off[s.clique] + s.dof]]));
       j[off[s.clique] + s.dof] += g[0];

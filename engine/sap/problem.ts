@@ -40,6 +40,11 @@ export interface SapProblem {
  * - `holonomic`: g(q) = 0 with n = g0.length ≤ 6 rows (coupler, ball, weld); `J[c]` is n×nv_c
  *   row-major with Σ_c J_c v_c = ġ; stiffness may be +∞ (near-rigid, β = 0.1 by default);
  *   w default ‖Σ_c J_c diag(A_c)⁻¹ J_cᵀ‖_F / n. γ is unbounded [N·s or N·m·s].
+ * - `tendon`: limits l_l ≤ l ≤ l_u on a fixed tendon's length l = aᵀq + offset (Drake's
+ *   SapTendonConstraint); `a[c]` holds ∂l/∂v over clique `cliques[c]` (nv_c entries), `l0` the length
+ *   at the start of the step; one row per finite limit, lower first (vc = +aᵀv, −aᵀv); β default
+ *   0.1, and a near-rigid row clamps τ to δt; w default ‖Σ_c J_c diag(A_c)⁻¹ J_cᵀ‖_F / rows
+ *   (= Σ a²/A_ii). γ ≥ 0 per row [N·s or N·m·s].
  */
 export type SapConstraintSpec =
   | {
@@ -80,6 +85,18 @@ export type SapConstraintSpec =
       w?: number;
     }
   | {
+      kind: 'tendon';
+      cliques: number[];
+      a: Float64Array[];
+      l0: number;
+      lower: number;
+      upper: number;
+      stiffness: number;
+      tau_d: number;
+      beta?: number;
+      w?: number;
+    }
+  | {
       kind: 'holonomic';
       cliques: number[];
       J: Float64Array[];
@@ -97,7 +114,7 @@ export type SapSolveStatus = 'converged' | 'max_iterations' | 'line_search_faile
  * Result of a solve. Impulses, velocities and costs are reported at the returned `v`.
  *
  * - `v`: all velocities (Σ nv); cliques touched by no constraint keep v*.
- * - `gamma`: per constraint in input order (contact 3, limit 0–2, pd 1 entries) [N·s].
+ * - `gamma`: per constraint in input order (contact 3, limit and tendon 0–2, pd 1 entries) [N·s].
  * - `j`: generalized impulse Jᵀγ (Σ nv entries; 0 on non-participating cliques).
  * - `iterations`: Newton updates made (0 when the guess is already optimal or there are no
  *   constraints); `line_search_iterations`: total cost evaluations along search lines.

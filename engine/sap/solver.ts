@@ -49,6 +49,7 @@ import {
   type ContactRegionName,
 } from './constraints/contact';
 import { limitCalc, limitRowSigns, makeLimitParams } from './constraints/limit';
+import { makeTendonParams } from './constraints/tendon';
 import { makePdParams, pdCalc, pdEval } from './constraints/pd';
 import { BlockSparseCholesky } from './linalg/block_sparse';
 import { CHOLESKY_TILE, DenseCholesky, choleskyFactor } from './linalg/cholesky';
@@ -86,7 +87,9 @@ const KIND_CONTACT = SapKind.Contact;
 const KIND_LIMIT = SapKind.Limit;
 const KIND_HOLONOMIC = SapKind.Holonomic;
 const KIND_PD = SapKind.Pd;
-const KERNELS: readonly ConstraintCalc[] = [contactCalc, limitCalc, pdCalc, holonomicCalc];
+const KIND_TENDON = SapKind.Tendon;
+/** per kind (a tendon's rows are a limit's: unilateral, R and v̂ per row) */
+const KERNELS: readonly ConstraintCalc[] = [contactCalc, limitCalc, pdCalc, holonomicCalc, limitCalc];
 
 /** {@link ConstraintCalc} of a constraint kind (direct calls: monomorphic call sites) */
 function calc(
@@ -111,6 +114,24 @@ function calc(
     default:
       return KERNELS[kind](P, po, nrows, vc, vo, gamma, go, G, Go);
   }
+}
+
+/** checks the sides, stiffness, τ and β of a joint or tendon limit spec; the message or null */
+function checkLimitSides(
+  s: { lower: number; upper: number; stiffness: number; tau_d: number; beta?: number },
+  bad: (field: string, what: string) => string,
+): string | null {
+  const fin = (x: unknown): boolean => typeof x === 'number' && Number.isFinite(x);
+  if (typeof s.lower !== 'number' || Number.isNaN(s.lower) || s.lower === Infinity) {
+    return bad('lower', 'must be finite or -Infinity');
+  }
+  if (typeof s.upper !== 'number' || Number.isNaN(s.upper) || s.upper === -Infinity) {
+    return bad('upper', 'must be finite or +Infinity');
+  }
+  if (!(typeof s.stiffness === 'number' && s.stiffness > 0)) return bad('stiffness', 'must be > 0');
+  if (!(fin(s.tau_d) && s.tau_d >= 0)) return bad('tau_d', 'must be finite and ≥ 0');
+  if (s.beta !== undefined && !(fin(s.beta) && s.beta >= 0)) return bad('beta', 'must be finite and ≥ 0');
+  return null;
 }
 
 /** floor of a diagonal-Delassus weight estimate */
@@ -598,6 +619,14 @@ export class SapSolver {
     stiffness: 0,
     tau_d: 0,
     beta: undefined as number | undefined,
+  };
+  private readonly tendonIn = {
+    l0: 0.5,
+    lower: 0.5,
+    upper: 0.5,
+    stiffness: 0.5,
+    tau_d: 0.5,
+    beta: 0.5 as number | undefined,
   };
   private readonly pdIn = { q0: 0, qd: 0, vd: 0, kp: 0, kd: 0, effort_limit: 0, u0: 0 };
   // (numbers from the start, not undefined: a field that has held undefined stores every new double
@@ -1323,6 +1352,25 @@ export class SapSolver {
             return `constraints[${i}] (holonomic): regularization is not positive and finite (R = ${R}); check stiffness, beta and w`;
           }
         }
+      } else if (kind === KIND_TENDON) {
+        const r = pk.rows[i];
+        let w = P[x + 6];
+        if (Number.isNaN(w)) w = this.delassusWeight(i, r, weights32);
+        const t = this.tendonIn;
+        t.l0 = P[x];
+        t.lower = P[x + 1];
+        t.upper = P[x + 2];
+        t.stiffness = P[x + 3];
+        t.tau_d = P[x + 4];
+        t.beta = opt(P[x + 5]);
+        makeTendonParams(t, dt, w, this.params, po);
+        for (let k = 0; k < r; k++) {
+          const R = this.params[po + 2 * k];
+          if (!(R > 0 && Number.isFinite(R) && Number.isFinite(this.params[po + 2 * k + 1]))) {
+            return `constraints[${i}] (tendon): regularization is not positive and finite (R = ${R}); check stiffness, beta and w`;
+          }
+          this.stiffness = Math.max(this.stiffness, w / R);
+        }
       } else if (kind === KIND_LIMIT) {
         const c = pk.blkClique[pk.blkStart[i]];
         const n = pk.cliqueNv[c];
@@ -1653,25 +1701,31 @@ export class SapSolver {
       if (s.w !== undefined && !(fin(s.w) && s.w > 0)) return bad('w', 'must be finite and > 0');
       return null;
     }
+    if (s.kind === 'tendon') {
+      if (!Array.isArray(s.cliques) || !Array.isArray(s.a) || s.a.length !== s.cliques.length) {
+        return bad('cliques/a', 'must be arrays of equal length');
+      }
+      for (let q = 0; q < s.cliques.length; q++) {
+        const c = s.cliques[q];
+        if (!isIndex(c, nCl)) return bad(`cliques[${q}]`, `must be a clique index in [0, ${nCl})`);
+        const n = this.cliqueOff[c + 1] - this.cliqueOff[c];
+        const aq = s.a[q];
+        if (!(aq instanceof Float64Array) || aq.length !== n) {
+          return bad(`a[${q}]`, `must be a Float64Array of length nv = ${n}`);
+        }
+        if (!finiteArray(aq)) return bad(`a[${q}]`, 'has a NaN or Inf entry');
+      }
+      if (!fin(s.l0)) return bad('l0', 'must be finite');
+      if (s.w !== undefined && !(fin(s.w) && s.w > 0)) return bad('w', 'must be finite and > 0');
+      return checkLimitSides(s, bad);
+    }
     if (s.kind === 'limit' || s.kind === 'pd') {
       if (!isIndex(s.clique, nCl)) return bad('clique', `must be a clique index in [0, ${nCl})`);
       const n = this.cliqueOff[s.clique + 1] - this.cliqueOff[s.clique];
       if (!isIndex(s.dof, n)) return bad('dof', `must be a dof index in [0, ${n})`);
       if (!fin(s.q0)) return bad('q0', 'must be finite');
       if (s.w !== undefined && !(fin(s.w) && s.w > 0)) return bad('w', 'must be finite and > 0');
-      if (s.kind === 'limit') {
-        if (typeof s.lower !== 'number' || Number.isNaN(s.lower) || s.lower === Infinity) {
-          return bad('lower', 'must be finite or -Infinity');
-        }
-        if (typeof s.upper !== 'number' || Number.isNaN(s.upper) || s.upper === -Infinity) {
-          return bad('upper', 'must be finite or +Infinity');
-        }
-        if (!(typeof s.stiffness === 'number' && s.stiffness > 0)) return bad('stiffness', 'must be > 0');
-        if (!(fin(s.tau_d) && s.tau_d >= 0)) return bad('tau_d', 'must be finite and ≥ 0');
-        if (s.beta !== undefined && !(fin(s.beta) && s.beta >= 0))
-          return bad('beta', 'must be finite and ≥ 0');
-        return null;
-      }
+      if (s.kind === 'limit') return checkLimitSides(s, bad);
       if (!fin(s.qd)) return bad('qd', 'must be finite');
       if (!fin(s.vd)) return bad('vd', 'must be finite');
       if (!fin(s.u0)) return bad('u0', 'must be finite');
@@ -1682,7 +1736,7 @@ export class SapSolver {
         return bad('effort_limit', 'must be > 0');
       return null;
     }
-    return `constraints[${i}]: unknown kind '${String((s as { kind?: unknown }).kind)}' (allowed: contact, limit, pd, holonomic)`;
+    return `constraints[${i}]: unknown kind '${String((s as { kind?: unknown }).kind)}' (allowed: contact, limit, pd, holonomic, tendon)`;
   }
 
   private invalidResult(p: SapProblem, message: string): SapSolveResult {
@@ -1691,7 +1745,7 @@ export class SapSolver {
     const cons = Array.isArray(p?.constraints) ? p.constraints : [];
     const gamma = cons.map((s) => {
       if (s?.kind === 'contact') return new Float64Array(3);
-      if (s?.kind === 'limit') return new Float64Array(limitRowSigns(s).length);
+      if (s?.kind === 'limit' || s?.kind === 'tendon') return new Float64Array(limitRowSigns(s).length);
       if (s?.kind === 'holonomic') return new Float64Array(s.g0?.length ?? 0);
       return new Float64Array(1);
     });

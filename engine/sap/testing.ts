@@ -277,6 +277,62 @@ export function holonomicMix(seed = 5): SapProblem {
 }
 
 /**
+ * Tendon limits: a rigid two-sided tendon across two cliques whose lower limit the free motion
+ * violates (l₀ just above l_l, l̇* < 0), a compliant one-sided tendon inside clique 1 at its upper
+ * limit, a tendon far inside its limits (inactive), a joint limit and a contact.
+ */
+export function tendonMix(seed = 11): SapProblem {
+  const rng = seededRandom(seed);
+  const A0 = randomSpd(3, rng);
+  const A1 = randomSpd(4, rng);
+  const v_star = Float64Array.from([-1.2, 0.4, 0.3, 0.9, -0.2, 0.5, 0.1]);
+  const rand = (n: number) => Float64Array.from({ length: n }, () => uniform(rng, -1, 1));
+  const dt = 0.01;
+  return {
+    dt,
+    cliques: [
+      { nv: 3, A: A0 },
+      { nv: 4, A: A1 },
+    ],
+    v_star,
+    constraints: [
+      {
+        kind: 'tendon',
+        cliques: [0, 1],
+        a: [Float64Array.from([0.5, 0, 0.2]), Float64Array.from([0, -0.5, 0, 0])],
+        l0: -0.299,
+        lower: -0.3,
+        upper: 2,
+        stiffness: Infinity,
+        tau_d: 0,
+      },
+      {
+        kind: 'tendon',
+        cliques: [1],
+        a: [Float64Array.from([0, 0, 1, 1])],
+        l0: 0.099,
+        lower: -Infinity,
+        upper: 0.1,
+        stiffness: 1e4,
+        tau_d: 0.02,
+      },
+      {
+        kind: 'tendon',
+        cliques: [1],
+        a: [Float64Array.from([1, 0, 0, -1])],
+        l0: 0,
+        lower: -1,
+        upper: 1,
+        stiffness: 1e5,
+        tau_d: 0.01,
+      },
+      { kind: 'limit', clique: 0, dof: 1, q0: 0.49, lower: -Infinity, upper: 0.5, stiffness: 1e5, tau_d: dt },
+      { kind: 'contact', cliques: [1], J: [rand(12)], mu: 0.5, stiffness: 1e5, tau_d: 0.01, phi0: -0.001 },
+    ],
+  };
+}
+
+/**
  * A pile-like problem with many cliques: `n` 6-dof bodies (random SPD A, falling v*), each with a
  * ground contact (one clique) and contacts with a few random neighbours (two cliques, J = ±R_WCᵀ
  * on the linear dofs plus lever-arm terms on the angular ones), and a PD drive and a limit on

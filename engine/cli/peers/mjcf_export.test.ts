@@ -1,13 +1,15 @@
 /**
  * The MJCF export used by the MuJoCo peer of `npm run bench`: the same bodies in both engines.
  * Free flight (no contact) must agree to integration round-off, a mesh collider must hold a body
- * up in MuJoCo as the same box does, and visual-only shapes must not collide.
+ * up in MuJoCo as the same box does, and visual-only shapes must not collide. Equality
+ * constraints (coupler, ball, weld) and fixed tendons must hold in MuJoCo what they hold in ours.
  */
 import { describe, expect, it } from 'vitest';
-import { ModelBuilder } from '../../model';
+import { quatConj, quatMul, transformMul } from '../../math';
+import { EqualityType, ModelBuilder, type SapModel } from '../../model';
 import { Simulation } from '../../pipeline';
-import { exportMjcf, setMujocoState } from './mjcf_export';
-import { loadMujoco, mujocoFromXml, type MujocoModule } from './mujoco';
+import { exportMjcf, setMujocoState, type MjcfExport } from './mjcf_export';
+import { loadMujoco, mujocoFromXml, type MjData, type MjModel, type MujocoModule } from './mujoco';
 
 /** a cube of half size h as a triangle mesh (12 triangles, counter-clockwise from outside) */
 function cubeMesh(h: number): { vertices: number[]; triangles: number[] } {
@@ -31,6 +33,155 @@ async function mujoco(): Promise<MujocoModule> {
   const mj = await loadMujoco();
   if (typeof mj === 'string') throw new Error(mj);
   return mj;
+}
+
+/** the parts of MuJoCo's model and data the equality and tendon tests read */
+interface MjModelExtra {
+  neq: number;
+  nsite: number;
+  ntendon: number;
+  qpos0: Float64Array;
+  tendon_range: Float64Array;
+}
+interface MjDataExtra {
+  xpos: Float64Array;
+  xquat: Float64Array;
+  ten_length: Float64Array;
+}
+
+/**
+ * a pendulum: a body on a y hinge at `at` (world) with a sphere of radius 6 cm (0.9 kg) `arm` out
+ * along x, visual only (mass without contacts); returns [body, joint]
+ */
+function pendulum(b: ModelBuilder, at: number[], arm: number): [number, number] {
+  const body = b.addBody({ X_wb: [at[0], at[1], at[2], 0, 0, 0, 1] });
+  b.addShape({
+    body,
+    type: 'sphere',
+    size: [0.06, 0, 0],
+    X_bs: [arm, 0, 0, 0, 0, 0, 1],
+    cfg: { density: 1000, has_shape_collision: false },
+  });
+  const joint = b.addJoint({
+    type: 'revolute',
+    parent: -1,
+    child: body,
+    axis: [0, 1, 0],
+    X_p: [at[0], at[1], at[2], 0, 0, 0, 1],
+  });
+  return [body, joint];
+}
+
+/** a free body with a box of half sizes h (1000 kg/m³), visual only */
+function freeBox(b: ModelBuilder, X_wb: number[], h: number[]): number {
+  const body = b.addBody({ X_wb });
+  b.addShape({ body, type: 'box', size: h, cfg: { density: 1000, has_shape_collision: false } });
+  b.addJoint({ type: 'free', parent: -1, child: body });
+  return body;
+}
+
+/**
+ * MuJoCo's equality softness. The exported model keeps MuJoCo's defaults (solref 0.02 s critically
+ * damped, solimp d = 0.9…0.95): held against a load of constraint-space acceleration a, a soft
+ * equality settles at r ≈ (1 − d)/d · a/k with k = 1/(d_max·t_c)², about 4e-5 s²·a. The stiff
+ * variant (t_c = 0.004 s = 2·dt, MuJoCo's floor; d = 0.99…0.999) has r ≈ 1.6e-7 s²·a, 250 times
+ * less, leaving the drift of a step (the constraint is linearized at the step's start): an exact
+ * export must be held to a small fraction of a millimetre or milliradian there, where a geometric
+ * error in the export would stay whatever the stiffness.
+ */
+function stiffen(xml: string): string {
+  return xml.replace(
+    '<compiler angle="radian"/>',
+    '<compiler angle="radian"/><default><equality solref="0.004 1" solimp="0.99 0.999 0.001 0.5 2"/></default>',
+  );
+}
+
+/**
+ * Compiles the export (as is or {@link stiffen}ed), starts MuJoCo from our initial state (after `init`
+ * edits it), steps 1 s (500 steps of 2 ms) and returns the largest value of each of `measure`'s
+ * entries over the steps (the first call: the state before stepping, returned as `start`).
+ */
+async function worstOver(
+  m: SapModel,
+  xml: string,
+  init: (sim: Simulation) => void,
+  measure: (mj: MujocoModule, mm: MjModel, d: MjData, exp: MjcfExport) => number[],
+): Promise<{ start: number[]; worst: number[] }> {
+  const dt = 0.002;
+  const exp = exportMjcf(m, dt);
+  const mj = await mujoco();
+  const { m: mm, d } = mujocoFromXml(mj, xml);
+  try {
+    const sim = new Simulation(m, { dt });
+    init(sim);
+    setMujocoState(m, sim.state, exp, mm, d);
+    mj.mj_forward(mm, d);
+    const start = measure(mj, mm, d, exp);
+    const worst = start.map(() => -Infinity);
+    for (let i = 0; i < 500; i++) {
+      mj.mj_step(mm, d);
+      measure(mj, mm, d, exp).forEach((v, k) => (worst[k] = Math.max(worst[k], v)));
+    }
+    return { start, worst };
+  } finally {
+    d.delete();
+    mm.delete();
+  }
+}
+
+/** q of our 1-DOF joint j in MuJoCo's state */
+function mjQ(mm: MjModel, d: MjData, exp: MjcfExport, j: number): number {
+  return d.qpos[mm.jnt_qposadr[exp.joints.indexOf(j)]];
+}
+
+/** MuJoCo's world pose of our body b (−1: the world), xyzw quaternion */
+function mjPose(mj: MujocoModule, mm: MjModel, d: MjData, b: number): Float64Array {
+  if (b < 0) return Float64Array.from([0, 0, 0, 0, 0, 0, 1]);
+  const api = mj as unknown as { mj_name2id(m: unknown, type: number, name: string): number };
+  const id = api.mj_name2id(mm, 1 /* mjOBJ_BODY */, `b${b}`);
+  const { xpos: p, xquat: q } = d as unknown as MjDataExtra;
+  return Float64Array.from([
+    p[3 * id],
+    p[3 * id + 1],
+    p[3 * id + 2],
+    q[4 * id + 1],
+    q[4 * id + 2],
+    q[4 * id + 3],
+    q[4 * id],
+  ]);
+}
+
+/**
+ * The violation of our equality e (ball, weld) in MuJoCo's state, in our terms: [the distance
+ * between body1's anchor and body0's anchor (weld: ∘ relpose) [m], the weld's rotation error [rad]]
+ */
+function eqViolation(mj: MujocoModule, m: SapModel, e: number, mm: MjModel, d: MjData): number[] {
+  const frame = (b: number, a: Float64Array): Float64Array => {
+    const out = new Float64Array(7);
+    transformMul(
+      mjPose(mj, mm, d, b),
+      0,
+      Float64Array.from([a[e * 3], a[e * 3 + 1], a[e * 3 + 2], 0, 0, 0, 1]),
+      0,
+      out,
+      0,
+    );
+    return out;
+  };
+  let P = frame(m.eq_body0[e], m.eq_anchor0);
+  const Q = frame(m.eq_body1[e], m.eq_anchor1);
+  if (m.eq_type[e] === EqualityType.WELD) {
+    const T = new Float64Array(7);
+    transformMul(P, 0, m.eq_relpose, e * 7, T, 0);
+    P = T;
+  }
+  const dq = new Float64Array(4);
+  quatConj(P, 3, dq, 0);
+  quatMul(dq, 0, Q, 3, dq, 0);
+  return [
+    Math.hypot(Q[0] - P[0], Q[1] - P[1], Q[2] - P[2]),
+    2 * Math.atan2(Math.hypot(dq[0], dq[1], dq[2]), Math.abs(dq[3])),
+  ];
 }
 
 describe('exportMjcf', () => {
@@ -288,5 +439,204 @@ describe('exportMjcf', () => {
       d.delete();
       mm.delete();
     }
+  });
+
+  it('exports a coupler as a joint equality that MuJoCo holds under gravity', async () => {
+    // two pendulums in separate trees, q_A = 0.5·q_B + 0.1, started where the coupler holds
+    const b = new ModelBuilder();
+    const [, jA] = pendulum(b, [0, 0, 1], 0.5);
+    const [, jB] = pendulum(b, [0, 1, 1], 0.3);
+    const ratio = 0.5;
+    const offset = 0.1;
+    b.addEquality({ type: 'coupler', joint0: jA, joint1: jB, ratio, offset });
+    const m = b.finalize();
+    const exp = exportMjcf(m, 0.002);
+    expect(exp.equalities).toBe(1);
+    expect(exp.skipped_equalities).toEqual([]);
+    const j0 = m.eq_joint0[0];
+    const j1 = m.eq_joint1[0];
+    expect(exp.xml).toContain(`<joint name="eq0" joint1="j${j0}" joint2="j${j1}" polycoef="0.1 0.5 0 0 0"/>`);
+    const init = (sim: Simulation): void => {
+      sim.state.joint_q[m.joint_q_start[j1]] = 0.4;
+      sim.state.joint_q[m.joint_q_start[j0]] = ratio * 0.4 + offset;
+    };
+    // [|q₀ − ρ·q₁ − Δq|, neq, the qpos0 of both joints (the polynomial's reference), −q₀, q₀]
+    const measure = (_mj: MujocoModule, mm: MjModel, d: MjData, e: MjcfExport): number[] => {
+      const mx = mm as unknown as MjModelExtra;
+      const q0 = mjQ(mm, d, e, j0);
+      return [
+        Math.abs(q0 - ratio * mjQ(mm, d, e, j1) - offset),
+        mx.neq,
+        Math.max(...mx.qpos0.map(Math.abs)),
+        -q0,
+        q0,
+      ];
+    };
+    const soft = await worstOver(m, exp.xml, init, measure);
+    const stiff = await worstOver(m, stiffen(exp.xml), init, measure);
+    expect(soft.start).toEqual([
+      expect.closeTo(0, 15),
+      1,
+      0,
+      expect.closeTo(-0.3, 12),
+      expect.closeTo(0.3, 12),
+    ]);
+    // the pendulums swing through more than a radian, coupled: loads of the order of g/L ~ 20 rad/s²
+    // make ~1e-3 rad at MuJoCo's default softness (measured 8e-4; a wrong sign, ratio or offset:
+    // tenths of a radian), ~250 times less stiffened (measured 6e-6)
+    expect(soft.worst[3] + soft.worst[4]).toBeGreaterThan(1);
+    expect(soft.worst[0]).toBeLessThan(5e-3);
+    expect(stiff.worst[0]).toBeLessThan(5e-5);
+  });
+
+  it('exports ball constraints as site connects that MuJoCo holds (anchors apart at qpos0)', async () => {
+    const b = new ModelBuilder();
+    // A: a pendulum; B: a free body hanging from A's tip (both anchors at (0.5, 0, 1) as authored;
+    // at MuJoCo's qpos0 the free body sits at the origin, where they do not meet)
+    const [A] = pendulum(b, [0, 0, 1], 0.5);
+    const B = freeBox(b, [0.7, 0, 1, 0, 0, 0, 1], [0.05, 0.05, 0.05]);
+    b.addEquality({ type: 'ball', body0: A, body1: B, anchor0: [0.5, 0, 0], anchor1: [-0.2, 0, 0] });
+    // C: a free body hanging from a world point
+    const C = freeBox(b, [2, 0, 1, 0, 0, 0, 1], [0.05, 0.05, 0.05]);
+    b.addEquality({ type: 'ball', body0: -1, body1: C, anchor0: [2.3, 0, 1], anchor1: [0.3, 0, 0] });
+    const m = b.finalize();
+    const exp = exportMjcf(m, 0.002);
+    expect(exp.equalities).toBe(2);
+    expect(exp.xml).toContain('<connect name="eq0" site1="eq0_0" site2="eq0_1"/>');
+    expect(exp.xml).toContain('<site name="eq1_0" pos="2.3 0 1"/>');
+    // [both violations [m], neq, nsite, −z of C]
+    const measure = (mj: MujocoModule, mm: MjModel, d: MjData): number[] => {
+      const mx = mm as unknown as MjModelExtra;
+      return [
+        eqViolation(mj, m, 0, mm, d)[0],
+        eqViolation(mj, m, 1, mm, d)[0],
+        mx.neq,
+        mx.nsite,
+        -mjPose(mj, mm, d, C)[2],
+      ];
+    };
+    const soft = await worstOver(m, exp.xml, () => {}, measure);
+    const stiff = await worstOver(m, stiffen(exp.xml), () => {}, measure);
+    expect(soft.start).toEqual([expect.closeTo(0, 12), expect.closeTo(0, 12), 2, 4, -1]);
+    // both swing (C falls below 0.8 m) ...
+    expect(soft.worst[4]).toBeGreaterThan(-0.8);
+    // ... held to MuJoCo's softness and step drift (loads ~10…50 m/s²: up to ~1e-3 m at its
+    // defaults, measured 5e-4 and 3e-4; stiffened 2e-4 and 1.5e-4, the swing's step drift), where
+    // the body form would have left the anchors 0.7 m and 2 m apart
+    for (const k of [0, 1]) {
+      expect(soft.worst[k]).toBeLessThan(2e-3);
+      expect(stiff.worst[k]).toBeLessThan(5e-4);
+    }
+  });
+
+  it('exports welds (relpose and anchors, either side the world) that MuJoCo holds', async () => {
+    const b = new ModelBuilder();
+    // D: a free body, turned 90° about z, welded at offset anchors to pendulum E's tip
+    const [E] = pendulum(b, [0, 0, 1], 0.4);
+    const s = Math.SQRT1_2;
+    const D = freeBox(b, [0.6, 0, 1.1, 0, 0, s, s], [0.1, 0.05, 0.05]);
+    b.addEquality({ type: 'weld', body0: E, body1: D, anchor0: [0.4, 0, 0], anchor1: [-0.1, 0.05, -0.1] });
+    // F: a free body, tilted, welded to the world (the world as body1) off its centre
+    const F = freeBox(b, [2, 0, 1, 0.3, 0, 0, Math.sqrt(1 - 0.09)], [0.1, 0.05, 0.05]);
+    b.addEquality({ type: 'weld', body0: F, body1: -1, anchor0: [0.2, 0, 0], anchor1: [2.1, 0, 1] });
+    const m = b.finalize();
+    const exp = exportMjcf(m, 0.002);
+    expect(exp.equalities).toBe(2);
+    expect(exp.xml).toMatch(
+      /<weld name="eq1" body1="b\d+" body2="world" relpose="[^"]+" anchor="2.1 0 1"\/>/,
+    );
+    // [D's violation [m, rad], F's violation [m, rad], neq, −z of D]
+    const measure = (mj: MujocoModule, mm: MjModel, d: MjData): number[] => [
+      ...eqViolation(mj, m, 0, mm, d),
+      ...eqViolation(mj, m, 1, mm, d),
+      (mm as unknown as MjModelExtra).neq,
+      -mjPose(mj, mm, d, D)[2],
+    ];
+    const soft = await worstOver(m, exp.xml, () => {}, measure);
+    const stiff = await worstOver(m, stiffen(exp.xml), () => {}, measure);
+    // satisfied as authored, in our terms, read from MuJoCo's bodies
+    expect(soft.start.slice(0, 5)).toEqual([...[0, 1, 2, 3].map(() => expect.closeTo(0, 7)), 2]);
+    // D swings down with E
+    expect(soft.worst[5]).toBeGreaterThan(-0.7);
+    // MuJoCo's default softness gives way most in rotation: F, a 2 kg box held 0.2 m off its centre
+    // (I ≈ 8e-3 kg·m²), loads the weld's rotation rows with τ/I ≈ 500 rad/s², so ~0.02…0.03 rad at
+    // rest (measured 0.029), and D's swing up to 0.12 rad (measured); positions ~2e-4 m. Stiffened:
+    // 7e-4 and 2e-4 rad, 2e-4 and 2e-6 m (measured)
+    expect(soft.worst[0]).toBeLessThan(1e-3);
+    expect(soft.worst[2]).toBeLessThan(1e-3);
+    expect(soft.worst[1]).toBeLessThan(0.2);
+    expect(soft.worst[3]).toBeLessThan(0.05);
+    for (const k of [0, 1, 2, 3]) expect(stiff.worst[k]).toBeLessThan(2e-3);
+    expect(stiff.worst[3]).toBeLessThan(soft.worst[3] / 20);
+  });
+
+  it('skips equalities it cannot export and lists them', () => {
+    const b = new ModelBuilder();
+    const [A, jA] = pendulum(b, [0, 0, 1], 0.5);
+    const W = b.addBody({ X_wb: [0.5, 0, 1, 0, 0, 0, 1] });
+    const jW = b.addJoint({ type: 'fixed', parent: A, child: W, X_p: [0.5, 0, 0, 0, 0, 0, 1] });
+    b.addEquality({ type: 'coupler', joint0: jA, joint1: jW, label: 'to_fixed' });
+    b.addEquality({ type: 'ball', body0: A, body1: A, anchor1: [0.1, 0, 0], label: 'self' });
+    b.addEquality({ type: 'coupler', joint0: jA, joint1: jA, ratio: 0.5, offset: 0.2, label: 'single' });
+    const exp = exportMjcf(b.finalize(), 0.002);
+    expect(exp.equalities).toBe(1);
+    expect(exp.skipped_equalities.map((x) => x.split(':')[0])).toEqual(['to_fixed', 'self']);
+    // a joint coupled to itself: q = 0.5·q + 0.2, held at 0.4 (MuJoCo's single-joint form)
+    expect(exp.xml).toMatch(/<joint name="eq2" joint1="j\d+" polycoef="0.4 0 0 0 0"\/>/);
+  });
+
+  it('exports fixed tendons with the range shifted by the offset, one-sided limits opened wide', async () => {
+    // l = −q_A − 0.5·q_B + 0.2 ≥ 0.1: gravity turns both pendulums towards +q, shortening l onto
+    // its lower limit; a second tendon, unlimited, is written too
+    const b = new ModelBuilder();
+    const [, jA] = pendulum(b, [0, 0, 1], 0.5);
+    const [, jB] = pendulum(b, [0, 1, 1], 0.3);
+    b.addTendon({
+      joints: [
+        { joint: jA, coef: -1 },
+        { joint: jB, coef: -0.5 },
+      ],
+      offset: 0.2,
+      lower: 0.1,
+      label: 'lower_only',
+    });
+    b.addTendon({ joints: [{ joint: jB, coef: 2 }], offset: 1, label: 'unlimited' });
+    const m = b.finalize();
+    const exp = exportMjcf(m, 0.002);
+    expect(exp.tendons).toBe(2);
+    expect(exp.skipped_tendons).toEqual([]);
+    expect(exp.xml).toContain('<fixed name="t0" limited="true" range="-0.1 10000000000">');
+    expect(exp.xml).toContain('<fixed name="t1" limited="false">');
+    const tA = m.tendon_joint[0];
+    const tB = m.tendon_joint[1];
+    // started at q_A = 0.03, q_B = 0.02: l = 0.16, MuJoCo's length l − offset = −0.04
+    const init = (sim: Simulation): void => {
+      sim.state.joint_q[m.joint_q_start[tA]] = 0.03;
+      sim.state.joint_q[m.joint_q_start[tB]] = 0.02;
+    };
+    // [ntendon, MuJoCo's range, MuJoCo's length (before stepping: at this state), −l, l]
+    let last = NaN;
+    const measure = (_mj: MujocoModule, mm: MjModel, d: MjData, e: MjcfExport): number[] => {
+      const mx = mm as unknown as MjModelExtra;
+      last = -mjQ(mm, d, e, tA) - 0.5 * mjQ(mm, d, e, tB) + 0.2;
+      const len = (d as unknown as MjDataExtra).ten_length[0];
+      return [mx.ntendon, mx.tendon_range[0], mx.tendon_range[1], len, -last, last];
+    };
+    const soft = await worstOver(m, exp.xml, init, measure);
+    expect(soft.start).toEqual([
+      2,
+      expect.closeTo(-0.1, 12),
+      1e10,
+      expect.closeTo(-0.04, 12),
+      expect.closeTo(-0.16, 12),
+      expect.closeTo(0.16, 12),
+    ]);
+    // the limit binds (unlimited, l would fall by a radian and more; unshifted or shifted the wrong
+    // way, it would stop at 0.3 or 0.5): l comes to rest on 0.1 to MuJoCo's default limit softness
+    // (the same solref/solimp as equalities: ~1e-3 under these loads), after an impact that
+    // overshoots by about the impact speed times MuJoCo's 0.02 s time constant (~1.5/s: measured
+    // 0.014)
+    expect(Math.abs(last - 0.1)).toBeLessThan(5e-3);
+    expect(-soft.worst[4]).toBeGreaterThan(0.1 - 0.03);
   });
 });

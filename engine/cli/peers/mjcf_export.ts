@@ -3,7 +3,8 @@
  *
  * Bodies nest as in the model; each body's pose relative to its parent is taken at the zero
  * configuration (free joints at the identity, 1-DOF joints at 0), so MuJoCo's qpos equals our
- * joint_q for 1-DOF joints, and free joints get the body's world pose ({@link setMujocoState}).
+ * joint_q for 1-DOF joints (their qpos0 is 0: no `ref`), and free joints get the body's world pose
+ * ({@link setMujocoState}).
  * Mass, COM and inertia are written explicitly (`<inertial>`), so both engines integrate the same
  * bodies; geoms (plane, sphere, capsule, box, cylinder, ellipsoid) carry the shape friction μ.
  * Angles are radians (`<compiler angle="radian"/>`: MJCF's default unit is degrees, which would
@@ -17,6 +18,25 @@
  * triangle), visual-only
  * shapes (no COLLIDE_SHAPES flag) are left out. Ball joints are not exported.
  *
+ * Equality constraints of world 0 become `<equality>` elements, exact in what they hold:
+ * - coupler q(j₀) = ρ·q(j₁) + Δq [rad or m]: `<joint joint1="j₀" joint2="j₁" polycoef="Δq ρ 0 0 0">`
+ *   (MuJoCo: y − y₀ = poly(x − x₀) with qpos0 y₀ = x₀ = 0); j₀ = j₁: the single-joint form,
+ *   q = Δq/(1 − ρ);
+ * - ball: `<connect site1 site2>` with a site at each anchor (anchor0 in body0, anchor1 in body1),
+ *   since the body form takes body2's point from the qpos0 configuration, where our anchors need
+ *   not coincide;
+ * - weld (body1's anchor frame = body0's anchor frame ∘ relpose): `<weld body1="b₀" body2="b₁"
+ *   relpose="a₀ + p_rel, q_rel (wxyz)" anchor="a₁">` (MuJoCo: body1's point relpose.pos meets
+ *   body2's point anchor, and q₂ = q₁·relpose.quat) [m].
+ * Body −1 is MuJoCo's `world`. Equalities on joints that are not exported (not revolute or
+ * prismatic) or tying a body to itself are skipped and listed (`skipped_equalities`). Stiffness
+ * and relaxation time are not carried: MuJoCo's default solref/solimp stand in for ours (near-rigid
+ * for k = ∞, compliant otherwise), so the two differ in constraint softness by design.
+ * Fixed tendons of world 0 (length l = Σ coef·q + offset) become `<fixed>` tendons; MuJoCo's length
+ * has no offset, so the limits shift by −offset, and a side without a limit gets ±1e10 (MuJoCo's
+ * range is two-sided). A tendon is limited when it has a finite limit and limit_ke > 0; the limit
+ * softness is MuJoCo's default. Tendons on joints that are not exported are skipped and listed.
+ *
  * Collision filtering carries over as far as MJCF can say it. Ours decides per shape pair (groups,
  * filter pairs, parent/child flags per joint, static bodies: collision/filter.ts); MuJoCo per body
  * pair, and never within one weld (bodies joined by fixed joints). So MuJoCo's own parent/child
@@ -27,7 +47,7 @@
  */
 import { makePairFilter, pairAllowed } from '../../collision/filter';
 import { forwardKinematics, makeKinematicsData } from '../../kinematics';
-import { JointType, ShapeFlags, ShapeType, type SapModel } from '../../model';
+import { EqualityType, JointType, ShapeFlags, ShapeType, type SapModel } from '../../model';
 import type { SapState } from '../../state';
 
 export interface MjcfExport {
@@ -43,6 +63,14 @@ export interface MjcfExport {
    * shape pairs ours filters (excluded as a whole, since `<exclude>` works per body pair)
    */
   explicit_pairs: number;
+  /** world 0's equality constraints written to `<equality>` */
+  equalities: number;
+  /** world 0's equality constraints left out, as 'label: reason' */
+  skipped_equalities: string[];
+  /** world 0's fixed tendons written to `<tendon>` */
+  tendons: number;
+  /** world 0's fixed tendons left out, as 'label: reason' */
+  skipped_tendons: string[];
 }
 
 const f = (x: number): string => (Math.abs(x) < 1e-15 ? '0' : Number(x.toPrecision(12)).toString());
@@ -166,6 +194,9 @@ export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfEx
     }
     return s;
   };
+  // equalities (and the sites of ball constraints, written into their bodies) and tendons
+  const eq = equalities(m);
+  const ten = tendons(m);
   const joints: number[] = [];
   const act: { j: number; dof: number }[] = [];
   const body = (b: number, indent: string): string => {
@@ -204,10 +235,12 @@ export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfEx
       throw new Error(`exportMjcf: joint type ${jt} is not exported`);
     }
     s += geoms(b, indent + '  ');
+    for (const site of eq.sites.get(b) ?? []) s += `${indent}  ${site}`;
     for (const c of children[b + 1]) s += body(c, indent + '  ');
     return s + `${indent}</body>\n`;
   };
   let world = geoms(-1, '    ');
+  for (const site of eq.sites.get(-1) ?? []) world += `    ${site}`;
   for (const b of children[0]) world += body(b, '    ');
   let acts = '';
   for (const a of act) {
@@ -222,6 +255,8 @@ export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfEx
     (meshAssets.size ? `  <asset>\n${[...meshAssets.values()].map(meshXml).join('')}  </asset>\n` : '') +
     `  <worldbody>\n${world}  </worldbody>\n` +
     (filter.xml ? `  <contact>\n${filter.xml}  </contact>\n` : '') +
+    (eq.xml ? `  <equality>\n${eq.xml}  </equality>\n` : '') +
+    (ten.xml ? `  <tendon>\n${ten.xml}  </tendon>\n` : '') +
     (acts ? `  <actuator>\n${acts}  </actuator>\n` : '') +
     '</mujoco>\n';
   return {
@@ -230,7 +265,139 @@ export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfEx
     actuatorDof: act.map((a) => a.dof),
     excluded_body_pairs: filter.excluded,
     explicit_pairs: filter.explicit,
+    equalities: eq.written,
+    skipped_equalities: eq.skipped,
+    tendons: ten.written,
+    skipped_tendons: ten.skipped,
   };
+}
+
+/** whether joint j is exported as a MuJoCo scalar joint (world 0, revolute or prismatic) */
+function scalarJoint(m: SapModel, j: number): boolean {
+  if (!(j >= 0 && j < m.joint_count) || m.joint_world[j] !== 0) return false;
+  return m.joint_type[j] === JointType.REVOLUTE || m.joint_type[j] === JointType.PRISMATIC;
+}
+
+/**
+ * World 0's equality constraints as `<equality>` elements (see the module comment), and the sites
+ * the ball constraints anchor to, by body (−1: the worldbody), each a line without its indent.
+ */
+function equalities(m: SapModel): {
+  xml: string;
+  sites: Map<number, string[]>;
+  written: number;
+  skipped: string[];
+} {
+  const sites = new Map<number, string[]>();
+  const addSite = (b: number, name: string, a: ArrayLike<number>, o: number): void => {
+    const line = `<site name="${name}" pos="${v3(a, o)}"/>\n`;
+    const list = sites.get(b);
+    if (list) list.push(line);
+    else sites.set(b, [line]);
+  };
+  const bodyName = (b: number): string => (b < 0 ? 'world' : `b${b}`);
+  const bodyOk = (b: number): boolean => b === -1 || (b >= 0 && b < m.body_count && m.body_world[b] === 0);
+  let xml = '';
+  let written = 0;
+  const skipped: string[] = [];
+  for (let e = 0; e < m.eq_count; e++) {
+    if (m.eq_world[e] !== 0) continue;
+    const label = m.eq_label[e];
+    const type = m.eq_type[e];
+    if (type === EqualityType.COUPLER) {
+      const j0 = m.eq_joint0[e],
+        j1 = m.eq_joint1[e];
+      if (!scalarJoint(m, j0) || !scalarJoint(m, j1)) {
+        skipped.push(`${label}: coupler on a joint that is not exported (revolute or prismatic)`);
+        continue;
+      }
+      const ratio = m.eq_ratio[e],
+        offset = m.eq_offset[e];
+      if (j0 === j1) {
+        // q = ρ·q + Δq: the joint held at Δq/(1 − ρ) (MuJoCo's single-joint form, y − y₀ = a₀)
+        if (ratio === 1) {
+          skipped.push(`${label}: coupler of a joint with itself at ratio 1`);
+          continue;
+        }
+        xml += `    <joint name="eq${e}" joint1="j${j0}" polycoef="${f(offset / (1 - ratio))} 0 0 0 0"/>\n`;
+      } else {
+        xml += `    <joint name="eq${e}" joint1="j${j0}" joint2="j${j1}" polycoef="${f(offset)} ${f(ratio)} 0 0 0"/>\n`;
+      }
+      written++;
+      continue;
+    }
+    const b0 = m.eq_body0[e],
+      b1 = m.eq_body1[e];
+    if (!bodyOk(b0) || !bodyOk(b1)) {
+      skipped.push(`${label}: body outside world 0`);
+      continue;
+    }
+    if (b0 === b1) {
+      skipped.push(`${label}: both sides on ${b0 < 0 ? 'the world' : `body ${b0}`}`);
+      continue;
+    }
+    if (type === EqualityType.BALL) {
+      // site form: both anchors as given (the body form would take body2's point from qpos0)
+      addSite(b0, `eq${e}_0`, m.eq_anchor0, e * 3);
+      addSite(b1, `eq${e}_1`, m.eq_anchor1, e * 3);
+      xml += `    <connect name="eq${e}" site1="eq${e}_0" site2="eq${e}_1"/>\n`;
+    } else if (type === EqualityType.WELD) {
+      // X_W1·A₁ = X_W0·A₀·R (A: the anchor translations, R = relpose): body0's point a₀ + p_R meets
+      // body1's point a₁, and q₁ = q₀·q_R
+      const R = m.eq_relpose;
+      const a0 = m.eq_anchor0;
+      const pos = [a0[e * 3] + R[e * 7], a0[e * 3 + 1] + R[e * 7 + 1], a0[e * 3 + 2] + R[e * 7 + 2]];
+      const quat = wxyz([R[e * 7 + 3], R[e * 7 + 4], R[e * 7 + 5], R[e * 7 + 6]]);
+      xml += `    <weld name="eq${e}" body1="${bodyName(b0)}" body2="${bodyName(b1)}" relpose="${pos.map(f).join(' ')} ${quat}" anchor="${v3(m.eq_anchor1, e * 3)}"/>\n`;
+    } else {
+      skipped.push(`${label}: equality type ${type} is not exported`);
+      continue;
+    }
+    written++;
+  }
+  return { xml, sites, written, skipped };
+}
+
+/** the bound written for a tendon limit's open side (MuJoCo's tendon range is two-sided) */
+const OPEN_LIMIT = 1e10;
+
+/** World 0's fixed tendons as `<fixed>` elements (see the module comment). */
+function tendons(m: SapModel): { xml: string; written: number; skipped: string[] } {
+  let xml = '';
+  let written = 0;
+  const skipped: string[] = [];
+  // a model object from before the tendon fields (hand-made, cached) may lack them: no tendons
+  const count = m.tendon_count ?? 0;
+  for (let t = 0; t < count; t++) {
+    if (m.tendon_world[t] !== 0) continue;
+    const label = m.tendon_label[t];
+    const k0 = m.tendon_adr[t],
+      k1 = m.tendon_adr[t + 1];
+    if (k1 === k0) {
+      skipped.push(`${label}: no joints`);
+      continue;
+    }
+    let ok = true;
+    for (let k = k0; k < k1; k++) ok &&= scalarJoint(m, m.tendon_joint[k]);
+    if (!ok) {
+      skipped.push(`${label}: tendon on a joint that is not exported (revolute or prismatic)`);
+      continue;
+    }
+    // MuJoCo's length Σ coef·qpos lacks our offset: l ≥ lo ⇔ Σ coef·q ≥ lo − offset
+    const off = m.tendon_offset[t];
+    const lo = m.tendon_lower[t],
+      hi = m.tendon_upper[t];
+    const limited = (Number.isFinite(lo) || Number.isFinite(hi)) && m.tendon_limit_ke[t] > 0;
+    const range = limited
+      ? ` limited="true" range="${Number.isFinite(lo) ? f(lo - off) : f(-OPEN_LIMIT)} ${Number.isFinite(hi) ? f(hi - off) : f(OPEN_LIMIT)}"`
+      : ' limited="false"';
+    xml += `    <fixed name="t${t}"${range}>\n`;
+    for (let k = k0; k < k1; k++)
+      xml += `      <joint joint="j${m.tendon_joint[k]}" coef="${f(m.tendon_coef[k])}"/>\n`;
+    xml += '    </fixed>\n';
+    written++;
+  }
+  return { xml, written, skipped };
 }
 
 /**

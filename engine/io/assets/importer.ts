@@ -87,6 +87,8 @@ export interface ImportResult {
   joints: number[];
   shapes: number[];
   equalities: number[];
+  /** builder tendon indices (MJCF fixed tendons) */
+  tendons?: number[];
   keyframes?: ImportedKeyframe[];
   actuators?: ImportedActuator[];
   /** the file's own simulation settings, when it has any (MJCF `<option>`) */
@@ -116,6 +118,7 @@ function snapshot(b: ModelBuilder): number[] {
     b.hfields.length,
     b.equalities.length,
     b.filterPairs.length,
+    b.tendons.length,
   ];
 }
 
@@ -128,6 +131,7 @@ function restore(b: ModelBuilder, s: number[]): void {
   (b.hfields as unknown[]).length = s[5];
   (b.equalities as unknown[]).length = s[6];
   (b.filterPairs as unknown[]).length = s[7];
+  (b.tendons as unknown[]).length = s[8];
 }
 
 /** converts any failure into an ImportError naming `file` */

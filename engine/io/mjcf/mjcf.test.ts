@@ -204,7 +204,7 @@ describe('MJCF import', () => {
     ]);
   });
 
-  it('equality connect / weld / joint, contact exclude, tendons unsupported, includes and meshes with negative scale', async () => {
+  it('equality connect / weld / joint, contact exclude, fixed tendons, includes and meshes with negative scale', async () => {
     const tet = 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n';
     // an included file's top-level children replace the <include> element
     const inc = `<mujoco>
@@ -225,7 +225,7 @@ describe('MJCF import', () => {
     <weld body1="a" body2="b"/>
     <joint joint1="jb" joint2="ja" polycoef="0.1 2 0 0 0"/>
   </equality>
-  <tendon><fixed name="t"><joint joint="ja" coef="1"/></fixed></tendon>
+  <tendon><fixed name="t"><joint joint="ja" coef="1"/></fixed><spatial name="s"/></tendon>
 </mujoco>`,
       { 'm/part.xml': inc, 'm/meshes/tet.obj': tet },
     );
@@ -234,7 +234,11 @@ describe('MJCF import', () => {
     const ball = b.equalities[0];
     expect(round(ball.anchor1)).toEqual([-0.5, 0, 0]); // the same world point in b's frame
     expect(b.equalities[2]).toMatchObject({ joint0: 1, joint1: 0, ratio: 2, offset: 0.1 });
-    expect(r.unsupported.join('\n')).toMatch(/tendon <fixed> 't'/);
+    expect(b.tendons).toMatchObject([
+      { label: 't', joints: [{ joint: 0, coef: 1 }], lower: -Infinity, upper: Infinity },
+    ]);
+    expect(r.unsupported.join('\n')).not.toMatch(/'t'/);
+    expect(r.unsupported.join('\n')).toMatch(/tendon <spatial> 's': only fixed tendons are built/);
     // mirrored mesh keeps positive volume; collider is the hull (hidden) + a visual copy
     const hull = shapeNamed(b, 'b/gb');
     expect(hull.type).toBe(ShapeType.CONVEX_MESH);
@@ -342,6 +346,86 @@ describe('MJCF models of MANIFEST.md load and simulate 2 s without NaN', () => {
       expect(r.finite).toBe(true);
     });
   }
+});
+
+describe('MJCF fixed tendons', () => {
+  it("the humanoid's hamstrings: ±0.5 coefficients on hip_y and knee, range [−0.3, 2] not in degrees", async () => {
+    const a = await loadModelAsset(
+      'mjcf',
+      { path: MJCF_MODELS.D1 },
+      { resolver: new NodeFsResolver({ root: SHARED_ASSETS }) },
+    );
+    const m = a.model;
+    expect(m.tendon_label).toEqual(['hamstring_right', 'hamstring_left']);
+    expect(a.result.unsupported.join('\n')).not.toMatch(/tendon/);
+    for (let t = 0; t < 2; t++) {
+      const side = t === 0 ? 'right' : 'left';
+      const e0 = m.tendon_adr[t];
+      expect(m.tendon_adr[t + 1] - e0).toBe(2);
+      expect([m.joint_label[m.tendon_joint[e0]], m.joint_label[m.tendon_joint[e0 + 1]]]).toEqual([
+        expect.stringMatching(new RegExp(`hip_y_${side}$`)),
+        expect.stringMatching(new RegExp(`knee_${side}$`)),
+      ]);
+      expect([m.tendon_coef[e0], m.tendon_coef[e0 + 1], m.tendon_offset[t]]).toEqual([0.5, -0.5, 0]);
+      expect([m.tendon_lower[t], m.tendon_upper[t]]).toEqual([-0.3, 2]);
+    }
+  });
+
+  // a two-link arm (hinges about y, 0.4 m links of 1 kg) released horizontally; its tendon
+  // l = ½(hip − knee) + ½·ref_hip (angles below the horizontal) has the upper limit 0.5 + 0.1, which
+  // the hanging pose (hip = π/2, knee = 0) would exceed, so it comes to rest on the limit:
+  // hip − knee = 1 rad, at the minimum of V(h) = −g·(0.6·sin h + 0.2·sin(2h − 1)), i.e.
+  // 0.6·cos h + 0.4·cos(2h − 1) = 0
+  const arm = `<mujoco><compiler angle="radian"/><option timestep="0.002"/><worldbody>
+    <body name="upper" pos="0 0 1"><joint name="hip" type="hinge" axis="0 1 0" damping="1.5" ref="0.2"/>
+      <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.02" mass="1" contype="0" conaffinity="0"/>
+      <body name="lower" pos="0.4 0 0"><joint name="knee" type="hinge" axis="0 1 0" damping="1.5"/>
+        <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.02" mass="1" contype="0" conaffinity="0"/></body></body>
+  </worldbody><tendon><fixed name="ham" limited="true" range="-0.3 0.6">
+    <joint joint="hip" coef="0.5"/><joint joint="knee" coef="-0.5"/></fixed></tendon></mujoco>`;
+  // (hip's ref 0.2 rotates nothing at import, MuJoCo measures qpos from it: qpos_hip = q_hip + 0.2)
+  let h = 1.2;
+  for (let k = 0; k < 50; k++) {
+    const f = 0.6 * Math.cos(h) + 0.4 * Math.cos(2 * h - 1);
+    const df = -0.6 * Math.sin(h) - 0.8 * Math.sin(2 * h - 1);
+    h -= f / df;
+  }
+  const restHip = h;
+
+  it('rest on the tendon limit at the analytic constrained equilibrium, as MuJoCo does', async () => {
+    const { b } = await load(arm);
+    const m = b.finalize();
+    expect(m.gravity[2]).toBe(-9.81);
+    expect([m.tendon_offset[0], m.tendon_upper[0]]).toEqual([0.1, 0.6]);
+    const dt = 0.002;
+    const sim = new Simulation(m, { dt, solver: { contact_preset_variant: 'drake' } });
+    const mj = await loadMujoco();
+    if (typeof mj === 'string') throw new Error(mj);
+    const { m: mm, d } = mujocoFromXml(mj, arm);
+    try {
+      let maxL = -Infinity;
+      for (let i = 0; i < 4000; i++) {
+        sim.step();
+        mj.mj_step(mm, d);
+        maxL = Math.max(maxL, 0.5 * (sim.state.joint_q[0] + 0.2 - sim.state.joint_q[1]));
+      }
+      // arm angles below the horizontal: ours q, MuJoCo's qpos − ref
+      const ours = [sim.state.joint_q[0], sim.state.joint_q[1]];
+      const theirs = [d.qpos[0] - 0.2, d.qpos[1]];
+      // without the tendon both would hang (hip → π/2, knee → 0); measured: ours 5e-5 from the
+      // analytic hip angle, 1.9e-4 past the limit (ke = 1e4); MuJoCo 4e-4 and 1.5e-3 (its solref)
+      expect(Math.abs(ours[0] - restHip)).toBeLessThan(5e-4);
+      expect(Math.abs(ours[0] - ours[1] - 1)).toBeLessThan(5e-4);
+      expect(maxL).toBeLessThan(0.6 + 0.01); // the swing never pulls far past the limit
+      expect(Math.abs(theirs[0] - restHip)).toBeLessThan(3e-3);
+      expect(Math.abs(theirs[0] - theirs[1] - 1)).toBeLessThan(3e-3);
+      expect(Math.abs(ours[0] - theirs[0])).toBeLessThan(1e-3);
+      expect(Math.hypot(sim.state.joint_qd[0], sim.state.joint_qd[1])).toBeLessThan(1e-3);
+    } finally {
+      d.delete();
+      mm.delete();
+    }
+  });
 });
 
 describe('MJCF joint stiffness', () => {

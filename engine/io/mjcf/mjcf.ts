@@ -36,7 +36,8 @@
  *   velocity) likewise; motor / general without bias record an effort actuator. forcerange (or motor
  *   ctrlrange × gear) → effort_limit. ctrl of a keyframe becomes the PD target (ctrl/gear).
  * - Equality: connect → ball, weld → weld, joint → coupler (polycoef[0] offset, polycoef[1] ratio;
- *   higher terms unsupported). Tendons, contact pairs, tendon/flex equalities: unsupported.
+ *   higher terms unsupported). Fixed tendons: their range → a tendon-limit constraint (spring, damping,
+ *   friction loss and spatial tendons unsupported). Contact pairs, tendon/flex equalities: unsupported.
  * - Keyframes: qpos (free: p + quat wxyz → p + quat xyzw, moved by `xform`; ball wxyz → xyzw) and qvel
  *   (free: linear at the body origin, angular rotated from the body frame to the world) are exposed per
  *   builder joint; `opts.keyframe` applies one as the initial state.
@@ -517,6 +518,7 @@ class MjcfBuilder {
       joints: [],
       shapes: [],
       equalities: [],
+      tendons: [],
       keyframes: [],
       actuators: [],
       warnings: log.warnings,
@@ -1375,10 +1377,69 @@ class MjcfBuilder {
     }
   }
 
+  /**
+   * Fixed tendons: l = Σ coef·qpos over hinge and slide joints (qpos = q + ref, so the builder's
+   * offset is Σ coef·ref); a limited range becomes a SAP tendon-limit constraint with the joints'
+   * default limit stiffness (solreflimit / solimplimit are not mapped, as for joint limits). Tendon
+   * springs, damping and friction loss, and spatial tendons, are not built.
+   */
   readTendons(): void {
+    const rd = this.rd;
     for (const sec of this.root.children.filter((c) => c.name === 'tendon')) {
       for (const t of sec.children) {
-        this.log.unsupportedFeature(`tendon <${t.name}> '${t.attrs.name ?? ''}': tendons are not built`);
+        const label = `${this.prefix}${t.attrs.name ?? `tendon${this.result.tendons!.length}`}`;
+        if (t.name !== 'fixed') {
+          this.log.unsupportedFeature(`tendon <${t.name}> '${label}': only fixed tendons are built`);
+          continue;
+        }
+        const cls = t.attrs.class ?? 'main';
+        const joints: { joint: number; coef: number }[] = [];
+        let offset = 0;
+        for (const e of t.children) {
+          if (e.name !== 'joint') continue;
+          const name = e.attrs.joint;
+          const pj = name === undefined ? undefined : this.jointByName.get(name);
+          if (!pj) throw elError(e, name === undefined ? '<joint> needs joint' : `unknown joint '${name}'`);
+          const j = this.bodies[pj.body].joints[pj.k];
+          if (j.kind !== 'hinge' && j.kind !== 'slide')
+            throw elError(
+              e,
+              `tendon '${label}': joint '${name}' is a ${j.kind} joint (fixed tendons take hinge and slide joints)`,
+            );
+          const coef = rd.num(e, cls, 'coef', 'tendon');
+          if (coef === undefined) throw elError(e, `tendon '${label}': <joint joint="${name}"> needs coef`);
+          joints.push({ joint: this.jointRef(e, 'joint'), coef });
+          offset += coef * j.ref;
+        }
+        if (joints.length === 0) throw elError(t, `fixed tendon '${label}' has no <joint>`);
+        for (const [attr, what] of [
+          ['stiffness', 'spring'],
+          ['damping', 'damping'],
+          ['frictionloss', 'friction loss'],
+        ] as const) {
+          const v = rd.num(t, cls, attr, 'tendon') ?? 0;
+          if (v !== 0)
+            this.log.unsupportedFeature(`tendon '${label}': ${what} (${attr}="${v}") is not built`);
+        }
+        let lower = -Infinity;
+        let upper = Infinity;
+        if (rd.limited(t, cls, 'limited', 'range', 'tendon')) {
+          const r = rd.vec(t, cls, 'range', 2, 'tendon');
+          if (!r) throw elError(t, `a limited tendon needs a range`);
+          if (r[0] > r[1]) throw elError(t, `tendon range lower ${r[0]} > upper ${r[1]}`);
+          // (tendon lengths are never angles: the range is not converted from degrees)
+          [lower, upper] = r;
+        }
+        if (
+          rd.attr(t, cls, 'solreflimit', 'tendon') !== undefined ||
+          rd.attr(t, cls, 'solimplimit', 'tendon') !== undefined
+        )
+          this.log.warn(
+            'tendon solreflimit/solimplimit are not mapped (limits use the default limit stiffness)',
+          );
+        this.result.tendons!.push(
+          located(t, () => this.b.addTendon({ label, joints, offset, lower, upper })),
+        );
       }
     }
   }

@@ -266,10 +266,13 @@ describe('asset options and post_build on imported content', () => {
         assets: [{ id: 'h', type: 'mjcf', source: file, xform: { p: [1, 0, 0] } }],
         post_build: [{ op: 'set_joint_targets', label_prefix: 'h/knee', mode: 'position', ke: 10 }],
       },
-      { resolver, strict: false },
+      { resolver },
     );
-    expect(s.unsupported.some((u) => /tendon/.test(u))).toBe(true);
+    // (strict: nothing unsupported since its fixed tendons are built)
+    expect(s.unsupported).toEqual([]);
     const m = s.model;
+    expect(m.tendon_label).toEqual(['h/hamstring_right', 'h/hamstring_left']);
+    expect(m.joint_label[m.tendon_joint[0]]).toBe('h/hip_y_right');
     expect(m.joint_label).toContain('h/root');
     expect(m.joint_target_ke[dofOf(s, 'h/knee_left')]).toBe(10);
     expect(m.joint_q0[0]).toBeCloseTo(1, 12); // the free joint starts at xform ∘ body pose

@@ -54,17 +54,33 @@ export function makeLimitParams(
 ): Float64Array {
   const beta = c.beta ?? NEAR_RIGID_BETA;
   const R = Math.max(nearRigidR(beta, w), 1 / (dt * c.stiffness * (dt + c.tau_d)));
-  const denom = dt + c.tau_d;
+  return writeLimitRows(c.q0, c.lower, c.upper, R, dt + c.tau_d, out, off);
+}
+
+/**
+ * Writes a unilateral two-sided record at `out[off ..)`: per finite side (lower first) R and
+ * v̂ = −g/denom with g = (x₀ − lower, upper − x₀); the rest of the record is zeroed. Shared by joint
+ * and tendon limits.
+ */
+export function writeLimitRows(
+  x0: number,
+  lower: number,
+  upper: number,
+  R: number,
+  denom: number,
+  out: Float64Array,
+  off: number,
+): Float64Array {
   for (let k = 0; k < PARAM_STRIDE; k++) out[off + k] = 0;
   let row = 0;
-  if (Number.isFinite(c.lower)) {
+  if (Number.isFinite(lower)) {
     out[off + 2 * row] = R;
-    out[off + 2 * row + 1] = -(c.q0 - c.lower) / denom;
+    out[off + 2 * row + 1] = -(x0 - lower) / denom;
     row++;
   }
-  if (Number.isFinite(c.upper)) {
+  if (Number.isFinite(upper)) {
     out[off + 2 * row] = R;
-    out[off + 2 * row + 1] = -(c.upper - c.q0) / denom;
+    out[off + 2 * row + 1] = -(upper - x0) / denom;
   }
   return out;
 }
