@@ -50,10 +50,16 @@ export function webgpuUnsupported(model: SapModel): string | null {
     if (!(Number.isFinite(model.eq_tau[e]) && model.eq_tau[e] >= 0))
       return `equality constraint ${label}: relaxation time ${model.eq_tau[e]} (the WebGPU backend needs a finite τ ≥ 0)`;
   }
-  // fixed tendons have no GPU kernel yet (the CPU reference realizes their limits)
-  if (model.tendon_count > 0) {
-    const label = model.tendon_label[0] ?? 'tendon_0';
-    return `fixed tendon ${label}${model.tendon_count > 1 ? ` and ${model.tendon_count - 1} more` : ''}: tendon limits have no WebGPU kernel yet`;
+  // fixed tendons run as equality slots (kernels/equality.wgsl, tendon_limits), their Jacobian in
+  // at most two tree blocks, like a contact's
+  for (let t = 0; t < model.tendon_count; t++) {
+    if (t > 0 && model.tendon_world[t] < model.tendon_world[t - 1])
+      return `fixed tendon ${model.tendon_label[t]}: the WebGPU backend needs tendons sorted by world`;
+    const trees = new Set<number>();
+    for (let k = model.tendon_adr[t]; k < model.tendon_adr[t + 1]; k++)
+      trees.add(model.joint_tree[model.tendon_joint[k]]);
+    if (trees.size > 2)
+      return `fixed tendon ${model.tendon_label[t]} spans ${trees.size} trees (the WebGPU backend takes at most 2)`;
   }
   return null;
 }

@@ -38,9 +38,10 @@ export type LayoutScalar = 'df64' | 'i32';
  * row: constraint rows (3·slots + 3·dof); gslot: constraint Hessian entries (9·slots + 3·dof);
  * slot_J: contact Jacobian entries (slots × 2 blocks × 3 rows × max tree nv);
  * cost: num_worlds × (max_iterations + 1);
- * eq/eq1: equality constraints (+1); eq_J: their Jacobian entries (eq × 2 blocks × 6 rows × max
- * tree nv). The row and gslot counts end with 6 entries per equality (after every world's
- * contact and DOF rows).
+ * eq/eq1: equality slots (+1): the model's equality constraints and its fixed tendons, per world
+ * in the reference's order (a world's equalities, then its tendons; `packModel`); eq_J: their
+ * Jacobian entries (eq × 2 blocks × 6 rows × max tree nv). The row and gslot counts end with 6
+ * entries per slot (after every world's contact and DOF rows). tendon_e: fixed-tendon entries.
  * shape: shapes; cpair: GPU-collision candidate pairs (all worlds); cpslot: cpair × CP_MAX points.
  */
 export type LayoutCountSymbol =
@@ -64,6 +65,7 @@ export type LayoutCountSymbol =
   | 'eq'
   | 'eq1'
   | 'eq_J'
+  | 'tendon_e'
   | 'shape'
   | 'cpair'
   | 'cpslot';
@@ -109,10 +111,12 @@ export const GPU_LAYOUT: readonly LayoutField[] = [
   f('dof_limit', 'model', 'i32', 1, 'dof', '1 when the DOF is a 1-DOF joint with limit_ke > 0'),
   f('dof_joint', 'model', 'i32', 1, 'dof', 'joint of each DOF'),
   f('dof_tree', 'model', 'i32', 1, 'dof', 'tree of each DOF'),
-  f('eq_type', 'model', 'i32', 1, 'eq', 'EqualityType (coupler, ball, weld)'),
+  f('eq_type', 'model', 'i32', 1, 'eq', 'EqualityType (coupler, ball, weld), 3 fixed tendon'),
   f('eq_body', 'model', 'i32', 2, 'eq', 'body0, body1 (ball, weld; -1 the world)'),
   f('eq_joint', 'model', 'i32', 2, 'eq', 'joint0, joint1 (coupler)'),
-  f('world_eq_start', 'model', 'i32', 1, 'world1', 'equality ranges (equalities are sorted by world)'),
+  f('world_eq_start', 'model', 'i32', 1, 'world1', 'equality slot ranges (slots are sorted by world)'),
+  f('eq_entries', 'model', 'i32', 2, 'eq', 'tendon slots: range [start, end) of their tendon entries'),
+  f('tendon_joint', 'model', 'i32', 1, 'tendon_e', '1-DOF joint of each tendon entry'),
   // model constants (model_d)
   f('gravity', 'model', 'df64', 3, 'one', '[m/s²]'),
   f('body_mass', 'model', 'df64', 1, 'body', '[kg]'),
@@ -139,6 +143,8 @@ export const GPU_LAYOUT: readonly LayoutField[] = [
   f('eq_coupler', 'model', 'df64', 2, 'eq', 'coupler ratio ρ, offset Δq'),
   f('eq_inv_k', 'model', 'df64', 1, 'eq', '1/stiffness (0 for a rigid constraint)'),
   f('eq_tau', 'model', 'df64', 1, 'eq', 'relaxation time τ [s]'),
+  f('eq_limit', 'model', 'df64', 3, 'eq', 'tendon slots: lower, upper (±1e30 for ±∞), length offset'),
+  f('tendon_coef', 'model', 'df64', 1, 'tendon_e', '∂l/∂q of each tendon entry'),
   // per-step inputs (input_d, input_i)
   f('joint_q', 'input', 'df64', 1, 'coord', 'state_in.joint_q'),
   f('joint_qd', 'input', 'df64', 1, 'dof', 'state_in.joint_qd (public convention)'),
@@ -306,7 +312,7 @@ export const GPU_UNIFORMS: readonly UniformParam[] = [
   u('ls_variant', 'u32', '0 monotone_decay, 1 armijo_decay, 2 exact_root'),
   u('ls_max_iterations', 'u32', ''),
   u('max_iterations', 'u32', 'Newton iteration cap'),
-  u('eq_count', 'u32', 'equality constraints'),
+  u('eq_count', 'u32', 'equality slots (equality constraints and fixed tendons)'),
   u('extrapolate', 'u32', '1: the step continues the last one (accelerated warm start)'),
   u('dt', 'df64', 'time step [s]'),
   u('armijo_c', 'df64', ''),

@@ -44,14 +44,18 @@ export interface GpuLayoutOffsets {
   dof_joint: number;
   /** model_i: (dof × 1) tree of each DOF */
   dof_tree: number;
-  /** model_i: (eq × 1) EqualityType (coupler, ball, weld) */
+  /** model_i: (eq × 1) EqualityType (coupler, ball, weld), 3 fixed tendon */
   eq_type: number;
   /** model_i: (eq × 2) body0, body1 (ball, weld; -1 the world) */
   eq_body: number;
   /** model_i: (eq × 2) joint0, joint1 (coupler) */
   eq_joint: number;
-  /** model_i: (world1 × 1) equality ranges (equalities are sorted by world) */
+  /** model_i: (world1 × 1) equality slot ranges (slots are sorted by world) */
   world_eq_start: number;
+  /** model_i: (eq × 2) tendon slots: range [start, end) of their tendon entries */
+  eq_entries: number;
+  /** model_i: (tendon_e × 1) 1-DOF joint of each tendon entry */
+  tendon_joint: number;
   /** model_d: (one × 3) [m/s²] */
   gravity: number;
   /** model_d: (body × 1) [kg] */
@@ -102,6 +106,10 @@ export interface GpuLayoutOffsets {
   eq_inv_k: number;
   /** model_d: (eq × 1) relaxation time τ [s] */
   eq_tau: number;
+  /** model_d: (eq × 3) tendon slots: lower, upper (±1e30 for ±∞), length offset */
+  eq_limit: number;
+  /** model_d: (tendon_e × 1) ∂l/∂q of each tendon entry */
+  tendon_coef: number;
   /** input_d: (coord × 1) state_in.joint_q */
   joint_q: number;
   /** input_d: (dof × 1) state_in.joint_qd (public convention) */
@@ -388,6 +396,8 @@ export function computeGpuLayout(c: LayoutCounts): GpuLayout {
     eq_body: at('model_i', c.eq * 2),
     eq_joint: at('model_i', c.eq * 2),
     world_eq_start: at('model_i', c.world1),
+    eq_entries: at('model_i', c.eq * 2),
+    tendon_joint: at('model_i', c.tendon_e),
     gravity: at('model_d', c.one * 3),
     body_mass: at('model_d', c.body),
     body_com: at('model_d', c.body * 3),
@@ -413,6 +423,8 @@ export function computeGpuLayout(c: LayoutCounts): GpuLayout {
     eq_coupler: at('model_d', c.eq * 2),
     eq_inv_k: at('model_d', c.eq),
     eq_tau: at('model_d', c.eq),
+    eq_limit: at('model_d', c.eq * 3),
+    tendon_coef: at('model_d', c.tendon_e),
     joint_q: at('input_d', c.coord),
     joint_qd: at('input_d', c.dof),
     body_f: at('input_d', c.body * 6),
@@ -569,6 +581,8 @@ export interface GpuViews {
   eq_body: Int32Array;
   eq_joint: Int32Array;
   world_eq_start: Int32Array;
+  eq_entries: Int32Array;
+  tendon_joint: Int32Array;
   gravity: Float32Array;
   body_mass: Float32Array;
   body_com: Float32Array;
@@ -594,6 +608,8 @@ export interface GpuViews {
   eq_coupler: Float32Array;
   eq_inv_k: Float32Array;
   eq_tau: Float32Array;
+  eq_limit: Float32Array;
+  tendon_coef: Float32Array;
   joint_q: Float32Array;
   joint_qd: Float32Array;
   body_f: Float32Array;
@@ -750,6 +766,8 @@ export function gpuViews(a: GpuArenas, l: GpuLayout, c: LayoutCounts): GpuViews 
     eq_body: a.model_i.subarray(o.eq_body, o.eq_body + 2 * c.eq),
     eq_joint: a.model_i.subarray(o.eq_joint, o.eq_joint + 2 * c.eq),
     world_eq_start: a.model_i.subarray(o.world_eq_start, o.world_eq_start + c.world1),
+    eq_entries: a.model_i.subarray(o.eq_entries, o.eq_entries + 2 * c.eq),
+    tendon_joint: a.model_i.subarray(o.tendon_joint, o.tendon_joint + c.tendon_e),
     gravity: a.model_d.subarray(2 * o.gravity, 2 * o.gravity + 6 * c.one),
     body_mass: a.model_d.subarray(2 * o.body_mass, 2 * o.body_mass + 2 * c.body),
     body_com: a.model_d.subarray(2 * o.body_com, 2 * o.body_com + 6 * c.body),
@@ -775,6 +793,8 @@ export function gpuViews(a: GpuArenas, l: GpuLayout, c: LayoutCounts): GpuViews 
     eq_coupler: a.model_d.subarray(2 * o.eq_coupler, 2 * o.eq_coupler + 4 * c.eq),
     eq_inv_k: a.model_d.subarray(2 * o.eq_inv_k, 2 * o.eq_inv_k + 2 * c.eq),
     eq_tau: a.model_d.subarray(2 * o.eq_tau, 2 * o.eq_tau + 2 * c.eq),
+    eq_limit: a.model_d.subarray(2 * o.eq_limit, 2 * o.eq_limit + 6 * c.eq),
+    tendon_coef: a.model_d.subarray(2 * o.tendon_coef, 2 * o.tendon_coef + 2 * c.tendon_e),
     joint_q: a.input_d.subarray(2 * o.joint_q, 2 * o.joint_q + 2 * c.coord),
     joint_qd: a.input_d.subarray(2 * o.joint_qd, 2 * o.joint_qd + 2 * c.dof),
     body_f: a.input_d.subarray(2 * o.body_f, 2 * o.body_f + 12 * c.body),
@@ -894,7 +914,7 @@ export function gpuViews(a: GpuArenas, l: GpuLayout, c: LayoutCounts): GpuViews 
 }
 
 /** size of the Layout uniform [bytes] */
-export const LAYOUT_UNIFORM_BYTES = 816;
+export const LAYOUT_UNIFORM_BYTES = 832;
 
 /** step parameters of the Layout uniform (df64 parameters are given as numbers) */
 export interface GpuUniformParams {
@@ -934,7 +954,7 @@ export interface GpuUniformParams {
   ls_max_iterations: number;
   /** u32: Newton iteration cap */
   max_iterations: number;
-  /** u32: equality constraints */
+  /** u32: equality slots (equality constraints and fixed tendons) */
   eq_count: number;
   /** u32: 1: the step continues the last one (accelerated warm start) */
   extrapolate: number;
@@ -1025,144 +1045,148 @@ export function writeLayoutUniform(p: GpuUniformParams, o: GpuLayoutOffsets, out
   out.setUint32(240, o.eq_body, true);
   out.setUint32(244, o.eq_joint, true);
   out.setUint32(248, o.world_eq_start, true);
-  out.setUint32(252, o.gravity, true);
-  out.setUint32(256, o.body_mass, true);
-  out.setUint32(260, o.body_com, true);
-  out.setUint32(264, o.body_inertia, true);
-  out.setUint32(268, o.body_inv_inertia, true);
-  out.setUint32(272, o.joint_X_p, true);
-  out.setUint32(276, o.joint_X_c, true);
-  out.setUint32(280, o.joint_X_c_inv, true);
-  out.setUint32(284, o.joint_axis, true);
-  out.setUint32(288, o.joint_armature, true);
-  out.setUint32(292, o.joint_damping, true);
-  out.setUint32(296, o.joint_stiffness, true);
-  out.setUint32(300, o.joint_spring_ref, true);
-  out.setUint32(304, o.joint_limit_lower, true);
-  out.setUint32(308, o.joint_limit_upper, true);
-  out.setUint32(312, o.joint_limit_inv_ke, true);
-  out.setUint32(316, o.joint_limit_tau_d, true);
-  out.setUint32(320, o.joint_target_ke, true);
-  out.setUint32(324, o.joint_target_kd, true);
-  out.setUint32(328, o.joint_effort_limit, true);
-  out.setUint32(332, o.eq_anchor, true);
-  out.setUint32(336, o.eq_relpose, true);
-  out.setUint32(340, o.eq_coupler, true);
-  out.setUint32(344, o.eq_inv_k, true);
-  out.setUint32(348, o.eq_tau, true);
-  out.setUint32(352, o.joint_q, true);
-  out.setUint32(356, o.joint_qd, true);
-  out.setUint32(360, o.body_f, true);
-  out.setUint32(364, o.joint_f, true);
-  out.setUint32(368, o.joint_target_pos, true);
-  out.setUint32(372, o.joint_target_vel, true);
-  out.setUint32(376, o.contact_point0, true);
-  out.setUint32(380, o.contact_point1, true);
-  out.setUint32(384, o.contact_normal, true);
-  out.setUint32(388, o.contact_phi0, true);
-  out.setUint32(392, o.contact_inv_ke, true);
-  out.setUint32(396, o.contact_tau, true);
-  out.setUint32(400, o.contact_mu, true);
-  out.setUint32(404, o.contact_alpha0, true);
-  out.setUint32(408, o.contact_count, true);
-  out.setUint32(412, o.contact_body0, true);
-  out.setUint32(416, o.contact_body1, true);
-  out.setUint32(420, o.body_X, true);
-  out.setUint32(424, o.body_R, true);
-  out.setUint32(428, o.body_com_w, true);
-  out.setUint32(432, o.body_I_w, true);
-  out.setUint32(436, o.joint_X_wF, true);
-  out.setUint32(440, o.joint_anchor, true);
-  out.setUint32(444, o.dof_S, true);
-  out.setUint32(448, o.body_V, true);
-  out.setUint32(452, o.body_c, true);
-  out.setUint32(456, o.cbody_X, true);
-  out.setUint32(460, o.cbody_R, true);
-  out.setUint32(464, o.cbody_com_w, true);
-  out.setUint32(468, o.cdof_S, true);
-  out.setUint32(472, o.cjoint_X_wF, true);
-  out.setUint32(476, o.v_n, true);
-  out.setUint32(480, o.v_prev, true);
-  out.setUint32(484, o.tau, true);
-  out.setUint32(488, o.composite, true);
-  out.setUint32(492, o.rnea_A, true);
-  out.setUint32(496, o.rnea_f, true);
-  out.setUint32(500, o.bias, true);
-  out.setUint32(504, o.tree_A, true);
-  out.setUint32(508, o.tree_L, true);
-  out.setUint32(512, o.fm_rhs, true);
-  out.setUint32(516, o.v_star, true);
-  out.setUint32(520, o.A_diag, true);
-  out.setUint32(524, o.con_frame, true);
-  out.setUint32(528, o.con_point, true);
-  out.setUint32(532, o.con_J, true);
-  out.setUint32(536, o.con_param, true);
-  out.setUint32(540, o.con_w, true);
-  out.setUint32(544, o.lim_param, true);
-  out.setUint32(548, o.pd_param, true);
-  out.setUint32(552, o.eq_J, true);
-  out.setUint32(556, o.eq_param, true);
-  out.setUint32(560, o.eq_w, true);
-  out.setUint32(564, o.sap_v, true);
-  out.setUint32(568, o.sap_vstar, true);
-  out.setUint32(572, o.sap_dinv, true);
-  out.setUint32(576, o.sap_Ar, true);
-  out.setUint32(580, o.sap_p, true);
-  out.setUint32(584, o.sap_jv, true);
-  out.setUint32(588, o.sap_grad, true);
-  out.setUint32(592, o.sap_dv, true);
-  out.setUint32(596, o.sap_dp, true);
-  out.setUint32(600, o.sap_H, true);
-  out.setUint32(604, o.sap_vc, true);
-  out.setUint32(608, o.sap_dvc, true);
-  out.setUint32(612, o.sap_gamma, true);
-  out.setUint32(616, o.sap_G, true);
-  out.setUint32(620, o.sap_scalar, true);
-  out.setUint32(624, o.sap_start, true);
-  out.setUint32(628, o.sap_cost, true);
-  out.setUint32(632, o.v_next, true);
-  out.setUint32(636, o.q_out, true);
-  out.setUint32(640, o.qd_out, true);
-  out.setUint32(644, o.body_q_out, true);
-  out.setUint32(648, o.body_qd_out, true);
-  out.setUint32(652, o.con_force, true);
-  out.setUint32(656, o.tree_fm_bad, true);
-  out.setUint32(660, o.tree_red, true);
-  out.setUint32(664, o.red_dof, true);
-  out.setUint32(668, o.con_tree, true);
-  out.setUint32(672, o.con_active, true);
-  out.setUint32(676, o.con_slip, true);
-  out.setUint32(680, o.lim_rows, true);
-  out.setUint32(684, o.pd_active, true);
-  out.setUint32(688, o.eq_tree, true);
-  out.setUint32(692, o.eq_active, true);
-  out.setUint32(696, o.world_i, true);
-  out.setUint32(700, o.shape_type, true);
-  out.setUint32(704, o.shape_body, true);
-  out.setUint32(708, o.cpair, true);
-  out.setUint32(712, o.world_cpair_start, true);
-  out.setUint32(716, o.shape_X_bs, true);
-  out.setUint32(720, o.shape_size, true);
-  out.setUint32(724, o.shape_infl, true);
-  out.setUint32(728, o.cpair_d, true);
-  out.setUint32(732, o.pc_normal, true);
-  out.setUint32(736, o.pc_pa, true);
-  out.setUint32(740, o.pc_pb, true);
-  out.setUint32(744, o.pc_dist, true);
-  out.setUint32(748, o.gc_point0, true);
-  out.setUint32(752, o.gc_point1, true);
-  out.setUint32(756, o.gc_normal, true);
-  out.setUint32(760, o.gc_phi0, true);
-  out.setUint32(764, o.gc_inv_ke, true);
-  out.setUint32(768, o.gc_tau, true);
-  out.setUint32(772, o.gc_mu, true);
-  out.setUint32(776, o.gc_alpha0, true);
-  out.setUint32(780, o.pc_count, true);
-  out.setUint32(784, o.pc_feature, true);
-  out.setUint32(788, o.gc_count, true);
-  out.setUint32(792, o.gc_body0, true);
-  out.setUint32(796, o.gc_body1, true);
-  out.setUint32(800, o.gc_shape, true);
-  out.setUint32(804, o.gc_feature, true);
-  out.setUint32(808, o.gc_truncated, true);
+  out.setUint32(252, o.eq_entries, true);
+  out.setUint32(256, o.tendon_joint, true);
+  out.setUint32(260, o.gravity, true);
+  out.setUint32(264, o.body_mass, true);
+  out.setUint32(268, o.body_com, true);
+  out.setUint32(272, o.body_inertia, true);
+  out.setUint32(276, o.body_inv_inertia, true);
+  out.setUint32(280, o.joint_X_p, true);
+  out.setUint32(284, o.joint_X_c, true);
+  out.setUint32(288, o.joint_X_c_inv, true);
+  out.setUint32(292, o.joint_axis, true);
+  out.setUint32(296, o.joint_armature, true);
+  out.setUint32(300, o.joint_damping, true);
+  out.setUint32(304, o.joint_stiffness, true);
+  out.setUint32(308, o.joint_spring_ref, true);
+  out.setUint32(312, o.joint_limit_lower, true);
+  out.setUint32(316, o.joint_limit_upper, true);
+  out.setUint32(320, o.joint_limit_inv_ke, true);
+  out.setUint32(324, o.joint_limit_tau_d, true);
+  out.setUint32(328, o.joint_target_ke, true);
+  out.setUint32(332, o.joint_target_kd, true);
+  out.setUint32(336, o.joint_effort_limit, true);
+  out.setUint32(340, o.eq_anchor, true);
+  out.setUint32(344, o.eq_relpose, true);
+  out.setUint32(348, o.eq_coupler, true);
+  out.setUint32(352, o.eq_inv_k, true);
+  out.setUint32(356, o.eq_tau, true);
+  out.setUint32(360, o.eq_limit, true);
+  out.setUint32(364, o.tendon_coef, true);
+  out.setUint32(368, o.joint_q, true);
+  out.setUint32(372, o.joint_qd, true);
+  out.setUint32(376, o.body_f, true);
+  out.setUint32(380, o.joint_f, true);
+  out.setUint32(384, o.joint_target_pos, true);
+  out.setUint32(388, o.joint_target_vel, true);
+  out.setUint32(392, o.contact_point0, true);
+  out.setUint32(396, o.contact_point1, true);
+  out.setUint32(400, o.contact_normal, true);
+  out.setUint32(404, o.contact_phi0, true);
+  out.setUint32(408, o.contact_inv_ke, true);
+  out.setUint32(412, o.contact_tau, true);
+  out.setUint32(416, o.contact_mu, true);
+  out.setUint32(420, o.contact_alpha0, true);
+  out.setUint32(424, o.contact_count, true);
+  out.setUint32(428, o.contact_body0, true);
+  out.setUint32(432, o.contact_body1, true);
+  out.setUint32(436, o.body_X, true);
+  out.setUint32(440, o.body_R, true);
+  out.setUint32(444, o.body_com_w, true);
+  out.setUint32(448, o.body_I_w, true);
+  out.setUint32(452, o.joint_X_wF, true);
+  out.setUint32(456, o.joint_anchor, true);
+  out.setUint32(460, o.dof_S, true);
+  out.setUint32(464, o.body_V, true);
+  out.setUint32(468, o.body_c, true);
+  out.setUint32(472, o.cbody_X, true);
+  out.setUint32(476, o.cbody_R, true);
+  out.setUint32(480, o.cbody_com_w, true);
+  out.setUint32(484, o.cdof_S, true);
+  out.setUint32(488, o.cjoint_X_wF, true);
+  out.setUint32(492, o.v_n, true);
+  out.setUint32(496, o.v_prev, true);
+  out.setUint32(500, o.tau, true);
+  out.setUint32(504, o.composite, true);
+  out.setUint32(508, o.rnea_A, true);
+  out.setUint32(512, o.rnea_f, true);
+  out.setUint32(516, o.bias, true);
+  out.setUint32(520, o.tree_A, true);
+  out.setUint32(524, o.tree_L, true);
+  out.setUint32(528, o.fm_rhs, true);
+  out.setUint32(532, o.v_star, true);
+  out.setUint32(536, o.A_diag, true);
+  out.setUint32(540, o.con_frame, true);
+  out.setUint32(544, o.con_point, true);
+  out.setUint32(548, o.con_J, true);
+  out.setUint32(552, o.con_param, true);
+  out.setUint32(556, o.con_w, true);
+  out.setUint32(560, o.lim_param, true);
+  out.setUint32(564, o.pd_param, true);
+  out.setUint32(568, o.eq_J, true);
+  out.setUint32(572, o.eq_param, true);
+  out.setUint32(576, o.eq_w, true);
+  out.setUint32(580, o.sap_v, true);
+  out.setUint32(584, o.sap_vstar, true);
+  out.setUint32(588, o.sap_dinv, true);
+  out.setUint32(592, o.sap_Ar, true);
+  out.setUint32(596, o.sap_p, true);
+  out.setUint32(600, o.sap_jv, true);
+  out.setUint32(604, o.sap_grad, true);
+  out.setUint32(608, o.sap_dv, true);
+  out.setUint32(612, o.sap_dp, true);
+  out.setUint32(616, o.sap_H, true);
+  out.setUint32(620, o.sap_vc, true);
+  out.setUint32(624, o.sap_dvc, true);
+  out.setUint32(628, o.sap_gamma, true);
+  out.setUint32(632, o.sap_G, true);
+  out.setUint32(636, o.sap_scalar, true);
+  out.setUint32(640, o.sap_start, true);
+  out.setUint32(644, o.sap_cost, true);
+  out.setUint32(648, o.v_next, true);
+  out.setUint32(652, o.q_out, true);
+  out.setUint32(656, o.qd_out, true);
+  out.setUint32(660, o.body_q_out, true);
+  out.setUint32(664, o.body_qd_out, true);
+  out.setUint32(668, o.con_force, true);
+  out.setUint32(672, o.tree_fm_bad, true);
+  out.setUint32(676, o.tree_red, true);
+  out.setUint32(680, o.red_dof, true);
+  out.setUint32(684, o.con_tree, true);
+  out.setUint32(688, o.con_active, true);
+  out.setUint32(692, o.con_slip, true);
+  out.setUint32(696, o.lim_rows, true);
+  out.setUint32(700, o.pd_active, true);
+  out.setUint32(704, o.eq_tree, true);
+  out.setUint32(708, o.eq_active, true);
+  out.setUint32(712, o.world_i, true);
+  out.setUint32(716, o.shape_type, true);
+  out.setUint32(720, o.shape_body, true);
+  out.setUint32(724, o.cpair, true);
+  out.setUint32(728, o.world_cpair_start, true);
+  out.setUint32(732, o.shape_X_bs, true);
+  out.setUint32(736, o.shape_size, true);
+  out.setUint32(740, o.shape_infl, true);
+  out.setUint32(744, o.cpair_d, true);
+  out.setUint32(748, o.pc_normal, true);
+  out.setUint32(752, o.pc_pa, true);
+  out.setUint32(756, o.pc_pb, true);
+  out.setUint32(760, o.pc_dist, true);
+  out.setUint32(764, o.gc_point0, true);
+  out.setUint32(768, o.gc_point1, true);
+  out.setUint32(772, o.gc_normal, true);
+  out.setUint32(776, o.gc_phi0, true);
+  out.setUint32(780, o.gc_inv_ke, true);
+  out.setUint32(784, o.gc_tau, true);
+  out.setUint32(788, o.gc_mu, true);
+  out.setUint32(792, o.gc_alpha0, true);
+  out.setUint32(796, o.pc_count, true);
+  out.setUint32(800, o.pc_feature, true);
+  out.setUint32(804, o.gc_count, true);
+  out.setUint32(808, o.gc_body0, true);
+  out.setUint32(812, o.gc_body1, true);
+  out.setUint32(816, o.gc_shape, true);
+  out.setUint32(820, o.gc_feature, true);
+  out.setUint32(824, o.gc_truncated, true);
 }

@@ -1,6 +1,7 @@
 /**
  * Fixed-tendon limits through the pipeline: the builder's checks, replication over worlds, a
- * one-joint tendon acting as a joint limit scaled by its coefficient, and the WebGPU fallback.
+ * one-joint tendon acting as a joint limit scaled by its coefficient, and what the WebGPU backend takes
+ * (its parity: engine/backends/webgpu/testing/tendon_models.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { createBackend, webgpuUnsupported } from '../backends';
@@ -94,9 +95,23 @@ describe('fixed tendons', () => {
     expect(() => b2.addTendon({ joints: [{ joint: h, coef: NaN }] })).toThrow(/coef/);
   });
 
-  it('runs on the CPU backend when WebGPU is asked for, with the reason', async () => {
-    const m = pendulumWithTendon(true);
-    expect(webgpuUnsupported(m)).toMatch(/fixed tendon stop: tendon limits have no WebGPU kernel yet/);
+  it('runs on WebGPU (kernels/equality.wgsl); a tendon over three trees falls back to the CPU, with the reason', async () => {
+    expect(webgpuUnsupported(pendulumWithTendon(true))).toBeNull();
+    const b = new ModelBuilder();
+    const joints = [0, 1, 2].map((k) => {
+      const body = b.addBody({ label: `p${k}`, X_wb: [k, 0, 2, 0, 0, 0, 1] });
+      b.addShape({ body, type: 'sphere', size: [0.05, 0, 0], X_bs: [0, 0, -0.5, 0, 0, 0, 1] });
+      return b.addJoint({
+        type: 'revolute',
+        parent: -1,
+        child: body,
+        axis: [0, 1, 0],
+        X_p: [k, 0, 2, 0, 0, 0, 1],
+      });
+    });
+    b.addTendon({ label: 'three', joints: joints.map((joint) => ({ joint, coef: 1 })), upper: 1 });
+    const m = b.finalize();
+    expect(webgpuUnsupported(m)).toMatch(/fixed tendon three spans 3 trees/);
     let acquired = false;
     const { backend, fallback } = await createBackend(
       'webgpu',
@@ -111,7 +126,7 @@ describe('fixed tendons', () => {
     );
     expect(backend.kind).toBe('cpu');
     expect(acquired).toBe(false);
-    expect(fallback).toMatch(/WebGPU backend not used: fixed tendon stop/);
+    expect(fallback).toMatch(/WebGPU backend not used: fixed tendon three spans 3 trees/);
     backend.dispose();
   });
 });

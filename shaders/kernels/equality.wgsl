@@ -5,6 +5,8 @@
 //   coupler  g = q₀ − ρ·q₁ − Δq, J = (+1 at dof₀, −ρ at dof₁)
 //   ball     g = p_WQ − p_WP, J = J_v(B at Q) − J_v(A at P)
 //   weld     g = (a, p_Q − p_T), a the angle-axis of R_TQ in W; J = relative twist at the midpoint
+// and of engine/pipeline/tendon_constraints.ts with makeTendonParams (engine/sap/constraints/tendon.ts)
+// for a fixed-tendon slot (EQ_TENDON, tendon_limits below).
 // Kinematics at q_n in df64 (body_X, dof_S: the reference uses its fp64 kinematics); g, J and the
 // parameters in df64; the weight w in precision P (sap_contact_weight_precision).
 // Storage: blocks at eq_J_base (sap_constraints.wgsl), rows and G at eq_row / eq_gi.
@@ -76,6 +78,152 @@ fn eq_accumulate(b: u32, x: V3, ang: bool, dof0: u32, nv: u32, sgn: f32, jb: u32
   }
 }
 
+// w = max(‖W‖_F / nr, 1e-12), W = Σ_blocks J diag(A)⁻¹ Jᵀ over the rows `rows[0 .. nr)` of slot e's
+// blocks, in precision P (the twin of SapSolver.delassusWeight)
+fn eq_weight(e: u32, trees: array<i32, 2>, nb: u32, rows: array<u32, 6>, nr: u32) -> df {
+  var fro = p_zero();
+  for (var r = 0u; r < nr; r++) {
+    for (var c = 0u; c < nr; c++) {
+      var wrc = p_zero();
+      for (var b = 0u; b < nb; b++) {
+        let dof0 = u32(get_tree_dof_start(u32(trees[b])));
+        let nv = tree_nv(u32(trees[b]));
+        let jb = eq_J_base(e, b);
+        for (var m = 0u; m < nv; m++) {
+          let jr = p_from(data_d[jb + rows[r] * nv + m]);
+          let jc = p_from(data_d[jb + rows[c] * nv + m]);
+          wrc = p_add(wrc, p_div(p_mul(jr, jc), p_from(get_A_diag(dof0 + m))));
+        }
+      }
+      fro = p_add(fro, p_mul(wrc, wrc));
+    }
+  }
+  return df_max(p_to(p_div(p_sqrt(fro), p_from(df(f32(nr), 0.0)))), EQ_MIN_WEIGHT);
+}
+
+struct EqRegularization {
+  R: df,
+  tau: df,
+}
+
+// R = max(R_c, R_nr) with R_c = 1/(δt·k·(δt+τ)), R_nr = β²/(4π²)·w; near-rigid (R_c < R_nr): τ = δt
+fn eq_regularization(e: u32, wgt: df) -> EqRegularization {
+  let dt = P_dt();
+  let tau_d = get_eq_tau(e);
+  let Rnr = df_mul(df_mul(EQ_BETA2, EQ_INV_4PI2), wgt);
+  let Rc = df_div(get_eq_inv_k(e), df_mul(dt, df_add(dt, tau_d)));
+  if (df_lt(Rc, Rnr)) {
+    return EqRegularization(Rnr, dt);
+  }
+  return EqRegularization(Rc, tau_d);
+}
+
+// a fixed tendon's limits (packTendonConstraints): l = Σ aₖ·q(jointₖ) + offset; a side enters
+// only inside the window l₀ ± 2·dt·max(|l̇₀|, |l̇*|); rows +aᵀv (lower), −aᵀv (upper), a row outside
+// the window kept with J = 0 and (R, v̂) = (1, −1) (γ = 0); w = ‖W‖_F / rows over the kept rows;
+// R = max(R_c, R_nr), near-rigid rows with τ = δt (the tendon's entries lie in at most two trees:
+// backends/index.ts)
+fn tendon_limits(e: u32) {
+  let z = df(0.0, 0.0);
+  let k0 = u32(get_eq_entries(e, 0u));
+  let k1 = u32(get_eq_entries(e, 1u));
+  var trees = array<i32, 2>(-1, -1);
+  var nb = 0u;
+  var l0 = z;
+  var rate0 = z;
+  var rate1 = z;
+  for (var k = k0; k < k1; k++) {
+    let j = u32(get_tendon_joint(k));
+    let a = get_tendon_coef(k);
+    let d = u32(get_joint_qd_start(j));
+    l0 = df_add(l0, df_mul(a, get_joint_q(u32(get_joint_q_start(j)))));
+    rate0 = df_add(rate0, df_mul(a, get_v_n(d)));
+    rate1 = df_add(rate1, df_mul(a, get_v_star(d)));
+    let t = get_joint_tree(j);
+    if (tree_nv(u32(t)) > 0u && t != trees[0] && t != trees[1] && nb < 2u) {
+      trees[nb] = t;
+      nb++;
+    }
+  }
+  l0 = df_add(l0, get_eq_limit(e, 2u));
+  let dt = P_dt();
+  let window = df_mul(df_mul_f(dt, 2.0), df_max(df_abs(rate0), df_abs(rate1)));
+  let lower = get_eq_limit(e, 0u);
+  let upper = get_eq_limit(e, 1u);
+  let lo = df_gt(lower, df_sub(l0, window));
+  let hi = df_lt(upper, df_add(l0, window));
+  if (nb == 0u || !(lo || hi)) {
+    return;
+  }
+  // J rows: +a (lower), −a (upper); zero where the side is not kept
+  for (var b = 0u; b < nb; b++) {
+    let nv = tree_nv(u32(trees[b]));
+    let jb = eq_J_base(e, b);
+    for (var k = 0u; k < 2u * nv; k++) {
+      data_d[jb + k] = z;
+    }
+    set_eq_tree(e, b, trees[b]);
+  }
+  for (var k = k0; k < k1; k++) {
+    let j = u32(get_tendon_joint(k));
+    let t = get_joint_tree(j);
+    let a = get_tendon_coef(k);
+    for (var b = 0u; b < nb; b++) {
+      if (trees[b] != t) {
+        continue;
+      }
+      let i = eq_J_base(e, b) + u32(get_joint_qd_start(j)) - u32(get_tree_dof_start(u32(t)));
+      if (lo) {
+        data_d[i] = df_add(data_d[i], a);
+      }
+      if (hi) {
+        let nv = tree_nv(u32(t));
+        data_d[i + nv] = df_sub(data_d[i + nv], a);
+      }
+    }
+  }
+  // diagonal-Delassus weight over the kept rows
+  var rows = array<u32, 6>(0u, 1u, 0u, 0u, 0u, 0u);
+  var nr = 2u;
+  if (!lo) {
+    rows[0] = 1u;
+    nr = 1u;
+  } else if (!hi) {
+    nr = 1u;
+  }
+  let wgt = eq_weight(e, trees, nb, rows, nr);
+  set_eq_w(e, wgt);
+  let reg = eq_regularization(e, wgt);
+  let R = reg.R;
+  let tau = reg.tau;
+  let denom = df_add(dt, tau);
+  let vlo = df_div(-df_sub(l0, lower), denom);
+  let vhi = df_div(-df_sub(upper, l0), denom);
+  for (var k = 0u; k < 12u; k++) {
+    set_eq_param(e, k, z);
+  }
+  set_eq_param(e, 0u, df(1.0, 0.0));
+  set_eq_param(e, 1u, df(-1.0, 0.0));
+  set_eq_param(e, 2u, df(1.0, 0.0));
+  set_eq_param(e, 3u, df(-1.0, 0.0));
+  var ok = R.x > 0.0 && !df_nonfinite(R);
+  if (lo) {
+    set_eq_param(e, 0u, R);
+    set_eq_param(e, 1u, vlo);
+    ok = ok && !df_nonfinite(vlo);
+  }
+  if (hi) {
+    set_eq_param(e, 2u, R);
+    set_eq_param(e, 3u, vhi);
+    ok = ok && !df_nonfinite(vhi);
+  }
+  if (ok) {
+    set_eq_active(e, 1);
+  } else {
+    set_eq_active(e, 2);
+  }
+}
+
 @compute @workgroup_size(64)
 fn equality_constraints(@builtin(global_invocation_id) gid: vec3<u32>) {
   df_init(L.one);
@@ -87,6 +235,10 @@ fn equality_constraints(@builtin(global_invocation_id) gid: vec3<u32>) {
   set_eq_tree(e, 0u, -1);
   set_eq_tree(e, 1u, -1);
   let ty = get_eq_type(e);
+  if (ty == EQ_TENDON) {
+    tendon_limits(e);
+    return;
+  }
   let nr = eq_rows(e);
   let z = df(0.0, 0.0);
   var g = array<df, 6>(z, z, z, z, z, z);
@@ -205,36 +357,13 @@ fn equality_constraints(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
   }
   // diagonal-Delassus weight: W = Σ_blocks J diag(A)⁻¹ Jᵀ, w = max(‖W‖_F / nrows, 1e-12)
-  var fro = p_zero();
-  for (var r = 0u; r < nr; r++) {
-    for (var c = 0u; c < nr; c++) {
-      var wrc = p_zero();
-      for (var b = 0u; b < nb; b++) {
-        let dof0 = u32(get_tree_dof_start(u32(trees[b])));
-        let nv = tree_nv(u32(trees[b]));
-        let jb = eq_J_base(e, b);
-        for (var m = 0u; m < nv; m++) {
-          let jr = p_from(data_d[jb + r * nv + m]);
-          let jc = p_from(data_d[jb + c * nv + m]);
-          wrc = p_add(wrc, p_div(p_mul(jr, jc), p_from(get_A_diag(dof0 + m))));
-        }
-      }
-      fro = p_add(fro, p_mul(wrc, wrc));
-    }
-  }
-  let wgt = df_max(p_to(p_div(p_sqrt(fro), p_from(df(f32(nr), 0.0)))), EQ_MIN_WEIGHT);
+  let wgt = eq_weight(e, trees, nb, array<u32, 6>(0u, 1u, 2u, 3u, 4u, 5u), nr);
   set_eq_w(e, wgt);
   // makeHolonomicParams: R = max(R_c, R_nr); near-rigid (R_c < R_nr): τ = δt
   let dt = P_dt();
-  let tau_d = get_eq_tau(e);
-  let Rnr = df_mul(df_mul(EQ_BETA2, EQ_INV_4PI2), wgt);
-  let Rc = df_div(get_eq_inv_k(e), df_mul(dt, df_add(dt, tau_d)));
-  var R = Rc;
-  var tau = tau_d;
-  if (df_lt(Rc, Rnr)) {
-    R = Rnr;
-    tau = dt;
-  }
+  let reg = eq_regularization(e, wgt);
+  let R = reg.R;
+  let tau = reg.tau;
   var ok = R.x > 0.0 && !df_nonfinite(R);
   for (var k = 0u; k < 6u; k++) {
     if (k < nr) {

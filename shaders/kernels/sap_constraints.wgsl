@@ -1,5 +1,5 @@
 // SAP constraint kernels and the per-world constraint walk, the twins of
-// engine/sap/constraints/{contact,limit,pd,holonomic}.ts and of the Jacobian products in
+// engine/sap/constraints/{contact,limit,pd,holonomic,tendon}.ts and of the Jacobian products in
 // engine/sap/solver.ts.
 // All df64 (contact_solve_precision fp64; fp32 rounds the stored results, see sap_newton.wgsl).
 //
@@ -9,11 +9,14 @@
 //           +1 upper limit, +2 PD)
 //   G     (sap_G) at g_start(w) = 9·C·w + 3·dof_w: contact i → 9i (3×3); DOF l → 9C + 3l (+0, +1,
 //           +2: diagonal entries of the limit rows and the PD row)
-//   equality e (after every world's rows): rows at eq_row(e) = 3·slots + 3·dofs + 6e, its diagonal
-//           G at eq_gi(e) = 9·slots + 3·dofs + 6e; Jacobian blocks (6 × nv_tree) at eq_J_base
+//   equality slot e (after every world's rows): rows at eq_row(e) = 3·slots + 3·dofs + 6e, its
+//           diagonal G at eq_gi(e) = 9·slots + 3·dofs + 6e; Jacobian blocks (6 × nv_tree) at
+//           eq_J_base. A slot is an equality constraint or a fixed tendon (EQ_TENDON: two
+//           unilateral rows, lower then upper; a row outside the step's window has J = 0 and a
+//           record that gives γ = 0)
 //   reduced vectors (sap_v, …) at dof_w + r, r = tree_red[tree] + (d − tree_dof_start[tree])
 // Constraint order (the reference's): contacts by slot, then per DOF the limit, then the PD drive,
-// then the world's equalities (equality_constraints.ts order).
+// then the world's equalities (equality_constraints.ts order), then its fixed tendons.
 
 const SOFT_NORM_EPS2 = df(9.9999998245167e-15, 1.7548329481321553e-22);
 const INV_4PI2 = df(0.02533029578626156, 1.243228853198275e-10);
@@ -73,6 +76,7 @@ fn red_of_dof(d: u32) -> u32 {
 const EQ_COUPLER: i32 = 0;
 const EQ_BALL: i32 = 1;
 const EQ_WELD: i32 = 2;
+const EQ_TENDON: i32 = 3;
 
 fn eq_rows(e: u32) -> u32 {
   let ty = get_eq_type(e);
@@ -81,6 +85,9 @@ fn eq_rows(e: u32) -> u32 {
   }
   if (ty == EQ_BALL) {
     return 3u;
+  }
+  if (ty == EQ_TENDON) {
+    return 2u;
   }
   return 6u;
 }
@@ -106,6 +113,16 @@ fn eq_live(e: u32) -> bool {
 fn holo_row_calc(R: df, vhat: df, vc: df) -> RowEval {
   let y = df_div(df_sub(vhat, vc), R);
   return RowEval(df_mul(df_mul(df_mul_f(R, 0.5), y), y), y, df_div(df(1.0, 0.0), R));
+}
+
+// row k of equality slot e at vc: bilateral (holonomicCalc), or unilateral for a tendon (limitCalc)
+fn eq_row_calc(e: u32, k: u32, vc: df) -> RowEval {
+  let R = get_eq_param(e, 2u * k);
+  let vhat = get_eq_param(e, 2u * k + 1u);
+  if (get_eq_type(e) == EQ_TENDON) {
+    return limit_row_calc(R, vhat, vc);
+  }
+  return holo_row_calc(R, vhat, vc);
 }
 
 fn contact_live(s: u32) -> bool {
@@ -374,7 +391,7 @@ fn world_constraints(w: u32, vcb: u32, gb: u32, Gb: u32) -> df {
     let gi = eq_gi(e);
     var ce = df(0.0, 0.0);
     for (var k = 0u; k < nr; k++) {
-      let h = holo_row_calc(get_eq_param(e, 2u * k), get_eq_param(e, 2u * k + 1u), data_d[vcb + r + k]);
+      let h = eq_row_calc(e, k, data_d[vcb + r + k]);
       ce = df_add(ce, h.cost);
       if (gb != NO_OUT) {
         data_d[gb + r + k] = h.g;

@@ -543,7 +543,7 @@ fn line_eval(w: u32, alpha: df, order: u32) -> LineSample {
     var ce = df(0.0, 0.0);
     for (var k = 0u; k < eq_rows(e); k++) {
       let dv = get_sap_dvc(r + k);
-      let h = holo_row_calc(get_eq_param(e, 2u * k), get_eq_param(e, 2u * k + 1u), df_add(get_sap_vc(r + k), df_mul(alpha, dv)));
+      let h = eq_row_calc(e, k, df_add(get_sap_vc(r + k), df_mul(alpha, dv)));
       ce = df_add(ce, h.cost);
       sg = df_add(sg, df_mul(dv, h.g));
       sG = df_add(sG, df_mul(dv, df_mul(h.G, dv)));

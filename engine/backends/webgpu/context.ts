@@ -69,7 +69,7 @@ export function layoutCounts(m: SapModel, cfg: GpuContextConfig): LayoutCounts {
     worldH += nv * nv;
   }
   const slot = m.num_worlds * cfg.capacity;
-  const eq = m.eq_count;
+  const eq = equalitySlots(m).length;
   return {
     one: 1,
     body: m.body_count,
@@ -91,6 +91,7 @@ export function layoutCounts(m: SapModel, cfg: GpuContextConfig): LayoutCounts {
     eq,
     eq1: eq + 1,
     eq_J: eq * 12 * maxTreeNv,
+    tendon_e: m.tendon_count > 0 ? m.tendon_adr[m.tendon_count] : 0,
     shape: m.shape_count,
     cpair: cfg.collision ? gpuCollisionPlan(m).count : 0,
     cpslot: cfg.collision ? gpuCollisionPlan(m).count * CP_MAX : 0,
@@ -183,39 +184,105 @@ export function packModel(m: SapModel, v: GpuViews): void {
   packCollision(m, v);
 }
 
-/** the equality constraints (sorted by world, as ModelBuilder writes them) */
-function packEqualities(m: SapModel, v: GpuViews): void {
-  const E = m.eq_count;
+/** GPU slot type of a fixed tendon (after EqualityType's coupler, ball, weld) */
+export const GPU_EQ_TENDON = 3;
+
+/** one equality slot of the GPU: a model equality or a limited fixed tendon */
+export interface EqualitySlot {
+  tendon: boolean;
+  /** index into the model's eq_* or tendon_* arrays */
+  index: number;
+}
+
+/**
+ * The GPU's equality slots in the reference's constraint order: per world its equality
+ * constraints, then its fixed tendons with a limit (limit_ke > 0 and a finite side). Equalities and
+ * tendons are each sorted by world, as ModelBuilder writes them.
+ */
+export function equalitySlots(m: SapModel): EqualitySlot[] {
+  for (let i = 1; i < m.eq_count; i++)
+    if (m.eq_world[i] < m.eq_world[i - 1]) throw new Error('equality constraints must be sorted by world');
+  for (let t = 1; t < m.tendon_count; t++)
+    if (m.tendon_world[t] < m.tendon_world[t - 1]) throw new Error('fixed tendons must be sorted by world');
+  const out: EqualitySlot[] = [];
   let e = 0;
+  let t = 0;
+  for (let w = 0; w < m.num_worlds; w++) {
+    for (; e < m.eq_count && m.eq_world[e] === w; e++) out.push({ tendon: false, index: e });
+    for (; t < m.tendon_count && m.tendon_world[t] === w; t++) {
+      const limited = Number.isFinite(m.tendon_lower[t]) || Number.isFinite(m.tendon_upper[t]);
+      if (m.tendon_limit_ke[t] > 0 && limited) out.push({ tendon: true, index: t });
+    }
+  }
+  return out;
+}
+
+/** the equality slots: equality constraints and fixed tendons, per world ({@link equalitySlots}) */
+function packEqualities(m: SapModel, v: GpuViews): void {
+  const slots = equalitySlots(m);
+  const E = slots.length;
+  let s = 0;
   for (let w = 0; w <= m.num_worlds; w++) {
-    while (e < E && m.eq_world[e] < w) e++;
-    v.world_eq_start[w] = e;
+    while (s < E && worldOfSlot(m, slots[s]) < w) s++;
+    v.world_eq_start[w] = s;
   }
   const dd = new Float64Array(6 * E);
+  const rel = new Float64Array(7 * E);
   const cp = new Float64Array(2 * E);
   const invK = new Float64Array(E);
-  for (let i = 0; i < E; i++) {
-    if (i > 0 && m.eq_world[i] < m.eq_world[i - 1])
-      throw new Error('equality constraints must be sorted by world');
-    v.eq_type[i] = m.eq_type[i];
-    v.eq_body[2 * i] = m.eq_body0[i];
-    v.eq_body[2 * i + 1] = m.eq_body1[i];
-    v.eq_joint[2 * i] = m.eq_joint0[i];
-    v.eq_joint[2 * i + 1] = m.eq_joint1[i];
-    for (let k = 0; k < 3; k++) {
-      dd[6 * i + k] = m.eq_anchor0[3 * i + k];
-      dd[6 * i + 3 + k] = m.eq_anchor1[3 * i + k];
+  const tau = new Float64Array(E);
+  const lim = new Float64Array(3 * E);
+  slots.forEach(({ tendon, index: i }, e) => {
+    if (tendon) {
+      // l = Σ coef·q + offset within [lower, upper]; k = limit_ke, τ = limit_kd/limit_ke
+      v.eq_type[e] = GPU_EQ_TENDON;
+      v.eq_body[2 * e] = -1;
+      v.eq_body[2 * e + 1] = -1;
+      v.eq_joint[2 * e] = -1;
+      v.eq_joint[2 * e + 1] = -1;
+      v.eq_entries[2 * e] = m.tendon_adr[i];
+      v.eq_entries[2 * e + 1] = m.tendon_adr[i + 1];
+      const k = m.tendon_limit_ke[i];
+      invK[e] = Number.isFinite(k) ? 1 / k : 0;
+      tau[e] = Number.isFinite(k) ? m.tendon_limit_kd[i] / k : 0;
+      lim[3 * e] = m.tendon_lower[i];
+      lim[3 * e + 1] = m.tendon_upper[i];
+      lim[3 * e + 2] = m.tendon_offset[i];
+      return;
     }
-    cp[2 * i] = m.eq_ratio[i];
-    cp[2 * i + 1] = m.eq_offset[i];
+    v.eq_type[e] = m.eq_type[i];
+    v.eq_body[2 * e] = m.eq_body0[i];
+    v.eq_body[2 * e + 1] = m.eq_body1[i];
+    v.eq_joint[2 * e] = m.eq_joint0[i];
+    v.eq_joint[2 * e + 1] = m.eq_joint1[i];
+    v.eq_entries[2 * e] = 0;
+    v.eq_entries[2 * e + 1] = 0;
+    for (let k = 0; k < 3; k++) {
+      dd[6 * e + k] = m.eq_anchor0[3 * i + k];
+      dd[6 * e + 3 + k] = m.eq_anchor1[3 * i + k];
+    }
+    for (let k = 0; k < 7; k++) rel[7 * e + k] = m.eq_relpose[7 * i + k];
+    cp[2 * e] = m.eq_ratio[i];
+    cp[2 * e + 1] = m.eq_offset[i];
     const k = m.eq_stiffness[i];
-    invK[i] = Number.isFinite(k) ? 1 / k : 0;
-  }
+    invK[e] = Number.isFinite(k) ? 1 / k : 0;
+    tau[e] = m.eq_tau[i];
+  });
   putDf(v.eq_anchor, dd);
-  putDf(v.eq_relpose, m.eq_relpose);
+  putDf(v.eq_relpose, rel);
   putDf(v.eq_coupler, cp);
   putDf(v.eq_inv_k, invK);
-  putDf(v.eq_tau, m.eq_tau);
+  putDf(v.eq_tau, tau);
+  putDf(v.eq_limit, lim);
+  if (m.tendon_count > 0) {
+    const n = m.tendon_adr[m.tendon_count];
+    for (let k = 0; k < n; k++) v.tendon_joint[k] = m.tendon_joint[k];
+    putDf(v.tendon_coef, m.tendon_coef.subarray(0, n));
+  }
+}
+
+function worldOfSlot(m: SapModel, s: EqualitySlot): number {
+  return s.tendon ? m.tendon_world[s.index] : m.eq_world[s.index];
 }
 
 /** doubles → df64 keeping NaN and ±Inf (the kernels detect them, like the reference) */
@@ -436,7 +503,7 @@ export class GpuSapContext {
         ls_variant: LS_VARIANT[o.line_search_variant],
         ls_max_iterations: o.line_search_max_iterations,
         max_iterations: Math.min(o.max_iterations, this.config.max_iterations),
-        eq_count: this.model.eq_count,
+        eq_count: this.counts.eq,
         extrapolate: extrapolate ? 1 : 0,
         dt,
         armijo_c: o.armijo_c,
@@ -541,7 +608,7 @@ export class GpuSapContext {
       case 'dof':
         return m.joint_dof_count;
       case 'eq':
-        return m.eq_count;
+        return this.counts.eq;
       case 'pair':
         return this.counts.cpair;
     }

@@ -92,6 +92,28 @@ async function mjcfEqualities(): Promise<TestScene> {
   };
 }
 
+/** MJCF fixed tendon: a two-link arm (hip ref 0.2: a length offset) swung into its tendon's upper limit */
+async function mjcfTendon(): Promise<TestScene> {
+  const text = `<mujoco><compiler angle="radian"/><worldbody>
+    <body name="upper" pos="0 0 1"><joint name="hip" type="hinge" axis="0 1 0" damping="0.3" ref="0.2"/>
+      <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.02" mass="1" contype="0" conaffinity="0"/>
+      <body name="lower" pos="0.4 0 0"><joint name="knee" type="hinge" axis="0 1 0" damping="0.3"/>
+        <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.02" mass="1" contype="0" conaffinity="0"/></body></body>
+  </worldbody><tendon><fixed name="ham" limited="true" range="-0.3 0.6">
+    <joint joint="hip" coef="0.5"/><joint joint="knee" coef="-0.5"/></fixed></tendon></mujoco>`;
+  const b = new ModelBuilder();
+  await importMjcf(b, { text, path: 'tendon.xml' });
+  b.jointQd(b.findJoint('hip'))[0] = 6;
+  return {
+    name: 'mjcf_tendon',
+    dt: 0.002,
+    model: b.finalize(),
+    solver: {},
+    max_rigid_contact: 16,
+    joint_ids: {},
+  };
+}
+
 const gpu = await testGpu();
 const REL = 2 ** -44;
 
@@ -188,6 +210,7 @@ describe.skipIf(!gpu.ok)('GPU whole-step parity', () => {
   wholeStepTests(handle, 100, [
     { name: 'usd_fourbar', load: usdFourBar },
     { name: 'mjcf_equalities', load: mjcfEqualities },
+    { name: 'mjcf_tendon', load: mjcfTendon },
   ]);
   manyWorldsTest(handle, 1024, 4);
   containmentTest(handle);
