@@ -1346,12 +1346,8 @@ export class SapSolver {
         h.g0 = this.holoG0.subarray(0, r);
         for (let k = 0; k < r; k++) this.holoG0[k] = P[x + 4 + k];
         makeHolonomicParams(h, dt, w, this.params, po);
-        for (let k = 0; k < r; k++) {
-          const R = this.params[po + 2 * k];
-          if (!(R > 0 && Number.isFinite(R) && Number.isFinite(this.params[po + 2 * k + 1]))) {
-            return `constraints[${i}] (holonomic): regularization is not positive and finite (R = ${R}); check stiffness, beta and w`;
-          }
-        }
+        const bad = this.rowRecordsError(i, po, r, 'holonomic');
+        if (bad !== null) return bad;
       } else if (kind === KIND_TENDON) {
         const r = pk.rows[i];
         let w = P[x + 6];
@@ -1364,13 +1360,10 @@ export class SapSolver {
         t.tau_d = P[x + 4];
         t.beta = opt(P[x + 5]);
         makeTendonParams(t, dt, w, this.params, po);
-        for (let k = 0; k < r; k++) {
-          const R = this.params[po + 2 * k];
-          if (!(R > 0 && Number.isFinite(R) && Number.isFinite(this.params[po + 2 * k + 1]))) {
-            return `constraints[${i}] (tendon): regularization is not positive and finite (R = ${R}); check stiffness, beta and w`;
-          }
-          this.stiffness = Math.max(this.stiffness, w / R);
-        }
+        const bad = this.rowRecordsError(i, po, r, 'tendon');
+        if (bad !== null) return bad;
+        // (every row has the same R)
+        if (r > 0) this.stiffness = Math.max(this.stiffness, w / this.params[po]);
       } else if (kind === KIND_LIMIT) {
         const c = pk.blkClique[pk.blkStart[i]];
         const n = pk.cliqueNv[c];
@@ -1384,13 +1377,10 @@ export class SapSolver {
         l.tau_d = P[x + 5];
         l.beta = opt(P[x + 6]);
         makeLimitParams(l, dt, w, this.params, po);
-        for (let k = 0; k < pk.rows[i]; k++) {
-          const R = this.params[po + 2 * k];
-          if (!(R > 0 && Number.isFinite(R) && Number.isFinite(this.params[po + 2 * k + 1]))) {
-            return `constraints[${i}] (limit): regularization is not positive and finite (R = ${R}); check stiffness, beta and w`;
-          }
-          this.stiffness = Math.max(this.stiffness, w / R);
-        }
+        const bad = this.rowRecordsError(i, po, pk.rows[i], 'limit');
+        if (bad !== null) return bad;
+        // (every row has the same R)
+        if (pk.rows[i] > 0) this.stiffness = Math.max(this.stiffness, w / this.params[po]);
       } else {
         const c = pk.blkClique[pk.blkStart[i]];
         const n = pk.cliqueNv[c];
@@ -1411,6 +1401,17 @@ export class SapSolver {
           return `constraints[${i}] (pd): effective gains are invalid (kp = ${kp}, kd = ${kd})`;
         }
         this.stiffness = Math.max(this.stiffness, w * dt * (dt * kp + kd));
+      }
+    }
+    return null;
+  }
+
+  /** why the (R, v̂) row records of constraint i at `po` are unusable (R not positive and finite, v̂ not finite), or null */
+  private rowRecordsError(i: number, po: number, rows: number, kind: string): string | null {
+    for (let k = 0; k < rows; k++) {
+      const R = this.params[po + 2 * k];
+      if (!(R > 0 && Number.isFinite(R) && Number.isFinite(this.params[po + 2 * k + 1]))) {
+        return `constraints[${i}] (${kind}): regularization is not positive and finite (R = ${R}); check stiffness, beta and w`;
       }
     }
     return null;

@@ -26,6 +26,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadSceneText } from '../../io/scene/load';
 import { importMjcf } from '../../io/mjcf/mjcf';
+import { tendonArmMjcf } from '../../io/mjcf/testing';
 import { importUsd } from '../../io/usd/physics';
 import { ASSETS, USD_MODELS, fsResolver } from '../../io/usd/testing';
 import { ModelBuilder } from '../../model';
@@ -94,13 +95,7 @@ async function mjcfEqualities(): Promise<TestScene> {
 
 /** MJCF fixed tendon: a two-link arm (hip ref 0.2: a length offset) swung into its tendon's upper limit */
 async function mjcfTendon(): Promise<TestScene> {
-  const text = `<mujoco><compiler angle="radian"/><worldbody>
-    <body name="upper" pos="0 0 1"><joint name="hip" type="hinge" axis="0 1 0" damping="0.3" ref="0.2"/>
-      <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.02" mass="1" contype="0" conaffinity="0"/>
-      <body name="lower" pos="0.4 0 0"><joint name="knee" type="hinge" axis="0 1 0" damping="0.3"/>
-        <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.02" mass="1" contype="0" conaffinity="0"/></body></body>
-  </worldbody><tendon><fixed name="ham" limited="true" range="-0.3 0.6">
-    <joint joint="hip" coef="0.5"/><joint joint="knee" coef="-0.5"/></fixed></tendon></mujoco>`;
+  const text = tendonArmMjcf(0.3);
   const b = new ModelBuilder();
   await importMjcf(b, { text, path: 'tendon.xml' });
   b.jointQd(b.findJoint('hip'))[0] = 6;

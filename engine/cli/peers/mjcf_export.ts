@@ -366,9 +366,7 @@ function tendons(m: SapModel): { xml: string; written: number; skipped: string[]
   let xml = '';
   let written = 0;
   const skipped: string[] = [];
-  // a model object from before the tendon fields (hand-made, cached) may lack them: no tendons
-  const count = m.tendon_count ?? 0;
-  for (let t = 0; t < count; t++) {
+  for (let t = 0; t < m.tendon_count; t++) {
     if (m.tendon_world[t] !== 0) continue;
     const label = m.tendon_label[t];
     const k0 = m.tendon_adr[t],

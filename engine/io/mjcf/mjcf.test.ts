@@ -8,6 +8,7 @@ import { MemoryResolver } from '../assets/resolvers';
 import { loadModelAsset } from '../import';
 import { MJCF_MODELS, SHARED_ASSETS, watchRun } from '../testing_assets';
 import { importMjcf } from './mjcf';
+import { tendonArmMjcf } from './testing';
 import { Simulation } from '../../pipeline';
 import { loadMujoco, mujocoFromXml } from '../../cli/peers/mujoco';
 
@@ -376,13 +377,7 @@ describe('MJCF fixed tendons', () => {
   // the hanging pose (hip = π/2, knee = 0) would exceed, so it comes to rest on the limit:
   // hip − knee = 1 rad, at the minimum of V(h) = −g·(0.6·sin h + 0.2·sin(2h − 1)), i.e.
   // 0.6·cos h + 0.4·cos(2h − 1) = 0
-  const arm = `<mujoco><compiler angle="radian"/><option timestep="0.002"/><worldbody>
-    <body name="upper" pos="0 0 1"><joint name="hip" type="hinge" axis="0 1 0" damping="1.5" ref="0.2"/>
-      <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.02" mass="1" contype="0" conaffinity="0"/>
-      <body name="lower" pos="0.4 0 0"><joint name="knee" type="hinge" axis="0 1 0" damping="1.5"/>
-        <geom type="capsule" fromto="0 0 0 0.4 0 0" size="0.02" mass="1" contype="0" conaffinity="0"/></body></body>
-  </worldbody><tendon><fixed name="ham" limited="true" range="-0.3 0.6">
-    <joint joint="hip" coef="0.5"/><joint joint="knee" coef="-0.5"/></fixed></tendon></mujoco>`;
+  const arm = tendonArmMjcf(1.5);
   // (hip's ref 0.2 rotates nothing at import, MuJoCo measures qpos from it: qpos_hip = q_hip + 0.2)
   let h = 1.2;
   for (let k = 0; k < 50; k++) {
