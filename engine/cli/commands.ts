@@ -206,7 +206,8 @@ function perWorld(a: Float64Array, starts: Int32Array): number[][] {
 
 /**
  * Model summary and, at (q, qd) (public convention; defaults: the initial state), the mass matrix
- * M(q) including armature and without dt·D, and bias forces (gravity + Coriolis/centrifugal) with
+ * M(q) including armature and without dt·D, and bias forces (gravity less its compensation, and
+ * Coriolis/centrifugal) with
  * M·q̈ + bias = τ, both in the solver's internal velocity order ("sap": free joints angular first,
  * linear velocity of the body origin). World 0 only.
  */
@@ -262,6 +263,7 @@ export function inspectCommand(
       mass: m.body_mass[b],
       com: vec(m.body_com, b * 3),
       inertia: [0, 1, 2].map((r) => [0, 1, 2].map((k) => m.body_inertia[b * 9 + r * 3 + k])),
+      gravcomp: m.body_gravcomp[b],
     })),
     joints: Array.from({ length: nb }, (_, j) => ({
       name: m.joint_label[j],

@@ -96,7 +96,13 @@ export const InspectOutputSchema = z
     qd: z.array(z.number()),
     bodies: z.array(
       z
-        .object({ name: z.string(), mass: z.number(), com: vec3, inertia: z.array(z.array(z.number())) })
+        .object({
+          name: z.string(),
+          mass: z.number(),
+          com: vec3,
+          inertia: z.array(z.array(z.number())),
+          gravcomp: z.number(),
+        })
         .strict(),
     ),
     joints: z.array(

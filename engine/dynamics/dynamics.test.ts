@@ -373,4 +373,36 @@ describe('gravity', () => {
       1e-12,
     );
   });
+
+  for (const seed of [3, 8]) {
+    it(`seed ${seed}: gravity compensation is the wrench −gravcomp·m·g at each COM; 1 everywhere cancels g`, () => {
+      const m = randomTree(seed, 7, false);
+      const { q } = randomState(m, seed + 100);
+      const d = makeKinematicsData(m);
+      forwardKinematics(m, q, d);
+      const g0 = rnea(m, d, null, false, true);
+      expect(Math.max(...g0.map(Math.abs))).toBeGreaterThan(1);
+      // per-body fractions, the same as external forces at the COMs
+      const rnd = makeRng(seed);
+      const wrench = new Float64Array(m.body_count * 6);
+      for (let b = 0; b < m.body_count; b++) {
+        const c = 2 * rnd() - 0.5;
+        m.body_gravcomp[b] = c;
+        for (let k = 0; k < 3; k++) wrench[b * 6 + k] = -c * m.body_mass[b] * m.gravity[k];
+      }
+      const withComp = rnea(m, d, null, false, true);
+      m.body_gravcomp.fill(0);
+      const viaWrench = new Float64Array(m.joint_dof_count);
+      const s = makeRneaScratch(m);
+      for (let t = 0; t < m.tree_count; t++)
+        rneaTree(m, d, t, { qdd: null, velocity: false, gravity: true, body_f: wrench }, s, viaWrench);
+      for (let i = 0; i < g0.length; i++) expect(withComp[i]).toBeCloseTo(viaWrench[i], 10);
+      expect(Math.max(...withComp.map((x, i) => Math.abs(x - g0[i])))).toBeGreaterThan(0.1);
+      // only with gravity: the velocity terms alone do not see it
+      expect(Array.from(rnea(m, d, null, false, false))).toEqual(Array.from(g0.map(() => 0)));
+      // compensated in full, the weight is gone
+      m.body_gravcomp.fill(1);
+      for (const x of rnea(m, d, null, false, true)) expect(Math.abs(x)).toBeLessThan(1e-10);
+    });
+  }
 });

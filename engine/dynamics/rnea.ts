@@ -3,7 +3,8 @@
  * τ = M(q)·q̈ + C(q, q̇)·q̇ + g(q) − Jᵀf_ext, per tree, internal DOF order.
  *
  * Forward pass: V_b = V_p + S·q̇, A_b = A_p + S·q̈ + Ṡ·q̇ with A_root = (0; −g) (gravity as a fictitious
- * upward acceleration). Body force f_b = I·A_b + V_b ×* (I·V_b) − f_ext,b. Backward pass accumulates
+ * upward acceleration). Body force f_b = I·A_b + V_b ×* (I·V_b) − f_ext,b, where f_ext,b includes the
+ * gravity compensation −gravcomp_b·m_b·g at the COM (with gravity only). Backward pass accumulates
  * children into parents and projects τ = Sᵀf.
  */
 import type { KinematicsData } from '../kinematics';
@@ -122,18 +123,37 @@ export function rneaTree(
         f[o + 5] += wx * h[4] - wy * h[3];
       }
     }
-    if (inp.body_f) {
-      // public wrench (f; τ_C) → spatial (τ_C + c × f; f)
-      const e = inp.body_f;
-      const fx = e[o],
-        fy = e[o + 1],
+    // external wrenches at the COM: the public wrench (f; τ_C) and the gravity compensation −gc·m·g
+    const gc = inp.gravity ? m.body_gravcomp[b] : 0;
+    const e = inp.body_f;
+    if (gc !== 0 || e) {
+      let fx = 0,
+        fy = 0,
+        fz = 0,
+        tx = 0,
+        ty = 0,
+        tz = 0;
+      if (e) {
+        fx = e[o];
+        fy = e[o + 1];
         fz = e[o + 2];
+        tx = e[o + 3];
+        ty = e[o + 4];
+        tz = e[o + 5];
+      }
+      if (gc !== 0) {
+        const mg = gc * m.body_mass[b];
+        fx -= mg * gx;
+        fy -= mg * gy;
+        fz -= mg * gz;
+      }
+      // (f; τ_C) → spatial (τ_C + c × f; f)
       const cx = d.body_com_w[b * 3],
         cy = d.body_com_w[b * 3 + 1],
         cz = d.body_com_w[b * 3 + 2];
-      f[o] -= e[o + 3] + (cy * fz - cz * fy);
-      f[o + 1] -= e[o + 4] + (cz * fx - cx * fz);
-      f[o + 2] -= e[o + 5] + (cx * fy - cy * fx);
+      f[o] -= tx + (cy * fz - cz * fy);
+      f[o + 1] -= ty + (cz * fx - cx * fz);
+      f[o + 2] -= tz + (cx * fy - cy * fx);
       f[o + 3] -= fx;
       f[o + 4] -= fy;
       f[o + 5] -= fz;

@@ -15,6 +15,7 @@ const FINITE: [
   ['body_mass', 'body', 1],
   ['body_com', 'body', 3],
   ['body_inertia', 'body', 9],
+  ['body_gravcomp', 'body', 1],
   ['joint_X_p', 'joint', 7],
   ['joint_X_c', 'joint', 7],
   ['joint_axis', 'dof', 3],

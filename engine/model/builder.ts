@@ -89,6 +89,11 @@ export interface BodyDesc {
   inertia?: readonly number[];
   /** body-space rotational armature added to the inertia diagonal; default builder.default_body_armature */
   armature?: number;
+  /**
+   * gravity compensation [1]: a force −gravcomp·m·g at the COM, applied with gravity (MuJoCo's body
+   * `gravcomp`); default 0
+   */
+  gravcomp?: number;
 }
 
 export interface ShapeDesc {
@@ -215,6 +220,7 @@ interface BodyRec {
   com?: number[];
   inertia?: number[];
   armature: number;
+  gravcomp: number;
 }
 interface ShapeRec {
   mesh: number;
@@ -426,6 +432,9 @@ export class ModelBuilder {
     if (desc.mass !== undefined && !(desc.mass >= 0 && Number.isFinite(desc.mass))) {
       throw new ModelError(`${path}.mass`, `mass must be a finite number ≥ 0; got ${desc.mass}`);
     }
+    if (desc.gravcomp !== undefined && !Number.isFinite(desc.gravcomp)) {
+      throw new ModelError(`${path}.gravcomp`, `gravcomp must be a finite number; got ${desc.gravcomp}`);
+    }
     this.bodies.push({
       label: desc.label ?? `body_${i}`,
       X_wb: toTransform(desc.X_wb, `${path}.transform`),
@@ -433,6 +442,7 @@ export class ModelBuilder {
       com: desc.com ? [...desc.com] : undefined,
       inertia: desc.inertia ? [...desc.inertia] : undefined,
       armature: desc.armature ?? this.default_body_armature,
+      gravcomp: desc.gravcomp ?? 0,
     });
     return i;
   }
@@ -604,6 +614,61 @@ export class ModelBuilder {
     return this.joints[joint].qd;
   }
 
+  /**
+   * The joint-space inertia of a 1-DOF joint with every body at its authored pose, armature included
+   * [kg·m² or kg]: the joint's diagonal entry of M(q) there (MuJoCo's `dof_M0`). Revolute: Σ over
+   * the bodies the joint moves of m·‖a × (c − p)‖² + aᵀI_c·a (axis a through p); prismatic: Σ m.
+   */
+  dofInertiaAtAuthoredPose(joint: number): number {
+    const j = this.joints[joint];
+    if (!j || (j.type !== JointType.REVOLUTE && j.type !== JointType.PRISMATIC)) {
+      throw new ModelError(
+        `joints[${joint}]`,
+        'the joint inertia is defined for a revolute or prismatic joint',
+      );
+    }
+    // the bodies the joint moves: its child and everything below it
+    const moved = new Set([j.child]);
+    for (let grew = true; grew;) {
+      grew = false;
+      for (const k of this.joints) {
+        if (moved.has(k.parent) && !moved.has(k.child)) {
+          moved.add(k.child);
+          grew = true;
+        }
+      }
+    }
+    const F = new Float64Array(7);
+    transformMul(f64(this.bodies[j.child].X_wb), 0, f64(j.X_c), 0, F, 0);
+    const R = new Float64Array(9);
+    quatToMat3(F, 3, R, 0);
+    const a = new Float64Array(3);
+    mat3MulVec(R, 0, f64(j.axis), 0, a, 0);
+    let sum = j.dof.armature;
+    const c = new Float64Array(3);
+    for (const b of moved) {
+      const body = this.bodies[b];
+      const mp = this.bodyMass(body, b);
+      if (j.type === JointType.PRISMATIC) {
+        sum += mp.mass;
+        continue;
+      }
+      quatToMat3(f64(body.X_wb), 3, R, 0);
+      mat3MulVec(R, 0, f64(mp.com), 0, c, 0);
+      const rx = c[0] + body.X_wb[0] - F[0],
+        ry = c[1] + body.X_wb[1] - F[1],
+        rz = c[2] + body.X_wb[2] - F[2];
+      const ex = a[1] * rz - a[2] * ry,
+        ey = a[2] * rx - a[0] * rz,
+        ez = a[0] * ry - a[1] * rx;
+      sum += mp.mass * (ex * ex + ey * ey + ez * ez);
+      // aᵀ(R I Rᵀ)a with u = Rᵀa in the body frame
+      const u = [0, 1, 2].map((k) => R[k] * a[0] + R[3 + k] * a[1] + R[6 + k] * a[2]);
+      for (let r = 0; r < 3; r++) for (let k = 0; k < 3; k++) sum += u[r] * mp.inertia[r * 3 + k] * u[k];
+    }
+    return sum;
+  }
+
   /** total coordinates of the authored world */
   coordCount(): number {
     return this.joints.reduce((n, j) => n + JOINT_Q_SIZE[j.type], 0);
@@ -679,6 +744,7 @@ export class ModelBuilder {
       body_mass: new Float64Array(NB),
       body_com: new Float64Array(NB * 3),
       body_inertia: new Float64Array(NB * 9),
+      body_gravcomp: new Float64Array(NB),
       body_world: new Int32Array(NB),
       body_label: new Array<string>(NB),
       joint_count: NB,
@@ -784,6 +850,7 @@ export class ModelBuilder {
         m.body_mass[J] = mp.mass;
         m.body_com.set(mp.com, J * 3);
         m.body_inertia.set(mp.inertia, J * 9);
+        m.body_gravcomp[J] = this.bodies[bsrc].gravcomp;
         m.body_world[J] = w;
         m.body_label[J] = this.bodies[bsrc].label;
         // joint

@@ -122,6 +122,7 @@ export const GPU_LAYOUT: readonly LayoutField[] = [
   f('body_mass', 'model', 'df64', 1, 'body', '[kg]'),
   f('body_com', 'model', 'df64', 3, 'body', 'COM in the body frame [m]'),
   f('body_inertia', 'model', 'df64', 9, 'body', 'inertia about the COM, body frame [kg·m²]'),
+  f('body_gravcomp', 'model', 'df64', 1, 'body', 'gravity compensation: force −gravcomp·m·g at the COM [1]'),
   f('body_inv_inertia', 'model', 'df64', 9, 'body', 'its inverse (0 when singular) [1/(kg·m²)]'),
   f('joint_X_p', 'model', 'df64', 7, 'joint', 'joint frame in the parent frame'),
   f('joint_X_c', 'model', 'df64', 7, 'joint', 'joint frame in the child frame'),

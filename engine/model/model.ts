@@ -26,6 +26,11 @@ export interface SapModel {
   readonly body_com: Float64Array;
   /** (body_count × 9) rotational inertia about the COM in the body frame, row-major [kg·m²] */
   readonly body_inertia: Float64Array;
+  /**
+   * (body_count) gravity compensation [1]: a force −gravcomp·m·g at the COM (MuJoCo's body
+   * `gravcomp`, PhysX's `disableGravity` as 1); 0 none, 1 the body floats, above 1 it rises
+   */
+  readonly body_gravcomp: Float64Array;
   /** (body_count) world index */
   readonly body_world: Int32Array;
   /** (body_count) labels (the scene's ids / labels) */

@@ -61,6 +61,7 @@ export function checkModel(m: SapModel): void {
     'body_mass',
     'body_com',
     'body_inertia',
+    'body_gravcomp',
     'joint_X_p',
     'joint_X_c',
     'joint_axis',

@@ -70,6 +70,7 @@ struct Layout {
   o_body_mass: u32,
   o_body_com: u32,
   o_body_inertia: u32,
+  o_body_gravcomp: u32,
   o_body_inv_inertia: u32,
   o_joint_X_p: u32,
   o_joint_X_c: u32,
@@ -288,6 +289,8 @@ fn get_body_mass(i: u32) -> df { return model_d[L.o_body_mass + i]; }
 fn get_body_com(i: u32, k: u32) -> df { return model_d[L.o_body_com + i * 3u + k]; }
 // body_inertia: (body × 9) inertia about the COM, body frame [kg·m²]
 fn get_body_inertia(i: u32, k: u32) -> df { return model_d[L.o_body_inertia + i * 9u + k]; }
+// body_gravcomp: (body × 1) gravity compensation: force −gravcomp·m·g at the COM [1]
+fn get_body_gravcomp(i: u32) -> df { return model_d[L.o_body_gravcomp + i]; }
 // body_inv_inertia: (body × 9) its inverse (0 when singular) [1/(kg·m²)]
 fn get_body_inv_inertia(i: u32, k: u32) -> df { return model_d[L.o_body_inv_inertia + i * 9u + k]; }
 // joint_X_p: (joint × 7) joint frame in the parent frame

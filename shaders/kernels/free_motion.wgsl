@@ -153,10 +153,20 @@ fn rnea_tree(t: u32) {
     f[3] = df_add(f[3], bot.x);
     f[4] = df_add(f[4], bot.y);
     f[5] = df_add(f[5], bot.z);
-    if (L.has_body_f != 0u) {
-      // public wrench (f; τ_C) → spatial (τ_C + c × f; f)
-      let fe = V3(get_body_f(b, 0u), get_body_f(b, 1u), get_body_f(b, 2u));
-      let te = V3(get_body_f(b, 3u), get_body_f(b, 4u), get_body_f(b, 5u));
+    // external wrenches at the COM: the public wrench (f; τ_C) and the gravity compensation −gc·m·g
+    let gc = get_body_gravcomp(b);
+    if (gc.x != 0.0 || L.has_body_f != 0u) {
+      var fe = V3(df(0.0, 0.0), df(0.0, 0.0), df(0.0, 0.0));
+      var te = fe;
+      if (L.has_body_f != 0u) {
+        fe = V3(get_body_f(b, 0u), get_body_f(b, 1u), get_body_f(b, 2u));
+        te = V3(get_body_f(b, 3u), get_body_f(b, 4u), get_body_f(b, 5u));
+      }
+      if (gc.x != 0.0) {
+        let mg = df_mul(gc, get_body_mass(b));
+        fe = v3_sub(fe, v3_scale(V3(get_gravity(0u, 0u), get_gravity(0u, 1u), get_gravity(0u, 2u)), mg));
+      }
+      // (f; τ_C) → spatial (τ_C + c × f; f)
       let c = V3(get_body_com_w(b, 0u), get_body_com_w(b, 1u), get_body_com_w(b, 2u));
       let n = v3_add(te, v3_cross(c, fe));
       f[0] = df_sub(f[0], n.x);

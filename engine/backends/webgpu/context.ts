@@ -154,6 +154,7 @@ export function packModel(m: SapModel, v: GpuViews): void {
   putDf(v.body_mass, m.body_mass);
   putDf(v.body_com, m.body_com);
   putDf(v.body_inertia, m.body_inertia);
+  putDf(v.body_gravcomp, m.body_gravcomp);
   putDf(v.body_inv_inertia, makeContactStageData(m).inv_inertia);
   putDf(v.joint_X_p, m.joint_X_p);
   putDf(v.joint_X_c, m.joint_X_c);

@@ -26,10 +26,10 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { loadSceneText } from '../../io/scene/load';
 import { importMjcf } from '../../io/mjcf/mjcf';
-import { tendonArmMjcf } from '../../io/mjcf/testing';
+import { gravcompArmMjcf, tendonArmMjcf } from '../../io/mjcf/testing';
 import { importUsd } from '../../io/usd/physics';
 import { ASSETS, USD_MODELS, fsResolver } from '../../io/usd/testing';
-import { ModelBuilder } from '../../model';
+import { JointType, ModelBuilder } from '../../model';
 import { setSceneLoader, type TestScene } from './testing/parity';
 
 const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../..');
@@ -101,6 +101,26 @@ async function mjcfTendon(): Promise<TestScene> {
   b.jointQd(b.findJoint('hip'))[0] = 6;
   return {
     name: 'mjcf_tendon',
+    dt: 0.002,
+    model: b.finalize(),
+    solver: {},
+    max_rigid_contact: 16,
+    joint_ids: {},
+  };
+}
+
+/**
+ * MJCF gravity compensation (½, 1 and ¼ of the bodies' weights) with a position servo whose damping
+ * comes from a damping ratio, the arm swung and the plate thrown
+ */
+async function mjcfGravcomp(): Promise<TestScene> {
+  const text = gravcompArmMjcf('<position joint="knee" kp="20" dampratio="0.7"/>');
+  const b = new ModelBuilder();
+  await importMjcf(b, { text, path: 'gravcomp.xml' });
+  b.jointQd(b.findJoint('hip'))[0] = 2;
+  b.jointQd(b.joints.findIndex((j) => j.type === JointType.FREE)).splice(0, 6, 0.5, 0, 1, 0.3, -0.2, 0.1);
+  return {
+    name: 'mjcf_gravcomp',
     dt: 0.002,
     model: b.finalize(),
     solver: {},
@@ -206,6 +226,7 @@ describe.skipIf(!gpu.ok)('GPU whole-step parity', () => {
     { name: 'usd_fourbar', load: usdFourBar },
     { name: 'mjcf_equalities', load: mjcfEqualities },
     { name: 'mjcf_tendon', load: mjcfTendon },
+    { name: 'mjcf_gravcomp', load: mjcfGravcomp },
   ]);
   manyWorldsTest(handle, 1024, 4);
   containmentTest(handle);

@@ -10,6 +10,8 @@ import { EqualityType, ModelBuilder, type SapModel } from '../../model';
 import { Simulation } from '../../pipeline';
 import { exportMjcf, setMujocoState, type MjcfExport } from './mjcf_export';
 import { loadMujoco, mujocoFromXml, type MjData, type MjModel, type MujocoModule } from './mujoco';
+import { importMjcf } from '../../io/mjcf/mjcf';
+import { gravcompArmMjcf } from '../../io/mjcf/testing';
 
 /** a cube of half size h as a triangle mesh (12 triangles, counter-clockwise from outside) */
 function cubeMesh(h: number): { vertices: number[]; triangles: number[] } {
@@ -217,6 +219,41 @@ describe('exportMjcf', () => {
         expect(d.qpos[k]).toBeCloseTo(expected[k], 9);
       }
       expect(d.ncon).toBe(0);
+    } finally {
+      d.delete();
+      mm.delete();
+    }
+  });
+
+  it('carries gravity compensation: the compensated arm and plate move in MuJoCo as in ours', async () => {
+    const b = new ModelBuilder();
+    await importMjcf(b, { text: gravcompArmMjcf(), path: 'arm.xml' });
+    const m = b.finalize();
+    const dt = 0.002;
+    const exp = exportMjcf(m, dt);
+    expect(exp.xml).toContain('gravcomp="0.5"');
+    expect(exp.xml).toContain('gravcomp="0.25"');
+    const sim = new Simulation(m, { dt, solver: { contact_preset_variant: 'drake' } });
+    const mj = await mujoco();
+    const { m: mm, d } = mujocoFromXml(mj, exp.xml);
+    try {
+      setMujocoState(m, sim.state, exp, mm, d);
+      mj.mj_forward(mm, d);
+      const plate = m.body_label.indexOf('plate');
+      let worst = 0;
+      for (let i = 0; i < 500; i++) {
+        sim.step();
+        mj.mj_step(mm, d);
+        for (let j = 0; j < 2; j++)
+          worst = Math.max(worst, Math.abs(sim.state.joint_q[m.joint_q_start[j]] - mjQ(mm, d, exp, j)));
+        // the plate's z in MuJoCo's qpos (xpos is from the start of the step)
+        const z = d.qpos[mm.jnt_qposadr[exp.joints.indexOf(plate)] + 2];
+        worst = Math.max(worst, Math.abs(sim.state.body_q[7 * plate + 2] - z));
+      }
+      // the model as written (12 significant digits); without gravcomp the arm would fall twice as
+      // fast and the plate 1.2 m instead of 0.9 m
+      expect(worst).toBeLessThan(1e-8);
+      expect(sim.state.body_q[7 * plate + 2]).toBeCloseTo(1 - 0.5 * 0.75 * 9.81 - (0.75 * 9.81 * dt) / 2, 9);
     } finally {
       d.delete();
       mm.delete();

@@ -6,7 +6,8 @@
  * joint_q for 1-DOF joints (their qpos0 is 0: no `ref`), and free joints get the body's world pose
  * ({@link setMujocoState}).
  * Mass, COM and inertia are written explicitly (`<inertial>`), so both engines integrate the same
- * bodies; geoms (plane, sphere, capsule, box, cylinder, ellipsoid) carry the shape friction μ.
+ * bodies, with their gravity compensation (`gravcomp`); geoms (plane, sphere, capsule, box, cylinder,
+ * ellipsoid) carry the shape friction μ.
  * Angles are radians (`<compiler angle="radian"/>`: MJCF's default unit is degrees, which would
  * turn our hinge limits and spring references into limits of a few degrees).
  * Joint limits, armature, damping and springs (stiffness, springref) carry over; PD drives become
@@ -208,7 +209,8 @@ export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfEx
       const iq = conj(P.q);
       rel = { p: qrot(iq, [X.p[0] - P.p[0], X.p[1] - P.p[1], X.p[2] - P.p[2]]), q: qmul(iq, X.q) };
     }
-    let s = `${indent}<body name="b${b}" pos="${rel.p.map(f).join(' ')}" quat="${wxyz(rel.q)}">\n`;
+    const gc = m.body_gravcomp[b] !== 0 ? ` gravcomp="${f(m.body_gravcomp[b])}"` : '';
+    let s = `${indent}<body name="b${b}" pos="${rel.p.map(f).join(' ')}" quat="${wxyz(rel.q)}"${gc}>\n`;
     const I = m.body_inertia;
     const mass = m.body_mass[b];
     if (mass > 0) {

@@ -8,9 +8,15 @@ import { MemoryResolver } from '../assets/resolvers';
 import { loadModelAsset } from '../import';
 import { MJCF_MODELS, SHARED_ASSETS, watchRun } from '../testing_assets';
 import { importMjcf } from './mjcf';
-import { tendonArmMjcf } from './testing';
+import { gravcompArmMjcf, tendonArmMjcf } from './testing';
 import { Simulation } from '../../pipeline';
-import { loadMujoco, mujocoFromXml } from '../../cli/peers/mujoco';
+import {
+  loadMujoco,
+  mujocoFromXml,
+  type MjData,
+  type MjModel,
+  type MujocoModule,
+} from '../../cli/peers/mujoco';
 
 /** simulates `seconds` at `dt` and watches the state */
 function simulateFor(
@@ -31,6 +37,21 @@ async function load(xml: string, files: Record<string, string | Uint8Array> = {}
     { resolver: new MemoryResolver(files), ...opts },
   );
   return { b, r };
+}
+/** compiles `xml` in MuJoCo's WebAssembly build, runs `fn` on its model and data, then frees both */
+async function withMujoco<T>(
+  xml: string,
+  fn: (mj: MujocoModule, mm: MjModel, d: MjData) => T | Promise<T>,
+): Promise<T> {
+  const mj = await loadMujoco();
+  if (typeof mj === 'string') throw new Error(mj);
+  const { m: mm, d } = mujocoFromXml(mj, xml);
+  try {
+    return await fn(mj, mm, d);
+  } finally {
+    d.delete();
+    mm.delete();
+  }
 }
 const round = (a: ArrayLike<number>, d = 9) => Array.from(a, (v) => +v.toFixed(d) + 0);
 const shapeNamed = (b: ModelBuilder, label: string) => {
@@ -394,10 +415,7 @@ describe('MJCF fixed tendons', () => {
     expect([m.tendon_offset[0], m.tendon_upper[0]]).toEqual([0.1, 0.6]);
     const dt = 0.002;
     const sim = new Simulation(m, { dt, solver: { contact_preset_variant: 'drake' } });
-    const mj = await loadMujoco();
-    if (typeof mj === 'string') throw new Error(mj);
-    const { m: mm, d } = mujocoFromXml(mj, arm);
-    try {
+    await withMujoco(arm, (mj, mm, d) => {
       let maxL = -Infinity;
       for (let i = 0; i < 4000; i++) {
         sim.step();
@@ -416,10 +434,7 @@ describe('MJCF fixed tendons', () => {
       expect(Math.abs(theirs[0] - theirs[1] - 1)).toBeLessThan(3e-3);
       expect(Math.abs(ours[0] - theirs[0])).toBeLessThan(1e-3);
       expect(Math.hypot(sim.state.joint_qd[0], sim.state.joint_qd[1])).toBeLessThan(1e-3);
-    } finally {
-      d.delete();
-      mm.delete();
-    }
+    });
   });
 });
 
@@ -441,10 +456,7 @@ describe('MJCF joint stiffness', () => {
     expect(m.joint_target_ke[0]).toBe(0); // no SAP constraint: the spring acts in the free motion
     const dt = 0.002;
     const sim = new Simulation(m, { dt, solver: { contact_preset_variant: 'drake' } });
-    const mj = await loadMujoco();
-    if (typeof mj === 'string') throw new Error(mj);
-    const { m: mm, d } = mujocoFromXml(mj, xml);
-    try {
+    await withMujoco(xml, (mj, mm, d) => {
       const ours: number[] = [];
       const theirs: number[] = [];
       for (let i = 0; i < 1000; i++) {
@@ -473,10 +485,7 @@ describe('MJCF joint stiffness', () => {
       expect(Math.min(...ours)).toBeGreaterThan(-1e-9);
       expect(Math.max(...ours)).toBeLessThan(0.6);
       expect(Math.max(...ours)).toBeGreaterThan(0.55);
-    } finally {
-      d.delete();
-      mm.delete();
-    }
+    });
   });
 
   it('adds to a position actuator instead of merging with it', async () => {
@@ -487,5 +496,81 @@ describe('MJCF joint stiffness', () => {
     expect([m.joint_stiffness[0], m.joint_target_ke[0], m.joint_target_kd[0]]).toEqual([3, 50, 2]);
     expect(m.joint_spring_ref[0]).toBeCloseTo(Math.PI / 18, 15);
     expect(m.joint_target_pos[0]).toBe(0);
+  });
+});
+
+describe('MJCF gravity compensation and servo damping ratio', () => {
+  it('gravcomp: the same swing as MuJoCo; the plate falls at ¾ g', async () => {
+    const xml = gravcompArmMjcf();
+    const { b, r } = await load(xml);
+    expect(r.unsupported).toEqual([]);
+    const m = b.finalize();
+    const label = (l: string) => m.body_label.indexOf(l);
+    expect([label('upper'), label('lower'), label('plate')].map((i) => m.body_gravcomp[i])).toEqual([
+      0.5, 1, 0.25,
+    ]);
+    const dt = 0.002;
+    const sim = new Simulation(m, { dt, solver: { contact_preset_variant: 'drake' } });
+    await withMujoco(xml, (mj, mm, d) => {
+      const hip = m.joint_q_start[m.joint_label.indexOf('hip')];
+      const knee = m.joint_q_start[m.joint_label.indexOf('knee')];
+      const plate = 7 * label('plate');
+      let worst = 0;
+      const n = 500;
+      for (let i = 0; i < n; i++) {
+        expect(sim.step().worlds[0].iterations).toBe(0);
+        mj.mj_step(mm, d);
+        worst = Math.max(
+          worst,
+          Math.abs(sim.state.joint_q[hip] - d.qpos[0]),
+          Math.abs(sim.state.joint_q[knee] - d.qpos[1]),
+          Math.abs(sim.state.body_q[plate + 2] - d.qpos[4]),
+        );
+      }
+      // the explicit gravity terms and semi-implicit Euler in both
+      expect(worst).toBeLessThan(1e-10);
+      // uncompensated, the upper link's half weight swings the arm down (hip angle grows about +y)
+      expect(sim.state.joint_q[hip]).toBeGreaterThan(0.5);
+      // the plate: z = 1 − ½g't² − g'·dt·t/2 with g' = ¾·9.81 (sap_euler lags the parabola)
+      const t = n * dt;
+      const g = 0.75 * 9.81;
+      expect(sim.state.body_q[plate + 2]).toBeCloseTo(1 - 0.5 * g * t * t - (g * dt * t) / 2, 9);
+    });
+  });
+
+  it("dampratio: the servo damping MuJoCo derives from the joint's inertia at qpos0", async () => {
+    const xml = gravcompArmMjcf(
+      '<position joint="hip" kp="50" dampratio="1" gear="2"/>' +
+        '<general joint="knee" gainprm="20" biastype="affine" biasprm="0 -20 0.7"/>',
+    );
+    const { b, r } = await load(xml);
+    expect(r.unsupported).toEqual([]);
+    const hip = b.findJoint('hip');
+    const knee = b.findJoint('knee');
+    const m0 = [b.dofInertiaAtAuthoredPose(hip), b.dofInertiaAtAuthoredPose(knee)];
+    const m = b.finalize();
+    await withMujoco(xml, (_mj, mm, d) => {
+      const mx = mm as unknown as { dof_M0: Float64Array; actuator_biasprm: Float64Array };
+      // the joint inertia at qpos0, armature included: MuJoCo's dof_M0
+      expect(m0[0]).toBeCloseTo(mx.dof_M0[0], 12);
+      expect(m0[1]).toBeCloseTo(mx.dof_M0[1], 12);
+      // MuJoCo's kv (−biasprm[2], per unit of actuator length) on the joint: times gear²
+      const kd = (j: string) => m.joint_target_kd[m.joint_qd_start[m.joint_label.indexOf(j)]];
+      expect(kd('hip')).toBeCloseTo(-mx.actuator_biasprm[2] * 4, 10);
+      expect(kd('knee')).toBeCloseTo(-mx.actuator_biasprm[10 + 2], 10);
+      // kv = dampratio·2·√(kp·m0/gear²)
+      expect(kd('hip')).toBeCloseTo(4 * 2 * Math.sqrt((50 * m0[0]) / 4), 10);
+    });
+    await expect(
+      load(gravcompArmMjcf('<position joint="hip" kp="5" kv="1" dampratio="1"/>')),
+    ).rejects.toThrow(/kv and dampratio cannot both be defined/);
+  });
+
+  it('actuatorgravcomp is named where a body is compensated', async () => {
+    const act = (xml: string) => xml.replace('armature="0.05"', 'armature="0.05" actuatorgravcomp="true"');
+    expect((await load(act(gravcompArmMjcf()))).r.unsupported).toEqual([
+      expect.stringMatching(/joint 'hip': actuatorgravcomp/),
+    ]);
+    expect((await load(act(gravcompArmMjcf()).replace(/gravcomp="[\d.]+"/g, ''))).r.unsupported).toEqual([]);
   });
 });

@@ -34,7 +34,11 @@
  * - Actuators (joint transmission): position kp/kv → target_ke = kp·gear², target_kd = kv·gear²;
  *   velocity kv → target_kd = kv·gear²; general with affine bias (b1 = −g0: position; b1 = 0, b2 = −g0:
  *   velocity) likewise; motor / general without bias record an effort actuator. forcerange (or motor
- *   ctrlrange × gear) → effort_limit. ctrl of a keyframe becomes the PD target (ctrl/gear).
+ *   ctrlrange × gear) → effort_limit. ctrl of a keyframe becomes the PD target (ctrl/gear). A position
+ *   servo's `dampratio` (or a general one's biasprm[2] > 0) becomes kv = dampratio·2·√(kp·m₀/gear²),
+ *   m₀ the joint's inertia at qpos0 (MuJoCo's dof_M0, from the authored body poses).
+ * - Body `gravcomp` → the body's gravity compensation (a force −gravcomp·m·g at its COM); a joint's
+ *   `actuatorgravcomp` (routing it through the actuator) is reported as unsupported.
  * - Equality: connect → ball, weld → weld, joint → coupler (polycoef[0] offset, polycoef[1] ratio;
  *   higher terms unsupported). Fixed tendons: their range → a tendon-limit constraint (spring, damping,
  *   friction loss and spatial tendons unsupported). Contact pairs, tendon/flex equalities: unsupported.
@@ -144,6 +148,8 @@ interface PBody {
   joints: PJoint[];
   shapes: PShape[];
   inertial?: { mass: number; com: number[]; inertia: number[] };
+  /** gravity compensation (MuJoCo's body `gravcomp`) */
+  gravcomp: number;
   mocap: boolean;
   el: XmlElement;
 }
@@ -495,6 +501,8 @@ class MjcfBuilder {
   readonly meshCache = new Map<string, { index: number; mesh: TriMesh }>();
   readonly hfieldCache = new Map<string, number>();
   readonly excludes: [number, number][] = [];
+  /** joints whose gravity compensation MuJoCo routes through their actuator */
+  readonly actuatorGravcomp: string[] = [];
   readonly actuatorGains = new Map<
     number,
     { ke: number; kd: number; effort?: number; targetScale: number }
@@ -532,6 +540,12 @@ class MjcfBuilder {
       this.walk(wb, -1, [...this.xform] as Pose, [...IDENTITY_POSE] as Pose, 'main');
     }
     this.emitBodies();
+    if (this.bodies.some((p) => p.gravcomp !== 0)) {
+      for (const j of this.actuatorGravcomp)
+        this.log.unsupportedFeature(
+          `joint '${j}': actuatorgravcomp (the compensation acts as a passive force, outside the actuator's force range)`,
+        );
+    }
     this.readContact();
     this.readEquality();
     this.readActuators();
@@ -593,6 +607,7 @@ class MjcfBuilder {
             world,
             joints: [],
             shapes: [],
+            gravcomp: this.rd.num(c, ccls, 'gravcomp') ?? 0,
             mocap: c.attrs.mocap === 'true',
             el: c,
           };
@@ -601,9 +616,6 @@ class MjcfBuilder {
             this.bodyByName.set(name, index);
           }
           this.bodies.push(p);
-          if (c.attrs.gravcomp !== undefined && Number(c.attrs.gravcomp) !== 0) {
-            this.log.unsupportedFeature(`body '${p.label}': gravcomp`);
-          }
           this.readBodyContent(c, p, ccls);
           this.walk(c, index, world, [...IDENTITY_POSE] as Pose, ccls);
           break;
@@ -721,6 +733,7 @@ class MjcfBuilder {
     if (damping !== undefined) dof.damping = damping;
     const armature = rd.num(c, cls, 'armature');
     if (armature !== undefined) dof.armature = armature;
+    if (rd.attr(c, cls, 'actuatorgravcomp') === 'true') this.actuatorGravcomp.push(name || p.label);
     const fl = rd.num(c, cls, 'frictionloss');
     if (fl !== undefined) dof.friction = fl;
     if (rd.limited(c, cls, 'limited', 'range')) {
@@ -1120,7 +1133,7 @@ class MjcfBuilder {
         const j = joints[k];
         const last = k === n - 1;
         const child = last
-          ? b.addBody({ label: p.label, X_wb: p.world, mass, com, inertia })
+          ? b.addBody({ label: p.label, X_wb: p.world, mass, com, inertia, gravcomp: p.gravcomp })
           : b.addBody({
               label: `${p.label}/dof${k}`,
               X_wb: p.world,
@@ -1133,7 +1146,14 @@ class MjcfBuilder {
         Xp = [...IDENTITY_POSE] as Pose;
       }
       if (n === 0) {
-        const child = b.addBody({ label: p.label, X_wb: p.world, mass, com, inertia });
+        const child = b.addBody({
+          label: p.label,
+          X_wb: p.world,
+          mass,
+          com,
+          inertia,
+          gravcomp: p.gravcomp,
+        });
         this.result.bodies.push(child);
         this.result.joints.push(
           b.addJoint({
@@ -1473,14 +1493,20 @@ class MjcfBuilder {
         let kp = 0,
           kv = 0,
           gain = 1;
+        // a damping ratio for a position servo, resolved below as MuJoCo's mj_setConst does
+        let dampratio: number | undefined;
         const shortcut = a.name;
         if (shortcut === 'motor') kind = 'motor';
         else if (shortcut === 'position') {
           kind = 'position';
           kp = rd.num(a, cls, 'kp', 'actuator') ?? 1;
           kv = rd.num(a, cls, 'kv', 'actuator') ?? 0;
-          if (rd.attr(a, cls, 'dampratio', 'actuator') !== undefined)
-            this.log.unsupportedFeature(`actuator '${name}': dampratio`);
+          const dr = rd.num(a, cls, 'dampratio', 'actuator');
+          if (dr !== undefined && dr !== 0) {
+            if (kv !== 0) throw elError(a, `actuator '${name}': kv and dampratio cannot both be defined`);
+            if (!(dr > 0)) throw elError(a, `actuator '${name}': dampratio must be ≥ 0; got ${dr}`);
+            dampratio = dr;
+          }
         } else if (shortcut === 'velocity') {
           kind = 'velocity';
           kv = rd.num(a, cls, 'kv', 'actuator') ?? 1;
@@ -1494,10 +1520,12 @@ class MjcfBuilder {
           else if (biastype === 'none') {
             kind = 'motor';
             gain = g[0] ?? 1;
-          } else if (biastype === 'affine' && b0 === 0 && b1 === -(g[0] ?? 1) && b2 <= 0) {
+          } else if (biastype === 'affine' && b0 === 0 && b1 === -(g[0] ?? 1)) {
+            // a position servo; biasprm[2] > 0 is its damping ratio (MuJoCo's mj_setConst)
             kind = 'position';
             kp = g[0] ?? 1;
-            kv = -b2;
+            if (b2 > 0) dampratio = b2;
+            else kv = -b2;
           } else if (biastype === 'affine' && b0 === 0 && b1 === 0 && b2 === -(g[0] ?? 1)) {
             kind = 'velocity';
             kv = g[0] ?? 1;
@@ -1508,6 +1536,11 @@ class MjcfBuilder {
           continue;
         }
         const g2 = gear * gear;
+        if (dampratio !== undefined) {
+          // kv = dampratio·2·√(kp·m) with m the joint's inertia at qpos0 reflected through the gear
+          const m0 = this.b.dofInertiaAtAuthoredPose(joint);
+          kv = g2 > 1e-15 ? dampratio * 2 * Math.sqrt((kp * m0) / g2) : 0;
+        }
         let effort: number | undefined;
         if (forcerange) effort = Math.abs(gear) * maxAbs(forcerange);
         if (kind === 'motor' && ctrlrange) {

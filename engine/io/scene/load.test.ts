@@ -264,6 +264,20 @@ describe('formats and errors', () => {
     expect(qOf(s, 'j2')).toEqual([0.5]);
   });
 
+  it('body gravcomp reaches the model per world; a non-finite one is rejected at its key', () => {
+    const doc = chainScene(3) as any;
+    doc.bodies[1].gravcomp = 0.5;
+    doc.bodies[2].gravcomp = '2 * 0.5';
+    const s = loadScene(doc, { num_worlds: 2 });
+    const m = s.model;
+    const of = (label: string) => m.body_label.flatMap((l, i) => (l === label ? [m.body_gravcomp[i]] : []));
+    expect(of(doc.bodies[0].label ?? doc.bodies[0].id)).toEqual([0, 0]);
+    expect(of(doc.bodies[1].label ?? doc.bodies[1].id)).toEqual([0.5, 0.5]);
+    expect(of(doc.bodies[2].label ?? doc.bodies[2].id)).toEqual([1, 1]);
+    doc.bodies[2].gravcomp = Infinity;
+    expect(catchErr(() => loadScene(doc))).toMatchObject({ path: 'bodies[2].gravcomp' });
+  });
+
   it('rejects unsupported inline features in strict mode and lists them in lenient mode', () => {
     const doc = chainScene(2) as any;
     doc.bodies[1].shapes.push({ type: 'mesh', source: 'x.stl' });

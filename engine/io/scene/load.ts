@@ -566,7 +566,7 @@ class SceneLoader {
         this.ctx.warn([...path, 'inertia'], 'inertia is used together with mass; ignored without mass');
       }
       // mass properties must be finite (YAML's .inf parses as a number)
-      for (const key of ['mass', 'inertia', 'com', 'armature'] as const) {
+      for (const key of ['mass', 'inertia', 'com', 'armature', 'gravcomp'] as const) {
         const v = body[key] as number | number[] | undefined;
         const arr = v === undefined ? [] : Array.isArray(v) ? v.flat() : [v];
         const bad = arr.findIndex((x) => !Number.isFinite(x));
@@ -580,6 +580,7 @@ class SceneLoader {
           inertia: body.inertia,
           com: body.com,
           armature: body.armature,
+          gravcomp: body.gravcomp,
         }),
       );
       this.auth.bodyIds.set(body.id, index);

@@ -208,6 +208,9 @@ export const bodySpec = obj({
   armature: nonneg
     .optional()
     .describe('body-space rotational armature (default builder.default_body_armature)'),
+  gravcomp: num
+    .optional()
+    .describe('gravity compensation: a force −gravcomp·m·g at the COM (1 floats; default 0) [1]'),
   shape: shapeCfgSpec.optional(),
   physics: shapeCfgSpec.optional(),
   material: shapeCfgSpec.optional(),

@@ -484,6 +484,7 @@ def Material "Steel" ( prepend apiSchemas = ["PhysicsMaterialAPI"] ) {
 }
 def Xform "R" ( prepend apiSchemas = ["PhysicsArticulationRootAPI"] ) {
     def Xform "a" ( prepend apiSchemas = ["PhysicsRigidBodyAPI"] ) {
+        bool physxRigidBody:disableGravity = 1
         def Sphere "s" ( prepend apiSchemas = ["PhysicsCollisionAPI", "MaterialBindingAPI"] ) {
             double radius = 0.1
             rel material:binding:physics = </Steel>
@@ -491,6 +492,7 @@ def Xform "R" ( prepend apiSchemas = ["PhysicsArticulationRootAPI"] ) {
     }
     def Xform "b" ( prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"] ) {
         float physics:mass = 2
+        float mjc:gravcomp = 0.5
         double3 xformOp:translate = (0, 0, 1)
         uniform token[] xformOpOrder = ["xformOp:translate"]
         def Cube "c" ( prepend apiSchemas = ["PhysicsCollisionAPI"] ) { double size = 0.2 }
@@ -530,6 +532,9 @@ def Xform "R" ( prepend apiSchemas = ["PhysicsArticulationRootAPI"] ) {
     // the root floats: one free joint for the articulation root body
     expect(b.joints.filter((x) => x.type === 1)).toHaveLength(1);
     expect(b.bodies[b.findBody('robot/b')].mass).toBe(2);
+    // gravity compensation: PhysX's disableGravity in full, MuJoCo's mjc:gravcomp as given
+    expect(b.bodies[b.findBody('robot/a')].gravcomp).toBe(1);
+    expect(b.bodies[b.findBody('robot/b')].gravcomp).toBe(0.5);
   });
 
   it('turns generic D6 joints into fixed/revolute/ball/prismatic joints by their locked DOFs', async () => {

@@ -306,6 +306,12 @@ class UsdPhysicsImporter {
   private quat(p: UsdPrim, name: string): number[] | undefined {
     return asTuple(p.attr(name), 4);
   }
+  /** gravity compensation of a body: MuJoCo's `mjc:gravcomp`, else PhysX's `disableGravity` as 1 */
+  private gravcomp(p: UsdPrim): number | undefined {
+    const g = this.num(p, 'mjc:gravcomp');
+    if (g !== undefined) return g;
+    return p.attr('physxRigidBody:disableGravity') === true ? 1 : undefined;
+  }
   /** first of several alias attributes that has a number */
   private alias(p: UsdPrim, names: string[]): { name: string; value: number } | undefined {
     for (const n of names) {
@@ -448,6 +454,7 @@ class UsdPhysicsImporter {
         label: this.label(info.prim),
         X_wb: info.pose,
         ...this.massOf(info, bodyHasColliders[k] === 1),
+        gravcomp: this.gravcomp(info.prim),
       });
       result.bodies.push(info.index);
     }
