@@ -549,7 +549,7 @@ describe('MJCF gravity compensation and servo damping ratio', () => {
     const knee = b.findJoint('knee');
     const m0 = [b.dofInertiaAtAuthoredPose(hip), b.dofInertiaAtAuthoredPose(knee)];
     const m = b.finalize();
-    await withMujoco(xml, (_mj, mm, d) => {
+    await withMujoco(xml, (_mj, mm) => {
       const mx = mm as unknown as { dof_M0: Float64Array; actuator_biasprm: Float64Array };
       // the joint inertia at qpos0, armature included: MuJoCo's dof_M0
       expect(m0[0]).toBeCloseTo(mx.dof_M0[0], 12);
