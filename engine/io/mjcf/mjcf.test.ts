@@ -566,6 +566,38 @@ describe('MJCF gravity compensation and servo damping ratio', () => {
     ).rejects.toThrow(/kv and dampratio cannot both be defined/);
   });
 
+  it('general affine servos: target (gain·ctrl + b0)/(kp·gear); the same equilibrium as MuJoCo', async () => {
+    // hip: 2·(40·ctrl + 5 − 100·2·q − 10·2·q̇) N·m; knee: 3·ctrl + 0.6 − 2·q̇, held still by ctrl −0.2
+    const xml = gravcompArmMjcf(
+      '<general joint="hip" gear="2" gainprm="40" biastype="affine" biasprm="5 -100 -10"/>' +
+        '<general joint="knee" gainprm="3" biastype="affine" biasprm="0.6 0 -2"/>',
+    ).replace('</mujoco>', '<keyframe><key name="hold" ctrl="1.5 -0.2"/></keyframe></mujoco>');
+    const { b, r } = await load(xml, {}, { keyframe: 'hold' });
+    expect(r.unsupported).toEqual([]);
+    const m = b.finalize();
+    const dof = (j: string) => m.joint_qd_start[m.joint_label.indexOf(j)];
+    expect(m.joint_target_ke[dof('hip')]).toBe(400);
+    expect(m.joint_target_kd[dof('hip')]).toBe(40);
+    expect(m.joint_target_pos[dof('hip')]).toBeCloseTo((40 * 1.5 + 5) / 200, 15);
+    expect([m.joint_target_ke[dof('knee')], m.joint_target_kd[dof('knee')]]).toEqual([0, 2]);
+    expect(m.joint_target_vel[dof('knee')]).toBeCloseTo(0, 15);
+    const dt = 0.002;
+    const sim = new Simulation(m, { dt, solver: { contact_preset_variant: 'drake' } });
+    await withMujoco(xml, (mj, mm, d) => {
+      d.ctrl[0] = 1.5;
+      d.ctrl[1] = -0.2;
+      for (let i = 0; i < 2000; i++) {
+        sim.step();
+        mj.mj_step(mm, d);
+      }
+      const q = sim.state.joint_q[m.joint_q_start[m.joint_label.indexOf('hip')]];
+      // at rest: the servo holds the uncompensated half of the upper link's weight, 0.981·cos q N·m
+      expect(Math.abs(2 * (40 * 1.5 + 5 - 200 * q) + 0.5 * 9.81 * 0.2 * Math.cos(q))).toBeLessThan(1e-6);
+      expect(q).toBeCloseTo(d.qpos[0], 8);
+      expect(Math.abs(sim.state.joint_qd[dof('knee')])).toBeLessThan(1e-6);
+    });
+  });
+
   it('actuatorgravcomp is named where a body is compensated', async () => {
     const act = (xml: string) => xml.replace('armature="0.05"', 'armature="0.05" actuatorgravcomp="true"');
     expect((await load(act(gravcompArmMjcf()))).r.unsupported).toEqual([

@@ -32,9 +32,10 @@
  *   the free motion as in MuJoCo (hinge and slide; ball-joint stiffness is unsupported).
  *   Ball-joint cone limits are unsupported.
  * - Actuators (joint transmission): position kp/kv → target_ke = kp·gear², target_kd = kv·gear²;
- *   velocity kv → target_kd = kv·gear²; general with affine bias (b1 = −g0: position; b1 = 0, b2 = −g0:
- *   velocity) likewise; motor / general without bias record an effort actuator. forcerange (or motor
- *   ctrlrange × gear) → effort_limit. ctrl of a keyframe becomes the PD target (ctrl/gear). A position
+ *   velocity kv → target_kd = kv·gear²; general with affine bias (force g0·ctrl + b0 + b1·l + b2·l̇):
+ *   b1 < 0 a position servo (kp = −b1, kv = −b2), b1 = 0 and b2 < 0 a velocity servo (kv = −b2), their
+ *   target (g0·ctrl + b0)/(k·gear); motor / general without bias record an effort actuator. forcerange
+ *   (or motor ctrlrange × gear) → effort_limit. ctrl of a keyframe sets the PD target. A position
  *   servo's `dampratio` (or a general one's biasprm[2] > 0) becomes kv = dampratio·2·√(kp·m₀/gear²),
  *   m₀ the joint's inertia at qpos0 (MuJoCo's dof_M0, from the authored body poses).
  * - Body `gravcomp` → the body's gravity compensation (a force −gravcomp·m·g at its COM); a joint's
@@ -505,7 +506,7 @@ class MjcfBuilder {
   readonly actuatorGravcomp: string[] = [];
   readonly actuatorGains = new Map<
     number,
-    { ke: number; kd: number; effort?: number; targetScale: number }
+    { ke: number; kd: number; effort?: number; targetScale: number; targetOffset: number }
   >();
 
   constructor(
@@ -1467,7 +1468,8 @@ class MjcfBuilder {
   readActuators(): void {
     const rd = this.rd;
     const b = this.b;
-    const actuated = new Map<number, { ke: number; kd: number }>();
+    // per joint: the summed gains and the targets at ctrl = 0
+    const actuated = new Map<number, { ke: number; kd: number; pos: number; vel: number }>();
     for (const sec of this.root.children.filter((c) => c.name === 'actuator')) {
       for (const a of sec.children) {
         const cls = a.attrs.class ?? 'main';
@@ -1493,6 +1495,10 @@ class MjcfBuilder {
         let kp = 0,
           kv = 0,
           gain = 1;
+        // a servo's force gear·(ctrlGain·ctrl + ctrlBias − kp·gear·q − kv·gear·q̇): its target is
+        // (ctrlGain·ctrl + ctrlBias)/(k·gear), k = kp (position) or kv (velocity)
+        let ctrlGain = 0,
+          ctrlBias = 0;
         // a damping ratio for a position servo, resolved below as MuJoCo's mj_setConst does
         let dampratio: number | undefined;
         const shortcut = a.name;
@@ -1501,6 +1507,7 @@ class MjcfBuilder {
           kind = 'position';
           kp = rd.num(a, cls, 'kp', 'actuator') ?? 1;
           kv = rd.num(a, cls, 'kv', 'actuator') ?? 0;
+          ctrlGain = kp;
           const dr = rd.num(a, cls, 'dampratio', 'actuator');
           if (dr !== undefined && dr !== 0) {
             if (kv !== 0) throw elError(a, `actuator '${name}': kv and dampratio cannot both be defined`);
@@ -1510,25 +1517,33 @@ class MjcfBuilder {
         } else if (shortcut === 'velocity') {
           kind = 'velocity';
           kv = rd.num(a, cls, 'kv', 'actuator') ?? 1;
+          ctrlGain = kv;
         } else if (shortcut === 'general') {
           const g = rd.nums(a, cls, 'gainprm', 'actuator') ?? [1];
           const bias = rd.nums(a, cls, 'biasprm', 'actuator') ?? [0, 0, 0];
           const biastype = rd.attr(a, cls, 'biastype', 'actuator') ?? 'none';
           const gaintype = rd.attr(a, cls, 'gaintype', 'actuator') ?? 'fixed';
           const [b0, b1, b2] = [bias[0] ?? 0, bias[1] ?? 0, bias[2] ?? 0];
+          const g0 = g[0] ?? 1;
           if (gaintype !== 'fixed') kind = undefined;
           else if (biastype === 'none') {
             kind = 'motor';
-            gain = g[0] ?? 1;
-          } else if (biastype === 'affine' && b0 === 0 && b1 === -(g[0] ?? 1)) {
-            // a position servo; biasprm[2] > 0 is its damping ratio (MuJoCo's mj_setConst)
+            gain = g0;
+          } else if (biastype === 'affine' && b1 < 0 && (b2 <= 0 || g0 === -b1)) {
+            // a position servo (g0·ctrl + b0 − kp·l − kv·l̇); with the gain kp, biasprm[2] > 0 is its
+            // damping ratio (MuJoCo's mj_setConst)
             kind = 'position';
-            kp = g[0] ?? 1;
+            kp = -b1;
             if (b2 > 0) dampratio = b2;
             else kv = -b2;
-          } else if (biastype === 'affine' && b0 === 0 && b1 === 0 && b2 === -(g[0] ?? 1)) {
+            ctrlGain = g0;
+            ctrlBias = b0;
+          } else if (biastype === 'affine' && b1 === 0 && b2 < 0) {
+            // a velocity servo (g0·ctrl + b0 − kv·l̇)
             kind = 'velocity';
-            kv = g[0] ?? 1;
+            kv = -b2;
+            ctrlGain = g0;
+            ctrlBias = b0;
           }
         }
         if (!kind) {
@@ -1547,20 +1562,28 @@ class MjcfBuilder {
           const e = Math.abs(gear * gain) * maxAbs(ctrlrange);
           effort = effort === undefined ? e : Math.min(effort, e);
         }
-        const acc = actuated.get(joint) ?? { ke: 0, kd: 0 };
+        const k = (kind === 'position' ? kp : kv) * gear;
+        const targetScale = kind !== 'motor' && k !== 0 ? ctrlGain / k : 0;
+        const targetOffset = kind !== 'motor' && k !== 0 ? ctrlBias / k : 0;
+        const acc = actuated.get(joint) ?? { ke: 0, kd: 0, pos: 0, vel: 0 };
         if (kind === 'position') {
           if (acc.ke > 0)
             this.log.warn(`joint '${rec.label}': several position actuators; their gains add up`);
           acc.ke += kp * g2;
           acc.kd += kv * g2;
-        } else if (kind === 'velocity') acc.kd += kv * g2;
+          acc.pos = targetOffset;
+        } else if (kind === 'velocity') {
+          acc.kd += kv * g2;
+          acc.vel = targetOffset;
+        }
         actuated.set(joint, acc);
         if (effort !== undefined) rec.dof.effort_limit = Math.min(rec.dof.effort_limit, effort);
         this.actuatorGains.set(this.result.actuators!.length, {
           ke: kp * g2,
           kd: kv * g2,
           effort,
-          targetScale: 1 / gear,
+          targetScale,
+          targetOffset,
         });
         this.result.actuators!.push({ name, kind, joint, gear: gear * gain, ctrlrange, forcerange });
       }
@@ -1569,9 +1592,10 @@ class MjcfBuilder {
       const dof = b.joints[joint].dof;
       if (acc.ke > 0) {
         dof.target_ke = acc.ke;
-        dof.target_pos = 0;
+        dof.target_pos = acc.pos;
       }
       if (acc.kd > 0) dof.target_kd = acc.kd;
+      if (acc.ke === 0 && acc.kd > 0) dof.target_vel = acc.vel;
     }
   }
 
@@ -1706,8 +1730,8 @@ class MjcfBuilder {
       const g = this.actuatorGains.get(i);
       if (!act || !g) return;
       const dof = b.joints[act.joint].dof;
-      if (act.kind === 'position') dof.target_pos = u * g.targetScale;
-      else if (act.kind === 'velocity') dof.target_vel = u * g.targetScale;
+      if (act.kind === 'position') dof.target_pos = u * g.targetScale + g.targetOffset;
+      else if (act.kind === 'velocity') dof.target_vel = u * g.targetScale + g.targetOffset;
     });
   }
 }
