@@ -9,6 +9,7 @@
 import { len3, quatConj, quatMul, quatRotate, transformMul } from '../math';
 import type { KinematicsData } from '../kinematics';
 import { EqualityType, type SapModel } from '../model';
+import { NEAR_RIGID_BETA } from '../sap/constraints/common';
 import type { SapConstraintSpec } from '../sap/problem';
 import { PackedSapProblem, PHYS_STRIDE } from '../sap/packed_problem';
 import { accumulateAngularJacobian, accumulatePointJacobian, cliqueOfBody } from './contact_jacobian';
@@ -66,7 +67,7 @@ export function packEqualityConstraints(
       if (!has0 && !has1) continue;
       const ratio = m.eq_ratio[e];
       g1[0] = q[m.joint_q_start[j0]] - ratio * q[m.joint_q_start[j1]] - m.eq_offset[e];
-      pp.addHolonomic(g1, stiffness, tau_d, 0.1, NaN);
+      pp.addHolonomic(g1, stiffness, tau_d, NEAR_RIGID_BETA, NaN);
       // J = +1 at dof₀, −ρ at dof₁ (one block when both joints are in the same tree)
       if (has0) {
         const jo = pp.addBlock(cliqueIndex[t0]);
@@ -109,7 +110,7 @@ export function packEqualityConstraints(
         mid[k] = 0.5 * (fQ[k] + fT[k]);
       }
     }
-    pp.addHolonomic(g0, stiffness, tau_d, 0.1, NaN);
+    pp.addHolonomic(g0, stiffness, tau_d, NEAR_RIGID_BETA, NaN);
     // one block per tree (b0's first), each J_B − J_A of the bodies in it (a ball's points: the
     // anchors' positions, fP and fQ's first three entries)
     for (let q2 = 0; q2 < 2; q2++) {

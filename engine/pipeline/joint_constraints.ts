@@ -13,10 +13,33 @@
 import { publicDofIndex } from '../kinematics';
 import { JointType, type SapModel } from '../model';
 import type { SapControl } from '../state';
+import { NEAR_RIGID_BETA } from '../sap/constraints/common';
 import type { PackedSapProblem } from '../sap/packed_problem';
 import type { SapConstraintSpec } from '../sap/problem';
 
 const LIMIT_WINDOW_FACTOR = 2;
+const sides = new Float64Array(2);
+
+/**
+ * The sides of a limit [lower, upper] that a step adds: each one inside the window
+ * x₀ ± 2·dt·rate (a violated side always is), the others −∞ / +∞. Returns a shared scratch array,
+ * valid until the next call (allocation-free).
+ *
+ * @param x0    the limited quantity at the start of the step (joint coordinate, tendon length)
+ * @param rate  max(|ẋ₀|, |ẋ*|), its rate at the start of the step and in the free motion
+ */
+export function limitSidesInWindow(
+  lower: number,
+  upper: number,
+  x0: number,
+  rate: number,
+  dt: number,
+): Float64Array {
+  const window = LIMIT_WINDOW_FACTOR * dt * rate;
+  sides[0] = lower > x0 - window ? lower : -Infinity;
+  sides[1] = upper < x0 + window ? upper : Infinity;
+  return sides;
+}
 
 /** true when DOF d carries a PD drive */
 export function hasDrive(m: SapModel, d: number): boolean {
@@ -67,20 +90,19 @@ export function buildJointConstraints(
     // limit
     const ke = m.joint_limit_ke[d];
     if (ke > 0) {
-      const window = LIMIT_WINDOW_FACTOR * dt * Math.max(Math.abs(v[d]), Math.abs(v_star[d]));
-      const lo = m.joint_limit_lower[d] > q0 - window ? m.joint_limit_lower[d] : -Infinity;
-      const hi = m.joint_limit_upper[d] < q0 + window ? m.joint_limit_upper[d] : Infinity;
-      if (Number.isFinite(lo) || Number.isFinite(hi)) {
+      const rate = Math.max(Math.abs(v[d]), Math.abs(v_star[d]));
+      const s = limitSidesInWindow(m.joint_limit_lower[d], m.joint_limit_upper[d], q0, rate, dt);
+      if (Number.isFinite(s[0]) || Number.isFinite(s[1])) {
         out.push({
           kind: 'limit',
           clique,
           dof,
           q0,
-          lower: lo,
-          upper: hi,
+          lower: s[0],
+          upper: s[1],
           stiffness: ke,
           tau_d: m.joint_limit_kd[d] / ke,
-          beta: 0.1,
+          beta: NEAR_RIGID_BETA,
         });
       }
     }
@@ -125,11 +147,10 @@ export function packJointConstraints(
     const q0 = q[m.joint_q_start[j]];
     const ke = m.joint_limit_ke[d];
     if (ke > 0) {
-      const window = LIMIT_WINDOW_FACTOR * dt * Math.max(Math.abs(v[d]), Math.abs(v_star[d]));
-      const lo = m.joint_limit_lower[d] > q0 - window ? m.joint_limit_lower[d] : -Infinity;
-      const hi = m.joint_limit_upper[d] < q0 + window ? m.joint_limit_upper[d] : Infinity;
-      if (Number.isFinite(lo) || Number.isFinite(hi)) {
-        pp.addLimit(clique, dof, q0, lo, hi, ke, m.joint_limit_kd[d] / ke, 0.1, NaN);
+      const rate = Math.max(Math.abs(v[d]), Math.abs(v_star[d]));
+      const s = limitSidesInWindow(m.joint_limit_lower[d], m.joint_limit_upper[d], q0, rate, dt);
+      if (Number.isFinite(s[0]) || Number.isFinite(s[1])) {
+        pp.addLimit(clique, dof, q0, s[0], s[1], ke, m.joint_limit_kd[d] / ke, NEAR_RIGID_BETA, NaN);
       }
     }
     if (hasDrive(m, d)) {

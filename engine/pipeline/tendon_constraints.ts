@@ -5,11 +5,11 @@
  * added only inside the window l₀ ± 2·dt·max(|l̇₀|, |l̇*|) (a violated side is always inside).
  */
 import type { SapModel } from '../model';
+import { NEAR_RIGID_BETA } from '../sap/constraints/common';
 import type { PackedSapProblem } from '../sap/packed_problem';
+import { limitSidesInWindow } from './joint_constraints';
 
-const LIMIT_WINDOW_FACTOR = 2;
-
-/** tendon length Σ aₖ·x[dof(jointₖ)] + offset·withOffset over per-DOF (`perDof`) or coordinate values */
+/** Σ aₖ·x[jointₖ] over per-DOF (`perDof`: a tendon rate) or coordinate values (its length less the offset) */
 function tendonSum(m: SapModel, t: number, x: Float64Array, perDof: boolean): number {
   let s = 0;
   for (let e = m.tendon_adr[t]; e < m.tendon_adr[t + 1]; e++) {
@@ -47,11 +47,10 @@ export function packTendonConstraints(
     if (m.tendon_world[t] !== w || !(ke > 0)) continue;
     const l0 = tendonLength(m, t, q);
     const rate = Math.max(Math.abs(tendonSum(m, t, v, true)), Math.abs(tendonSum(m, t, v_star, true)));
-    const window = LIMIT_WINDOW_FACTOR * dt * rate;
-    const lo = m.tendon_lower[t] > l0 - window ? m.tendon_lower[t] : -Infinity;
-    const hi = m.tendon_upper[t] < l0 + window ? m.tendon_upper[t] : Infinity;
-    if (!(Number.isFinite(lo) || Number.isFinite(hi))) continue;
-    pp.beginTendon(l0, lo, hi, ke, Number.isFinite(ke) ? m.tendon_limit_kd[t] / ke : 0, 0.1, NaN);
+    const s = limitSidesInWindow(m.tendon_lower[t], m.tendon_upper[t], l0, rate, dt);
+    if (!(Number.isFinite(s[0]) || Number.isFinite(s[1]))) continue;
+    const tau_d = Number.isFinite(ke) ? m.tendon_limit_kd[t] / ke : 0;
+    pp.beginTendon(l0, s[0], s[1], ke, tau_d, NEAR_RIGID_BETA, NaN);
     for (let e = m.tendon_adr[t]; e < m.tendon_adr[t + 1]; e++) {
       const j = m.tendon_joint[e];
       const d = m.joint_qd_start[j];

@@ -1562,9 +1562,10 @@ class MjcfBuilder {
           const e = Math.abs(gear * gain) * maxAbs(ctrlrange);
           effort = effort === undefined ? e : Math.min(effort, e);
         }
-        const k = (kind === 'position' ? kp : kv) * gear;
-        const targetScale = kind !== 'motor' && k !== 0 ? ctrlGain / k : 0;
-        const targetOffset = kind !== 'motor' && k !== 0 ? ctrlBias / k : 0;
+        // a servo's target per unit ctrl and at ctrl 0 (a motor has none: k = 0)
+        const k = kind === 'motor' ? 0 : (kind === 'position' ? kp : kv) * gear;
+        const targetScale = k !== 0 ? ctrlGain / k : 0;
+        const targetOffset = k !== 0 ? ctrlBias / k : 0;
         const acc = actuated.get(joint) ?? { ke: 0, kd: 0, pos: 0, vel: 0 };
         if (kind === 'position') {
           if (acc.ke > 0)
