@@ -701,6 +701,22 @@ export const testApi = {
     const c = client.latest.contacts;
     return c ? { count: c.count, truncated: c.truncated, data: Array.from(c.data) } : null;
   },
+  /** the loaded scene as drawn: every shape (label, body, ShapeFlags, colour, mesh triangles) and the loader warnings */
+  scene: () => {
+    const sc = useStudio.getState().scene;
+    if (!sc) return null;
+    return {
+      bodies: sc.body_label.slice(),
+      shapes: sc.shapes.map((sh) => ({
+        label: sh.label,
+        body: sh.body,
+        flags: sh.flags,
+        color: sh.color.slice(),
+        triangles: sh.mesh >= 0 ? sc.meshes[sh.mesh].triangles.length / 3 : 0,
+      })),
+      warnings: sc.warnings.slice(),
+    };
+  },
   markers: () => viewport.handle?.markers() ?? null,
   /** constraint island per body from the latest frame (colour by island on), else null */
   islands: () => (client.latest.islands ? Array.from(client.latest.islands) : null),

@@ -23,6 +23,11 @@ export interface StudioApi {
     stage_ms: StatsInfo['stage_ms'];
   } | null;
   contacts(): { count: number; truncated: number; data: number[] } | null;
+  scene(): {
+    bodies: string[];
+    shapes: { label: string; body: number; flags: number; color: number[]; triangles: number }[];
+    warnings: string[];
+  } | null;
   markers(): { pC: number[][]; x0: number[][]; x1: number[][] } | null;
   islands(): number[] | null;
   plotData(): Record<string, (number | null)[][]> | null;

@@ -50,7 +50,8 @@ export function SceneInfoBox() {
           </p>
           {scene.warnings.length > 0 && (
             <p className="warn">
-              {scene.warnings.length} loader warnings: {scene.warnings.slice(0, 3).join('; ')}
+              {scene.warnings.length} loader warning{scene.warnings.length === 1 ? '' : 's'}:{' '}
+              {scene.warnings.slice(0, 3).join('; ')}
             </p>
           )}
           <p className="muted hint">

@@ -1,5 +1,5 @@
 /**
- * Fuzzing of every input surface (SPEC §11): scene YAML/JSON, URDF, MJCF, USDA, USDC, USDZ, STL, OBJ,
+ * Fuzzing of every input surface (SPEC §11): scene YAML/JSON, URDF, MJCF, USDA, USDC, USDZ, STL, OBJ, COLLADA,
  * share links and worker protocol messages. Each input must end in a loaded model or a typed error
  * with a location, within 2 s, without crashing or exhausting the fuzz thread's heap, and without
  * touching Object.prototype. Deterministic: inputs derive from (seed, surface, index).
@@ -27,6 +27,7 @@ const QUICK: Record<string, number> = {
   usdz: 800,
   stl: 1500,
   obj: 800,
+  dae: 600,
   link: 3000,
   protocol: 1500,
 };

@@ -703,6 +703,7 @@ bodies:
 `;
   const urdf = `<robot name="mesh_host">
   <link name="base"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+    <visual><geometry><mesh filename="parts/m${ext}" scale="0.01 0.01 0.01"/></geometry></visual>
     <collision><geometry><mesh filename="parts/m${ext}" scale="0.01 0.01 0.01"/></geometry></collision></link>
 </robot>
 `;
@@ -711,7 +712,7 @@ bodies:
 
 function meshSurface(
   name: string,
-  ext: '.stl' | '.obj',
+  ext: '.stl' | '.obj' | '.dae',
   corpus: () => Uint8Array[],
   text: boolean,
   attacks: Record<string, (rng: Rng) => Uint8Array>,
@@ -850,6 +851,78 @@ const objAttacks: Record<string, (rng: Rng) => Uint8Array> = {
     return encoder.encode('v 0 0 0\nv 1 0 0\nv 0 1 0\n' + 'f 1 2 3\n'.repeat(n));
   },
   no_faces: () => encoder.encode('v 0 0 0\nv 1 1 1\n'),
+};
+
+/** a COLLADA document: a cube as a polylist (position + normal inputs) in a node with a material */
+function daeCube(
+  opts: { positions?: string; p?: string; vcount?: string; count?: string; scene?: string } = {},
+): string {
+  const positions = opts.positions ?? '0 0 0 1 0 0 1 1 0 0 1 0 0 0 1 1 0 1 1 1 1 0 1 1';
+  const quads = [
+    [0, 3, 2, 1],
+    [4, 5, 6, 7],
+    [0, 1, 5, 4],
+    [2, 3, 7, 6],
+    [1, 2, 6, 5],
+    [0, 4, 7, 3],
+  ];
+  const p = opts.p ?? quads.flatMap((q, f) => q.flatMap((v) => [v, f])).join(' ');
+  return `<?xml version="1.0"?>
+<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
+  <asset><unit meter="0.1"/><up_axis>Y_UP</up_axis></asset>
+  <library_effects><effect id="fx"><profile_COMMON><technique sid="c"><phong><diffuse><color>0.2 0.4 0.8 1</color></diffuse></phong></technique></profile_COMMON></effect></library_effects>
+  <library_materials><material id="blue" name="blue"><instance_effect url="#fx"/></material></library_materials>
+  <library_geometries><geometry id="g"><mesh>
+    <source id="pos"><float_array id="pa" count="${opts.count ?? 24}">${positions}</float_array>
+      <technique_common><accessor source="#pa" count="8" stride="3"/></technique_common></source>
+    <source id="nrm"><float_array id="na" count="18">0 0 -1 0 0 1 0 -1 0 0 1 0 1 0 0 -1 0 0</float_array>
+      <technique_common><accessor source="#na" count="6" stride="3"/></technique_common></source>
+    <vertices id="v"><input semantic="POSITION" source="#pos"/></vertices>
+    <polylist material="m" count="6"><input semantic="VERTEX" source="#v" offset="0"/><input semantic="NORMAL" source="#nrm" offset="1"/>
+      <vcount>${opts.vcount ?? '4 4 4 4 4 4'}</vcount><p>${p}</p></polylist>
+  </mesh></geometry></library_geometries>
+  <library_nodes><node id="lib"><rotate>1 0 0 30</rotate><instance_geometry url="#g"><bind_material><technique_common><instance_material symbol="m" target="#blue"/></technique_common></bind_material></instance_geometry></node></library_nodes>
+  <library_visual_scenes><visual_scene id="s">${opts.scene ?? '<node><matrix>1 0 0 0.5 0 1 0 0 0 0 1 0 0 0 0 1</matrix><instance_node url="#lib"/></node><node><scale>-1 1 1</scale><instance_node url="#lib"/></node>'}</visual_scene></library_visual_scenes>
+  <scene><instance_visual_scene url="#s"/></scene>
+</COLLADA>
+`;
+}
+
+const daeCorpus = lazy((): Uint8Array[] => [
+  read(
+    path.join(ASSETS, 'newton-assets/franka_emika_panda/meshes/robot_ee/franka_hand_white/visual/finger.dae'),
+  ),
+  encoder.encode(daeCube()),
+]);
+
+const daeAttacks: Record<string, (rng: Rng) => Uint8Array> = {
+  bad_index: (rng) =>
+    encoder.encode(daeCube({ p: `0 0 1 0 ${rng.pick(['8', '-1', '1e9', '2.5', 'x', '4294967296'])} 0 3 0` })),
+  nonfinite: (rng) =>
+    encoder.encode(
+      daeCube({ positions: `0 0 0 ${rng.pick(BAD_NUMBERS)} 0 0 1 1 0 0 1 0 0 0 1 1 0 1 1 1 1 0 1 1` }),
+    ),
+  count_mismatch: (rng) => encoder.encode(daeCube({ count: rng.pick(['23', '1e12', '-1', 'x']) })),
+  vcount_overrun: (rng) =>
+    encoder.encode(daeCube({ vcount: rng.pick(['4 4 4 4 4 5', '1e9', '-3 4', '4 4 4 4 4 4 4']) })),
+  instance_cycle: () => encoder.encode(daeCube({ scene: '<node id="a"><instance_node url="#a"/></node>' })),
+  dangling: (rng) =>
+    encoder.encode(
+      daeCube({
+        scene: `<node><instance_${rng.pick(['node', 'geometry'])} url="#${rng.pick(['nope', 'fx', '', 'pa'])}"/></node>`,
+      }),
+    ),
+  deep_nodes: (rng) => {
+    const n = rng.pick([200, 5000]);
+    return encoder.encode(
+      daeCube({ scene: '<node>'.repeat(n) + '<instance_node url="#lib"/>' + '</node>'.repeat(n) }),
+    );
+  },
+  many_instances: (rng) => {
+    const n = rng.pick([1000, 300000]);
+    return encoder.encode(daeCube({ scene: '<node><instance_node url="#lib"/></node>'.repeat(n) }));
+  },
+  empty: () => encoder.encode('<COLLADA/>'),
 };
 
 // ------------------------------------------------------------------------------------------ links
@@ -1216,6 +1289,7 @@ export const SURFACES: Record<string, Surface> = {
   usdz: fileSurface('usdz', usdzCorpus, { text: false, attacks: usdzAttacks, garbageEntry: 'garbage.usdz' }),
   stl: meshSurface('stl', '.stl', stlCorpus, false, stlAttacks),
   obj: meshSurface('obj', '.obj', objCorpus, true, objAttacks),
+  dae: meshSurface('dae', '.dae', daeCorpus, true, daeAttacks),
   link: linkSurface(),
   protocol: protocolSurface(),
 };

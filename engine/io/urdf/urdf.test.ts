@@ -241,9 +241,32 @@ describe('URDF models of MANIFEST.md load and simulate 2 s without NaN', () => {
         expect(m.mesh_count).toBe(37);
       }
       if (id === 'U3') {
-        // mimic finger, visual DAE files unread (warning), colliders shown instead
+        // mimic finger; the hand's and fingers' COLLADA visuals load, one shape per material in the
+        // file's colours; the arm's visual DAEs are not in the asset set, so those links show colliders
         expect(m.eq_count).toBe(1);
-        expect(a.warnings.join('\n')).toMatch(/visual meshes not loaded/);
+        const warn = a.warnings.join('\n');
+        expect(warn).toMatch(
+          /visual meshes not loaded on 8 link\(s\).*shown instead: fr3_link0, fr3_link1, fr3_link2, fr3_link3, fr3_link4, fr3_link5, fr3_link6, fr3_link7$/m,
+        );
+        const shapesOf = (link: string) => {
+          const body = m.body_label.indexOf(link);
+          return Array.from({ length: m.shape_count }, (_, s) => s).filter((s) => m.shape_body[s] === body);
+        };
+        const visible = (s: number) => (m.shape_flags[s] & ShapeFlags.VISIBLE) !== 0;
+        const collides = (s: number) => (m.shape_flags[s] & ShapeFlags.COLLIDE_SHAPES) !== 0;
+        const hand = shapesOf('fr3_hand');
+        const handVisuals = hand.filter((s) => !collides(s));
+        expect(handVisuals).toHaveLength(5); // hand.dae: five materials
+        expect(handVisuals.every(visible)).toBe(true);
+        expect(hand.filter(collides).some(visible)).toBe(false); // the collider hides behind its visual
+        const rgb = (s: number) => Array.from(m.shape_color.subarray(s * 3, s * 3 + 3), (v) => +v.toFixed(3));
+        expect(handVisuals.map(rgb)).toContainEqual([1, 1, 1]);
+        expect(handVisuals.map(rgb)).toContainEqual([0.251, 0.251, 0.251]);
+        for (const f of ['fr3_leftfinger', 'fr3_rightfinger']) {
+          expect(shapesOf(f).filter((s) => !collides(s) && visible(s))).toHaveLength(2); // finger.dae: two
+        }
+        // the arm links fall back to their collision meshes
+        expect(shapesOf('fr3_link3').filter((s) => collides(s) && visible(s))).toHaveLength(1);
       }
       if (id === 'U4') {
         expect(Array.from(m.joint_type)).toEqual([

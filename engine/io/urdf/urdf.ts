@@ -14,8 +14,10 @@
  *   mass (1e-3 kg, inertia 1e-6 kg·m²) and a warning;
  * - visual geometry becomes non-colliding, massless, visible shapes; collision geometry colliding shapes,
  *   visible only when the link has no (loadable) visual, with `force_show_colliders`, and never with
- *   `hide_collision_shapes`; a visual mesh that is missing or in an unreadable format (COLLADA) is a
- *   warning, and the link's colliders are shown instead;
+ *   `hide_collision_shapes`; a visual mesh that is missing or unreadable is a warning, and the link's
+ *   colliders are shown instead; meshes are STL, OBJ or COLLADA: a COLLADA visual becomes one shape per
+ *   material, in the file's diffuse colour (the `<material>` colour only where the file has none, as
+ *   RViz draws it), a COLLADA collider one mesh of all its triangles;
  * - joint types: revolute, continuous (revolute without limits), prismatic, fixed, floating (free;
  *   only under the world), planar (two prismatic DOFs in the plane normal to the axis, through a
  *   massless intermediate body);
@@ -46,7 +48,16 @@ import {
   type ImportSource,
 } from '../assets/importer';
 import type { AssetResolver } from '../assets/resolver';
-import { convexHull, extensionOf, parseMeshBytes, scaleMesh, type TriMesh } from '../mesh';
+import {
+  MESH_EXTENSIONS,
+  convexHull,
+  extensionOf,
+  mergeParts,
+  parseMeshParts,
+  scaleMesh,
+  type MeshPart,
+  type TriMesh,
+} from '../mesh';
 import { assertElementCounts, childNamed, childrenNamed, parseXml, type XmlElement } from '../xml/xml';
 
 // ------------------------------------------------------------------------------------------- model
@@ -309,7 +320,10 @@ export function parseUrdf(text: string, file?: string): UrdfRobot {
 // ------------------------------------------------------------------------------------------- import
 
 interface LoadedMesh {
+  /** all triangles as one mesh */
   mesh?: TriMesh;
+  /** the same triangles by material (one part for STL and OBJ) */
+  parts?: MeshPart[];
   error?: string;
   /** the file exists but is not a readable mesh: fatal for a collider (a visual is only left out) */
   corrupt?: ImportError;
@@ -339,11 +353,12 @@ async function loadMeshes(
       try {
         path = resolver.resolve(base, ref);
         const ext = extensionOf(path);
-        if (ext !== '.stl' && ext !== '.obj') {
-          out.set(ref, { error: `mesh format '${ext}' is not read (STL and OBJ are)` });
+        if (!(MESH_EXTENSIONS as readonly string[]).includes(ext)) {
+          out.set(ref, { error: `mesh format '${ext}' is not read (${MESH_EXTENSIONS.join(', ')} are)` });
           return;
         }
-        out.set(ref, { mesh: parseMeshBytes(await readAsset(resolver, path), path) });
+        const parts = parseMeshParts(await readAsset(resolver, path), path);
+        out.set(ref, { mesh: parts.length === 1 ? parts[0].mesh : mergeParts(parts), parts });
       } catch (e) {
         out.set(ref, {
           error: `${path}: ${e instanceof Error ? e.message : String(e)}`,
@@ -436,22 +451,26 @@ function buildUrdf(
   const plannedMassOf = new Map<string, number>();
   const collidersOf = new Map<number, number[]>();
   const meshCache = new Map<string, { index: number; mesh: TriMesh }>();
+  /** the model mesh of a file (all of it, or one part when `part` is given), scaled, added once and shared */
   const addMeshShapeData = (
     ref: string,
     scale: number[],
     hull: boolean,
+    part?: number,
   ): { index: number; mesh: TriMesh } | undefined => {
     const got = meshes.get(ref);
-    if (!got?.mesh) return undefined;
-    const key = `${ref}|${scale.join(',')}|${hull ? 'hull' : 'mesh'}`;
+    const src = part === undefined ? got?.mesh : got?.parts?.[part]?.mesh;
+    if (!src) return undefined;
+    const key = `${ref}|${part ?? ''}|${scale.join(',')}|${hull ? 'hull' : 'mesh'}`;
     const hit = meshCache.get(key);
     if (hit) return hit;
-    let tri = scaleMesh(got.mesh, scale);
+    let tri = scaleMesh(src, scale);
     if (hull) tri = convexHull(tri.vertices, ref);
+    const base = ref.slice(ref.lastIndexOf('/') + 1);
     const index = b.addMesh({
       vertices: tri.vertices,
       triangles: tri.triangles,
-      label: `${prefix}${ref.slice(ref.lastIndexOf('/') + 1)}`,
+      label: `${prefix}${base}${part === undefined ? '' : `#${got?.parts?.[part]?.name ?? part}`}`,
     });
     const out = { index, mesh: tri };
     meshCache.set(key, out);
@@ -501,23 +520,28 @@ function buildUrdf(
         };
         const label = `${prefix}${link.name}/visual_${g.name ?? result.shapes.length}`;
         if (g.geometry.kind === 'mesh') {
-          const m = addMeshShapeData(g.geometry.filename, g.geometry.scale, false);
-          if (!m) {
-            visualFailed.push(meshes.get(g.geometry.filename)?.error ?? g.geometry.filename);
+          const { filename, scale } = g.geometry;
+          const parts = meshes.get(filename)?.parts;
+          if (!parts) {
+            visualFailed.push(meshes.get(filename)?.error ?? filename);
             continue;
           }
-          result.shapes.push(
-            b.addShape({
-              body,
-              type: 'mesh',
-              mesh: m.index,
-              size: [1, 1, 1],
-              X_bs: g.origin,
-              cfg,
-              color: g.color,
-              label,
-            }),
-          );
+          // one shape per material; the file's colour first, then the URDF's
+          parts.forEach((p, k) => {
+            const m = addMeshShapeData(filename, scale, false, parts.length === 1 ? undefined : k)!;
+            result.shapes.push(
+              b.addShape({
+                body,
+                type: 'mesh',
+                mesh: m.index,
+                size: [1, 1, 1],
+                X_bs: g.origin,
+                cfg,
+                color: p.color ?? g.color,
+                label: parts.length === 1 ? label : `${label}/${p.name ?? k}`,
+              }),
+            );
+          });
         } else {
           const sd = shapeOf(g)!;
           result.shapes.push(
