@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { meshMassProperties } from '../../model';
 import { MeshError } from '../assets/errors';
-import { SHARED_ASSETS } from '../testing_assets';
+import { SAP_WARP, SHARED_ASSETS } from '../testing_assets';
 import { mergeParts, parseDae, parseMeshBytes, parseMeshParts, parseStl, type TriMesh } from '.';
 
 // a unit cube [0,1]³ as six outward quads over eight corners
@@ -243,4 +243,107 @@ describe('COLLADA reader', () => {
     const collision = box(parseStl(readFileSync(path.join(dir, 'collision/hand.stl'))).vertices);
     for (let k = 0; k < 6; k++) expect(Math.abs(visual[k] - collision[k])).toBeLessThan(5e-4);
   });
+});
+
+describe("COLLADA reader against three.js's ColladaLoader (a peer reading the same files)", () => {
+  const FRANKA = 'newton-assets/franka_emika_panda/meshes';
+  const files = [
+    path.join(SHARED_ASSETS, FRANKA, 'robot_ee/franka_hand_white/visual/hand.dae'),
+    path.join(SHARED_ASSETS, FRANKA, 'robot_ee/franka_hand_white/visual/finger.dae'),
+    ...[1, 2, 3, 4, 5].map((k) =>
+      path.join(SAP_WARP, 'assets', FRANKA, `robot_arms/fr3/visual/link${k}.dae`),
+    ),
+  ];
+
+  /** per material name: area, area-weighted centroid and signed volume of its triangles */
+  type Moments = Map<string, { area: number; c: number[]; vol: number; color?: string }>;
+  const accumulate = (
+    out: Moments,
+    name: string,
+    p: ArrayLike<number>,
+    tris: ArrayLike<number>,
+    color?: string,
+  ) => {
+    const m = out.get(name) ?? { area: 0, c: [0, 0, 0], vol: 0, color };
+    for (let t = 0; t < tris.length; t += 3) {
+      const [a, b, c] = [tris[t] * 3, tris[t + 1] * 3, tris[t + 2] * 3];
+      const u = [p[b] - p[a], p[b + 1] - p[a + 1], p[b + 2] - p[a + 2]];
+      const v = [p[c] - p[a], p[c + 1] - p[a + 1], p[c + 2] - p[a + 2]];
+      const n = [u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0]];
+      const area = Math.hypot(n[0], n[1], n[2]) / 2;
+      m.area += area;
+      for (let k = 0; k < 3; k++) m.c[k] += (area * (p[a + k] + p[b + k] + p[c + k])) / 3;
+      m.vol += (p[a] * n[0] + p[a + 1] * n[1] + p[a + 2] * n[2]) / 6;
+    }
+    out.set(name, m);
+  };
+
+  for (const file of files) {
+    it(path.relative(path.resolve(SHARED_ASSETS, '..'), file), async () => {
+      const text = readFileSync(file, 'utf8');
+      const ours: Moments = new Map();
+      for (const p of parseDae(text, file)) {
+        const hex = p
+          .color!.map((x) =>
+            Math.round(x * 255)
+              .toString(16)
+              .padStart(2, '0'),
+          )
+          .join('');
+        accumulate(ours, p.name!, p.mesh.vertices, p.mesh.triangles, hex);
+      }
+
+      // three's loader parses with the DOM's DOMParser: jsdom's here; it turns a Z_UP file into
+      // y-up by rotating its root (undone below: ours stays z-up) and scales it by the unit
+      const { JSDOM } = await import('jsdom');
+      const THREE = await import('three');
+      const { ColladaLoader } = await import('three/examples/jsm/loaders/ColladaLoader.js');
+      const g = globalThis as { DOMParser?: unknown };
+      const saved = g.DOMParser;
+      g.DOMParser = new JSDOM('').window.DOMParser;
+      const log = console.log;
+      console.log = () => {}; // its version and up-axis notes
+      let scene: InstanceType<typeof THREE.Object3D>;
+      try {
+        scene = new ColladaLoader().parse(text, '')!.scene;
+      } finally {
+        g.DOMParser = saved;
+        console.log = log;
+      }
+      expect(text).toMatch(/<up_axis>Z_UP<\/up_axis>/);
+      scene.rotation.set(0, 0, 0);
+      scene.updateMatrixWorld(true);
+      const peer: Moments = new Map();
+      scene.traverse((o) => {
+        if (!(o instanceof THREE.Mesh)) return;
+        const geo = (o.geometry as InstanceType<typeof THREE.BufferGeometry>)
+          .clone()
+          .applyMatrix4(o.matrixWorld);
+        const pos = (geo.getAttribute('position') as InstanceType<typeof THREE.BufferAttribute>).array;
+        const materials = Array.isArray(o.material) ? o.material : [o.material];
+        const groups = geo.groups.length
+          ? geo.groups
+          : [{ start: 0, count: pos.length / 3, materialIndex: 0 }];
+        for (const grp of groups) {
+          const mat = materials[grp.materialIndex ?? 0] as InstanceType<typeof THREE.MeshPhongMaterial>;
+          const idx = geo.index
+            ? Array.from(geo.index.array.slice(grp.start, grp.start + grp.count))
+            : Array.from({ length: grp.count }, (_, i) => grp.start + i);
+          accumulate(peer, mat.name, pos, idx, mat.color.getHexString(THREE.SRGBColorSpace));
+        }
+      });
+
+      // the same materials with the same colours, and the same triangles where they are: area,
+      // centroid and signed volume (which moves with any misplaced or mirrored part) agree to
+      // three's float32 positions
+      expect([...ours.keys()].sort()).toEqual([...peer.keys()].sort());
+      for (const [name, m] of ours) {
+        const q = peer.get(name)!;
+        expect(m.color).toBe(q.color);
+        expect(Math.abs(m.area - q.area)).toBeLessThan(1e-5 * q.area);
+        for (let k = 0; k < 3; k++) expect(Math.abs(m.c[k] / m.area - q.c[k] / q.area)).toBeLessThan(1e-6);
+        expect(Math.abs(m.vol - q.vol)).toBeLessThan(1e-5 * Math.abs(q.vol) + 1e-12);
+      }
+    });
+  }
 });
