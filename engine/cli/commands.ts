@@ -216,6 +216,7 @@ export function inspectCommand(
   m: SapModel,
   q?: readonly number[],
   qd?: readonly number[],
+  warnings: readonly string[] = [],
 ): InspectOutput {
   const nq = m.world_coord_start[1],
     nv = m.world_dof_start[1];
@@ -253,6 +254,7 @@ export function inspectCommand(
   const lim = (x: number) => (Number.isFinite(x) ? x : null);
   return {
     model: name,
+    warnings: [...warnings],
     nq,
     nv,
     velocity_convention: 'sap',

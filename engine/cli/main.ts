@@ -86,6 +86,11 @@ function islandList(s: string | undefined): boolean[] | undefined {
   });
 }
 
+/** the loader's warnings, on stderr (stdout stays the command's output, JSON included) */
+function reportWarnings(warnings: readonly string[]): void {
+  for (const w of warnings) console.error(`warning: ${w}`);
+}
+
 function parseList(s: string | undefined, flag: string): number[] | undefined {
   if (s === undefined) return undefined;
   const v = s.split(',').map((x) => Number(x.trim()));
@@ -163,6 +168,7 @@ export async function main(argv: string[]): Promise<number> {
       const numWorlds =
         values['num-worlds'] !== undefined ? positiveInt(values['num-worlds'], '--num-worlds', 1) : undefined;
       const scene = await loadModelFile(target, { num_worlds: numWorlds, asset_root: values['asset-root'] });
+      reportWarnings(scene.warnings);
       const set: Record<string, unknown> = {};
       if (values.preset) set.contact_preset_variant = values.preset;
       if (values['line-search']) set.line_search_variant = values['line-search'];
@@ -193,6 +199,7 @@ export async function main(argv: string[]): Promise<number> {
         scene.model,
         parseList(values.q, '--q'),
         parseList(values.qd, '--qd'),
+        scene.warnings,
       );
       print(out, () => formatInspect(out));
       return 0;
@@ -200,6 +207,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'ablate': {
       if (!target) throw new Error('ablate: missing SCENE');
       const scene = await loadModelFile(target, { asset_root: values['asset-root'] });
+      reportWarnings(scene.warnings);
       const out = ablateCommand(
         scene,
         positiveInt(values.steps, '--steps', 100),

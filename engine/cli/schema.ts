@@ -89,6 +89,8 @@ export const RunOutputSchema = z
 export const InspectOutputSchema = z
   .object({
     model: z.string(),
+    /** the loader's warnings: what it ignored, approximated or could not read (`unsupported: …` first-class) */
+    warnings: z.array(z.string()),
     nq: z.number().int(),
     nv: z.number().int(),
     velocity_convention: z.literal('sap'),
