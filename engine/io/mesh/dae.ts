@@ -95,6 +95,13 @@ export function parseDae(text: string, file?: string): MeshPart[] {
   let totalVerts = 0;
   let totalTris = 0;
   const positionsCache = new Map<XmlElement, Float64Array>();
+  // index lists, read once however often their geometry is instanced
+  const indexCache = new Map<XmlElement, number[]>();
+  const indicesOf = (el: XmlElement): number[] => {
+    let idx = indexCache.get(el);
+    if (!idx) indexCache.set(el, (idx = numbers(el, fail)));
+    return idx;
+  };
 
   const positionsOf = (vertices: XmlElement): Float64Array => {
     const hit = positionsCache.get(vertices);
@@ -213,7 +220,7 @@ export function parseDae(text: string, file?: string): MeshPart[] {
       if (prim.name === 'triangles') {
         const pEl = childNamed(prim, 'p');
         if (!pEl) continue;
-        const idx = numbers(pEl, fail);
+        const idx = indicesOf(pEl);
         const n = corners(pEl, idx);
         if (n % 3 !== 0) fail(`<triangles> <p> holds ${n} corners, not a multiple of 3`, pEl);
         for (let k = 0; k < n; k += 3)
@@ -222,8 +229,8 @@ export function parseDae(text: string, file?: string): MeshPart[] {
         const pEl = childNamed(prim, 'p');
         const vcEl = childNamed(prim, 'vcount');
         if (!pEl || !vcEl) continue;
-        const idx = numbers(pEl, fail);
-        const vcount = numbers(vcEl, fail);
+        const idx = indicesOf(pEl);
+        const vcount = indicesOf(vcEl);
         const n = corners(pEl, idx);
         let k = 0;
         for (const c of vcount) {
@@ -234,19 +241,19 @@ export function parseDae(text: string, file?: string): MeshPart[] {
         }
       } else if (prim.name === 'polygons' || prim.name === 'trifans') {
         for (const pEl of childrenNamed(prim, 'p')) {
-          const idx = numbers(pEl, fail);
+          const idx = indicesOf(pEl);
           fan(pEl, idx, 0, corners(pEl, idx));
         }
         // <ph> (polygons with holes): the outer ring, holes left closed
         for (const ph of childrenNamed(prim, 'ph')) {
           const pEl = childNamed(ph, 'p');
           if (!pEl) continue;
-          const idx = numbers(pEl, fail);
+          const idx = indicesOf(pEl);
           fan(pEl, idx, 0, corners(pEl, idx));
         }
       } else {
         for (const pEl of childrenNamed(prim, 'p')) {
-          const idx = numbers(pEl, fail);
+          const idx = indicesOf(pEl);
           const n = corners(pEl, idx);
           for (let k = 2; k < n; k++) {
             const a = vertex(pEl, idx, k - 2),

@@ -320,9 +320,7 @@ export function parseUrdf(text: string, file?: string): UrdfRobot {
 // ------------------------------------------------------------------------------------------- import
 
 interface LoadedMesh {
-  /** all triangles as one mesh */
-  mesh?: TriMesh;
-  /** the same triangles by material (one part for STL and OBJ) */
+  /** the file's triangles by material (one part for STL and OBJ) */
   parts?: MeshPart[];
   error?: string;
   /** the file exists but is not a readable mesh: fatal for a collider (a visual is only left out) */
@@ -357,8 +355,7 @@ async function loadMeshes(
           out.set(ref, { error: `mesh format '${ext}' is not read (${MESH_EXTENSIONS.join(', ')} are)` });
           return;
         }
-        const parts = parseMeshParts(await readAsset(resolver, path), path);
-        out.set(ref, { mesh: parts.length === 1 ? parts[0].mesh : mergeParts(parts), parts });
+        out.set(ref, { parts: parseMeshParts(await readAsset(resolver, path), path) });
       } catch (e) {
         out.set(ref, {
           error: `${path}: ${e instanceof Error ? e.message : String(e)}`,
@@ -458,19 +455,21 @@ function buildUrdf(
     hull: boolean,
     part?: number,
   ): { index: number; mesh: TriMesh } | undefined => {
-    const got = meshes.get(ref);
-    const src = part === undefined ? got?.mesh : got?.parts?.[part]?.mesh;
-    if (!src) return undefined;
+    const parts = meshes.get(ref)?.parts;
+    if (!parts) return undefined;
     const key = `${ref}|${part ?? ''}|${scale.join(',')}|${hull ? 'hull' : 'mesh'}`;
     const hit = meshCache.get(key);
     if (hit) return hit;
+    // the whole file (colliders, single-part visuals) or one material's part
+    const src =
+      part !== undefined ? parts[part].mesh : parts.length === 1 ? parts[0].mesh : mergeParts(parts);
     let tri = scaleMesh(src, scale);
     if (hull) tri = convexHull(tri.vertices, ref);
     const base = ref.slice(ref.lastIndexOf('/') + 1);
     const index = b.addMesh({
       vertices: tri.vertices,
       triangles: tri.triangles,
-      label: `${prefix}${base}${part === undefined ? '' : `#${got?.parts?.[part]?.name ?? part}`}`,
+      label: `${prefix}${base}${part === undefined ? '' : `#${parts[part].name ?? part}`}`,
     });
     const out = { index, mesh: tri };
     meshCache.set(key, out);
