@@ -26,6 +26,7 @@ import {
   type LinkState,
 } from './link';
 import { useStudio, type SceneRef } from './store';
+import { textureStatus } from './viewport/textures';
 import { LIMITS, limitMessage } from '../engine/worker/limits';
 
 // ------------------------------------------------------------------------------------------ ablation series
@@ -172,6 +173,8 @@ export interface ViewportHandle {
   bodyPosition(body: number): number[] | null;
   /** world positions of the rendered contact markers (for tests) */
   markers(): { pC: number[][]; x0: number[][]; x1: number[][] };
+  /** the visual meshes drawn with a decoded image, and the distinct images' sizes [px] (for tests) */
+  texturedDraws(): { meshes: number; images: number[][] };
 }
 export const viewport: { handle: ViewportHandle | null } = { handle: null };
 
@@ -713,10 +716,17 @@ export const testApi = {
         flags: sh.flags,
         color: sh.color.slice(),
         triangles: sh.mesh >= 0 ? sc.meshes[sh.mesh].triangles.length / 3 : 0,
+        textured: sh.mesh >= 0 && sc.meshes[sh.mesh].texture >= 0,
       })),
+      textures: sc.textures.map((t) => ({ label: t.label, mime: t.mime, bytes: t.bytes.length })),
       warnings: sc.warnings.slice(),
     };
   },
+  /** the renderer's image decoding (requested, ready, failed) and what it draws with them */
+  textures: () => ({
+    ...textureStatus,
+    drawn: viewport.handle?.texturedDraws() ?? { meshes: 0, images: [] },
+  }),
   markers: () => viewport.handle?.markers() ?? null,
   /** constraint island per body from the latest frame (colour by island on), else null */
   islands: () => (client.latest.islands ? Array.from(client.latest.islands) : null),

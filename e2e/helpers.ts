@@ -25,9 +25,23 @@ export interface StudioApi {
   contacts(): { count: number; truncated: number; data: number[] } | null;
   scene(): {
     bodies: string[];
-    shapes: { label: string; body: number; flags: number; color: number[]; triangles: number }[];
+    shapes: {
+      label: string;
+      body: number;
+      flags: number;
+      color: number[];
+      triangles: number;
+      textured: boolean;
+    }[];
+    textures: { label: string; mime: string; bytes: number }[];
     warnings: string[];
   } | null;
+  textures(): {
+    requested: number;
+    ready: number;
+    failed: number;
+    drawn: { meshes: number; images: number[][] };
+  };
   markers(): { pC: number[][]; x0: number[][]; x1: number[][] } | null;
   islands(): number[] | null;
   plotData(): Record<string, (number | null)[][]> | null;

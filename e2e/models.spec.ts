@@ -4,12 +4,13 @@
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
-import { expect, test } from '@playwright/test';
+import { expect, test, type Page } from '@playwright/test';
 import { zipSync } from 'fflate';
 import { openStudio, pngVariance, studio, watchConsole } from './helpers';
 
 const SHOTS = 'dist/e2e-results/screens';
 const ASSETS = path.resolve('..', 'shared', 'assets');
+const SAP_WARP_ASSETS = path.resolve('..', 'shared', 'reference', 'sap_warp', 'assets');
 
 /** every file under `dir`, keyed by its path relative to `dir`'s parent (the package folder first) */
 function zipFolder(dir: string): Buffer {
@@ -28,20 +29,25 @@ function zipFolder(dir: string): Buffer {
 const VISIBLE = 1;
 const COLLIDE_SHAPES = 2;
 
+/** opens the studio, drops `dir` as a zip through the file input and returns the scene it loads */
+async function dropPackage(page: Page, dir: string) {
+  await openStudio(page);
+  const loads = await studio(page, (s) => s.loads);
+  await page.getByTestId('file-input').setInputFiles({
+    name: `${path.basename(dir)}.zip`,
+    mimeType: 'application/zip',
+    buffer: zipFolder(dir),
+  });
+  await expect.poll(() => studio(page, (s) => s.loads)).toBeGreaterThan(loads);
+  await expect.poll(() => studio(page, (s) => s.sceneName)).not.toBe('box_stack');
+  return (await studio(page, (s) => s.scene()))!;
+}
+
 test('the Franka FR3 package (URDF, STL colliders, COLLADA visuals) loads from a zip with its colours', async ({
   page,
 }) => {
   const errors = watchConsole(page);
-  await openStudio(page);
-  const loads = await studio(page, (s) => s.loads);
-  await page.getByTestId('file-input').setInputFiles({
-    name: 'franka_emika_panda.zip',
-    mimeType: 'application/zip',
-    buffer: zipFolder(path.join(ASSETS, 'newton-assets/franka_emika_panda')),
-  });
-  await expect.poll(() => studio(page, (s) => s.loads)).toBeGreaterThan(loads);
-  await expect.poll(() => studio(page, (s) => s.sceneName)).not.toBe('box_stack');
-  const scene = (await studio(page, (s) => s.scene()))!;
+  const scene = await dropPackage(page, path.join(ASSETS, 'newton-assets/franka_emika_panda'));
   expect(scene.bodies).toContain('fr3_hand');
 
   // the hand's COLLADA visual: five shapes, one per material, in the file's colours, drawn; its
@@ -67,6 +73,54 @@ test('the Franka FR3 package (URDF, STL colliders, COLLADA visuals) loads from a
   const at = await studio(page, (s) => s.step);
   await expect.poll(() => studio(page, (s) => s.step)).toBeGreaterThan(at + 20);
   const shot = await page.screenshot({ path: `${SHOTS}/20-franka-dae.png` });
+  expect(await pngVariance(page, shot)).toBeGreaterThan(20);
+  expect(errors).toEqual([]);
+});
+
+test('ANYmal C (URDF with textured COLLADA visuals) loads from a zip and draws its images', async ({
+  page,
+}) => {
+  const errors = watchConsole(page);
+  const scene = await dropPackage(page, path.join(SAP_WARP_ASSETS, 'newton-assets/anybotics_anymal_c'));
+  expect(scene.bodies).toContain('LF_SHANK');
+
+  // seventeen JPEG images (one per part family: base, shells, drives, hips, thighs, shanks, feet,
+  // cameras, lidar, …), each sent once however many meshes use it
+  expect(scene.textures).toHaveLength(17);
+  expect(scene.textures.every((t) => t.mime === 'image/jpeg' && t.bytes > 50_000)).toBe(true);
+  expect(new Set(scene.textures.map((t) => t.label)).size).toBe(17);
+  // every leg's thigh, shank and foot (their visuals hang on the fixed links) draws textured, in
+  // white (the image as authored)
+  const textured = scene.shapes.filter((s) => s.textured);
+  for (const leg of ['LF', 'RF', 'LH', 'RH']) {
+    for (const link of ['thigh_fixed', 'shank_fixed', 'FOOT']) {
+      const b = scene.bodies.indexOf(`${leg}_${link}`);
+      expect(b, `${leg}_${link}`).toBeGreaterThanOrEqual(0);
+      expect(textured.some((s) => s.body === b)).toBe(true);
+    }
+  }
+  expect(textured.every((s) => s.color.join(' ') === '1 1 1' && s.flags & VISIBLE)).toBe(true);
+  // the base's COLLADA has textured and coloured materials side by side (the E-stop's red)
+  const base = scene.bodies.indexOf('base');
+  const baseVisuals = scene.shapes.filter((s) => s.body === base && !(s.flags & COLLIDE_SHAPES));
+  expect(baseVisuals.some((s) => s.textured)).toBe(true);
+  expect(baseVisuals.some((s) => !s.textured && s.color[0] > 5 * s.color[1])).toBe(true);
+  expect(scene.warnings.join('\n')).not.toMatch(/texture|visual meshes not loaded/);
+
+  // the renderer decodes every image (2048² JPEGs) and draws the textured meshes with them
+  await expect.poll(() => studio(page, (s) => s.textures().ready), { timeout: 30_000 }).toBe(17);
+  const tex = await studio(page, (s) => s.textures());
+  expect(tex.failed).toBe(0);
+  await expect.poll(() => studio(page, (s) => s.textures().drawn.images.length)).toBe(17);
+  const drawn = (await studio(page, (s) => s.textures())).drawn;
+  expect(drawn.meshes).toBeGreaterThanOrEqual(17);
+  expect(drawn.images).toHaveLength(17);
+  // drawn at most 1024 px a side (MAX_TEXTURE_SIZE): the 2048² images at half size
+  expect(drawn.images.every(([w, h]) => w === 1024 && h === 1024)).toBe(true);
+
+  const at = await studio(page, (s) => s.step);
+  await expect.poll(() => studio(page, (s) => s.step)).toBeGreaterThan(at + 20);
+  const shot = await page.screenshot({ path: `${SHOTS}/21-anymal-c-textured.png` });
   expect(await pngVariance(page, shot)).toBeGreaterThan(20);
   expect(errors).toEqual([]);
 });

@@ -20,12 +20,15 @@ import {
   shapeColor,
   shapeGeometry,
 } from './geometry';
+import { sceneTextures, type SceneTextures } from './textures';
 
 interface Group {
   key: string;
   geometry: THREE.BufferGeometry;
   shapes: number[];
   scales: [number, number, number][];
+  /** the scene image a textured mesh draws with, else -1 */
+  texture: number;
 }
 
 /** groups the shapes of a layer by geometry key */
@@ -45,6 +48,7 @@ function buildGroups(scene: SceneInfo, layer: 'visual' | 'collision'): Group[] {
         geometry: buildGeometry(g.key, scene.meshes, scene.hfields),
         shapes: [],
         scales: [],
+        texture: layer === 'visual' && s.mesh >= 0 ? (scene.meshes[s.mesh].texture ?? -1) : -1,
       };
       byKey.set(g.key, grp);
     }
@@ -76,11 +80,13 @@ function ShapeGroup({
   scene,
   group,
   layer,
+  textures,
   onDown,
 }: {
   scene: SceneInfo;
   group: Group;
   layer: 'visual' | 'collision';
+  textures: SceneTextures;
   onDown: (e: ThreeEvent<PointerEvent>, shape: number) => void;
 }) {
   const ref = useRef<THREE.InstancedMesh>(null);
@@ -95,6 +101,19 @@ function ShapeGroup({
     [layer],
   );
   useEffect(() => () => material.dispose(), [material]);
+  // a textured mesh's image, once decoded (the instance colour, white for it, multiplies it)
+  useEffect(() => {
+    if (group.texture < 0 || !(material instanceof THREE.MeshStandardMaterial)) return;
+    let live = true;
+    void textures.get(group.texture).then((tex) => {
+      if (!live || !tex) return;
+      material.map = tex;
+      material.needsUpdate = true;
+    });
+    return () => {
+      live = false;
+    };
+  }, [group, material, textures]);
 
   // colours: scene colours (or each body's constraint island), the selected body highlighted
   const colourIslands = useRef<Int32Array | null>(null);
@@ -177,6 +196,8 @@ export function Bodies({ scene }: { scene: SceneInfo }) {
     [scene, view.collision],
   );
   useEffect(() => () => visual.forEach((g) => g.geometry.dispose()), [visual]);
+  const textures = useMemo(() => sceneTextures(scene.textures ?? []), [scene]);
+  useEffect(() => () => textures.dispose(), [textures]);
   useEffect(() => () => collision.forEach((g) => g.geometry.dispose()), [collision]);
 
   const { camera, gl, controls } = useThree();
@@ -266,10 +287,24 @@ export function Bodies({ scene }: { scene: SceneInfo }) {
     <group>
       {view.visual &&
         visual.map((g) => (
-          <ShapeGroup key={`v:${g.key}`} scene={scene} group={g} layer="visual" onDown={onDown} />
+          <ShapeGroup
+            key={`v:${g.key}`}
+            scene={scene}
+            group={g}
+            layer="visual"
+            textures={textures}
+            onDown={onDown}
+          />
         ))}
       {collision.map((g) => (
-        <ShapeGroup key={`c:${g.key}`} scene={scene} group={g} layer="collision" onDown={onDown} />
+        <ShapeGroup
+          key={`c:${g.key}`}
+          scene={scene}
+          group={g}
+          layer="collision"
+          textures={textures}
+          onDown={onDown}
+        />
       ))}
     </group>
   );

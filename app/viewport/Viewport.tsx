@@ -147,7 +147,7 @@ function CameraRig({
   radius: number;
   overlay: { current: OverlayHandle | null };
 }) {
-  const { camera, controls, gl } = useThree();
+  const { camera, controls, gl, scene: world } = useThree();
   const ctl = controls as unknown as OrbitControlsImpl | null;
   const loads = useStudio((s) => s.loads);
 
@@ -196,8 +196,20 @@ function CameraRig({
         const off = scene.world_offset[scene.body_world[b]] ?? [0, 0, 0];
         return [poses[b * 7] + off[0], poses[b * 7 + 1] + off[1], poses[b * 7 + 2] + off[2]];
       },
+      texturedDraws: () => {
+        let meshes = 0;
+        const images = new Set<ImageBitmap>();
+        world.traverse((o) => {
+          if (!(o instanceof THREE.InstancedMesh) || !o.name.startsWith('visual:')) return;
+          const map = (o.material as THREE.MeshStandardMaterial).map;
+          if (!map?.image) return;
+          meshes++;
+          images.add(map.image as ImageBitmap);
+        });
+        return { meshes, images: [...images].map((i) => [i.width, i.height]) };
+      },
     };
-  }, [camera, ctl, center, radius, scene, overlay, gl]);
+  }, [camera, ctl, center, radius, scene, overlay, gl, world]);
 
   // frame the scene once per load (a link sets its camera right after)
   useEffect(() => {

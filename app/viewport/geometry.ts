@@ -81,6 +81,7 @@ export function buildGeometry(key: string, meshes: MeshInfo[], hfields: HfieldIn
       g = new THREE.BufferGeometry();
       g.setAttribute('position', new THREE.BufferAttribute(m.vertices, 3));
       g.setIndex(new THREE.BufferAttribute(m.triangles, 1));
+      if (m.uv) g.setAttribute('uv', new THREE.BufferAttribute(m.uv, 2));
       g.computeVertexNormals();
       break;
     }

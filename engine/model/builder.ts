@@ -17,7 +17,7 @@ import {
 } from '../math';
 import { ModelError } from './errors';
 import { meshMassProperties, shapeMassProperties } from './mass';
-import type { SapModel } from './model';
+import type { ModelTexture, SapModel } from './model';
 import {
   JOINT_QD_SIZE,
   JOINT_Q_SIZE,
@@ -118,6 +118,18 @@ export interface MeshDesc {
   vertices: ArrayLike<number>;
   /** (T × 3) vertex indices, counter-clockwise seen from outside */
   triangles: ArrayLike<number>;
+  label?: string;
+  /** (V × 2) texture coordinates of the vertices (u, v; v up), for a textured visual mesh */
+  uv?: ArrayLike<number>;
+  /** the image it is textured with: an index from {@link ModelBuilder.addTexture} */
+  texture?: number;
+}
+
+/** an image for textured meshes: the encoded file (JPEG, PNG, …) */
+export interface TextureDesc {
+  /** 'image/jpeg', 'image/png', … */
+  mime: string;
+  bytes: Uint8Array;
   label?: string;
 }
 
@@ -277,7 +289,14 @@ export class ModelBuilder {
   readonly joints: JointRec[] = [];
   /** shared (world -1) shapes such as the ground */
   readonly sharedShapes: ShapeRec[] = [];
-  readonly meshes: { vertices: Float64Array; triangles: Int32Array; label: string }[] = [];
+  readonly meshes: {
+    vertices: Float64Array;
+    triangles: Int32Array;
+    label: string;
+    uv: Float32Array | null;
+    texture: number;
+  }[] = [];
+  readonly textures: ModelTexture[] = [];
   readonly hfields: { nrow: number; ncol: number; size: number[]; data: Float64Array; label: string }[] = [];
   readonly equalities: (Required<Omit<EqualityDesc, 'label' | 'relpose'>> & {
     label: string;
@@ -302,7 +321,33 @@ export class ModelBuilder {
     const verts = Float64Array.from(desc.vertices);
     for (const v of verts)
       if (!Number.isFinite(v)) throw new ModelError(`meshes[${i}].vertices`, 'non-finite vertex');
-    this.meshes.push({ vertices: verts, triangles: tris, label: desc.label ?? `mesh_${i}` });
+    let uv: Float32Array | null = null;
+    if (desc.uv !== undefined) {
+      if (desc.uv.length !== V * 2)
+        throw new ModelError(
+          `meshes[${i}].uv`,
+          `expected 2 numbers per vertex (${V * 2}), got ${desc.uv.length}`,
+        );
+      uv = Float32Array.from(desc.uv);
+      for (const x of uv)
+        if (!Number.isFinite(x)) throw new ModelError(`meshes[${i}].uv`, 'non-finite texture coordinate');
+    }
+    const texture = desc.texture ?? -1;
+    if (texture !== -1 && !(Number.isInteger(texture) && texture >= 0 && texture < this.textures.length))
+      throw new ModelError(`meshes[${i}].texture`, `${texture} is not a texture from addTexture`);
+    if (texture >= 0 && !uv) throw new ModelError(`meshes[${i}].texture`, 'a textured mesh needs uv');
+    this.meshes.push({ vertices: verts, triangles: tris, label: desc.label ?? `mesh_${i}`, uv, texture });
+    return i;
+  }
+
+  /** adds an image for textured meshes (shared by every world) and returns its index */
+  addTexture(desc: TextureDesc): number {
+    const i = this.textures.length;
+    if (!/^image\/[a-z0-9.+-]+$/i.test(desc.mime))
+      throw new ModelError(`textures[${i}].mime`, `'${desc.mime}' is not an image type`);
+    if (!(desc.bytes instanceof Uint8Array) || desc.bytes.length === 0)
+      throw new ModelError(`textures[${i}].bytes`, 'expected the image file as non-empty bytes');
+    this.textures.push({ label: desc.label ?? `texture_${i}`, mime: desc.mime, bytes: desc.bytes });
     return i;
   }
 
@@ -1019,6 +1064,9 @@ export class ModelBuilder {
       mesh_triangle_start: new Int32Array(this.meshes.length + 1),
       mesh_triangles: new Int32Array(T * 3),
       mesh_label: this.meshes.map((x) => x.label),
+      mesh_uv: this.meshes.map((x) => x.uv),
+      mesh_texture: Int32Array.from(this.meshes.map((x) => x.texture)),
+      textures: this.textures.slice(),
     };
     let v = 0,
       t = 0;

@@ -89,6 +89,28 @@ describe('ModelBuilder', () => {
     expect(() => b.addMesh({ vertices: [0, 0, 0], triangles: [0, 0, 1] })).toThrow(/outside/);
   });
 
+  it('textured meshes: images once, coordinates per vertex, bad ones rejected with the entity path', () => {
+    const b = new ModelBuilder();
+    const tri = { vertices: [0, 0, 0, 1, 0, 0, 0, 1, 0], triangles: [0, 1, 2] };
+    const jpeg = Uint8Array.from([0xff, 0xd8, 0xff, 0xe0]);
+    expect(() => b.addTexture({ mime: 'text/plain', bytes: jpeg })).toThrow(/textures\[0\]\.mime/);
+    expect(() => b.addTexture({ mime: 'image/jpeg', bytes: new Uint8Array(0) })).toThrow(
+      /textures\[0\]\.bytes/,
+    );
+    const t = b.addTexture({ mime: 'image/jpeg', bytes: jpeg, label: 'skin.jpg' });
+    expect(() => b.addMesh({ ...tri, uv: [0, 0, 1, 0] })).toThrow(/meshes\[0\]\.uv.*6/);
+    expect(() => b.addMesh({ ...tri, uv: [0, 0, 1, 0, 0, NaN] })).toThrow(/meshes\[0\]\.uv/);
+    expect(() => b.addMesh({ ...tri, texture: t })).toThrow(/needs uv/);
+    expect(() => b.addMesh({ ...tri, uv: [0, 0, 1, 0, 0, 1], texture: 1 })).toThrow(/meshes\[0\]\.texture/);
+    const plain = b.addMesh(tri);
+    const textured = b.addMesh({ ...tri, uv: [0, 0, 1, 0, 0, 1], texture: t });
+    const m = b.finalize();
+    expect(m.textures).toEqual([{ label: 'skin.jpg', mime: 'image/jpeg', bytes: jpeg }]);
+    expect(Array.from(m.mesh_texture)).toEqual([-1, 0]);
+    expect(m.mesh_uv[plain]).toBeNull();
+    expect(Array.from(m.mesh_uv[textured]!)).toEqual([0, 0, 1, 0, 0, 1]);
+  });
+
   it('meshes, heightfields, equalities and filter pairs reach the model (replicated per world)', () => {
     const b = new ModelBuilder();
     const { vertices, triangles } = boxMesh(0.1, 0.1, 0.1);

@@ -1,3 +1,13 @@
+/** an image a textured mesh draws with, as its file holds it */
+export interface ModelTexture {
+  /** where it came from (a path) */
+  label: string;
+  /** 'image/jpeg', 'image/png', … */
+  mime: string;
+  /** the encoded file */
+  bytes: Uint8Array;
+}
+
 /**
  * SapModel: the static description of a simulation, frozen after `ModelBuilder.finalize()`.
  *
@@ -156,6 +166,15 @@ export interface SapModel {
   /** (T × 3) vertex indices, local to the mesh, counter-clockwise seen from outside */
   readonly mesh_triangles: Int32Array;
   readonly mesh_label: readonly string[];
+  /**
+   * (mesh_count) per-vertex texture coordinates (V × 2: u, v with v up) of a textured visual mesh,
+   * else null; drawing only, collision never reads them
+   */
+  readonly mesh_uv: readonly (Float32Array | null)[];
+  /** (mesh_count) index into `textures` of a textured visual mesh, else -1 */
+  readonly mesh_texture: Int32Array;
+  /** images that textured meshes draw with (encoded file bytes, decoded by the renderer) */
+  readonly textures: readonly ModelTexture[];
 
   // heightfields: elevation grids shared by every world
   readonly hfield_count: number;

@@ -256,6 +256,18 @@ export interface MeshInfo {
   label: string;
   vertices: Float32Array;
   triangles: Uint32Array;
+  /** (V × 2) texture coordinates (u, v; v up) of a textured mesh */
+  uv?: Float32Array;
+  /** index into SceneInfo.textures of a textured mesh, else -1 */
+  texture: number;
+}
+
+/** an image textured meshes draw with: the encoded file, decoded by the renderer */
+export interface TextureInfo {
+  label: string;
+  /** 'image/jpeg', 'image/png', … */
+  mime: string;
+  bytes: Uint8Array;
 }
 
 export interface HfieldInfo {
@@ -292,6 +304,8 @@ export interface SceneInfo {
   body_mass: number[];
   shapes: ShapeInfo[];
   meshes: MeshInfo[];
+  /** images of textured meshes (MeshInfo.texture) */
+  textures: TextureInfo[];
   hfields: HfieldInfo[];
   /** per world, a display offset added to everything drawn in that world (replicas side by side) */
   world_offset: number[][];

@@ -6,7 +6,7 @@ import { transformMul, transformPoint } from '../math';
 
 const ORIGIN = new Float64Array(3);
 import { ShapeType, type SapModel } from '../model';
-import type { DofInfo, SceneInfo, ShapeInfo } from './protocol';
+import type { DofInfo, MeshInfo, SceneInfo, ShapeInfo } from './protocol';
 
 /** a bounding radius of a shape around its frame origin [m] */
 function shapeRadius(m: SapModel, s: number): number {
@@ -70,7 +70,7 @@ export function buildSceneInfo(
       label: m.shape_label[s] ?? '',
     });
   }
-  const meshes = [];
+  const meshes: MeshInfo[] = [];
   for (let k = 0; k < (m.mesh_count ?? 0); k++) {
     const v0 = m.mesh_vertex_start[k],
       v1 = m.mesh_vertex_start[k + 1];
@@ -80,6 +80,8 @@ export function buildSceneInfo(
       label: m.mesh_label[k] ?? `mesh${k}`,
       vertices: Float32Array.from(m.mesh_vertices.subarray(v0 * 3, v1 * 3)),
       triangles: Uint32Array.from(m.mesh_triangles.subarray(t0 * 3, t1 * 3)),
+      uv: m.mesh_uv[k]?.slice(),
+      texture: m.mesh_texture[k] ?? -1,
     });
   }
   const hfields = [];
@@ -184,6 +186,7 @@ export function buildSceneInfo(
     body_mass: Array.from(m.body_mass),
     shapes,
     meshes,
+    textures: m.textures.map((t) => ({ label: t.label, mime: t.mime, bytes: t.bytes })),
     hfields,
     world_offset,
     bounds: { min: lo, max: hi },

@@ -119,6 +119,7 @@ function snapshot(b: ModelBuilder): number[] {
     b.equalities.length,
     b.filterPairs.length,
     b.tendons.length,
+    b.textures.length,
   ];
 }
 
@@ -132,6 +133,7 @@ function restore(b: ModelBuilder, s: number[]): void {
   (b.equalities as unknown[]).length = s[6];
   (b.filterPairs as unknown[]).length = s[7];
   (b.tendons as unknown[]).length = s[8];
+  (b.textures as unknown[]).length = s[9];
 }
 
 /** converts any failure into an ImportError naming `file` */

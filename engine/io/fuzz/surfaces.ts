@@ -893,6 +893,8 @@ const daeCorpus = lazy((): Uint8Array[] => [
     path.join(ASSETS, 'newton-assets/franka_emika_panda/meshes/robot_ee/franka_hand_white/visual/finger.dae'),
   ),
   encoder.encode(daeCube()),
+  // textured (its image is not beside it here: the loader's warning path)
+  read(path.join(SHARED, 'reference/sap_warp/assets/newton-assets/anybotics_anymal_c/meshes/battery.dae')),
 ]);
 
 const daeAttacks: Record<string, (rng: Rng) => Uint8Array> = {
@@ -923,6 +925,30 @@ const daeAttacks: Record<string, (rng: Rng) => Uint8Array> = {
     return encoder.encode(daeCube({ scene: '<node><instance_node url="#lib"/></node>'.repeat(n) }));
   },
   empty: () => encoder.encode('<COLLADA/>'),
+  texcoords: (rng) => {
+    // a textured material whose coordinates index past their source, or name odd images
+    const image = rng.pick([
+      't.png',
+      '',
+      '%zz.png',
+      'file:///C:/x/t.jpg',
+      '../../../../etc/passwd',
+      'a'.repeat(5000),
+    ]);
+    const uvIndex = rng.pick(['0', '3', '-1', '1e9', 'x']);
+    const text = daeCube({ p: `0 0 ${uvIndex} 1 0 1 2 0 2 3 0 3` })
+      .replace(
+        '<library_effects>',
+        `<library_images><image id="im"><init_from>${image}</init_from></image></library_images><library_effects>`,
+      )
+      .replace('<color>0.2 0.4 0.8 1</color>', '<texture texture="im" texcoord="uv"/>')
+      .replace(
+        '<input semantic="NORMAL" source="#nrm" offset="1"/>',
+        '<input semantic="NORMAL" source="#nrm" offset="1"/><input semantic="TEXCOORD" source="#nrm" offset="2"/>',
+      )
+      .replace('<vcount>4 4 4 4 4 4</vcount>', '<vcount>4</vcount>');
+    return encoder.encode(text);
+  },
 };
 
 // ------------------------------------------------------------------------------------------ links

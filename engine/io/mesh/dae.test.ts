@@ -135,6 +135,104 @@ describe('COLLADA reader', () => {
     expect(mergeParts(parts).vertices).toEqual(merged.vertices);
   });
 
+  it("reads a textured material's image and texture coordinates (the set bind_vertex_input names)", () => {
+    // the cube with two coordinate sets: set 0 a decoy, set 1 each face's (0,0) (1,0) (1,1) (0,1)
+    const corners = [0, 0, 1, 0, 1, 1, 0, 1];
+    const p = CUBE_QUADS.flatMap((q) => q.flatMap((v, k) => [v, 7 - k, k])).join(' ');
+    const geometry = `<geometry id="tc"><mesh>
+      <source id="tc-pos"><float_array id="tc-pa" count="24">${CUBE_POSITIONS}</float_array>
+        <technique_common><accessor source="#tc-pa" count="8" stride="3"/></technique_common></source>
+      <source id="tc-uv0"><float_array id="tc-u0" count="16">${'0.5 0.25 '.repeat(8)}</float_array>
+        <technique_common><accessor source="#tc-u0" count="8" stride="2"/></technique_common></source>
+      <source id="tc-uv1"><float_array id="tc-u1" count="12">${corners.map((c, i) => (i % 2 ? `${c} 9` : c)).join(' ')}</float_array>
+        <technique_common><accessor source="#tc-u1" count="4" stride="3"/></technique_common></source>
+      <vertices id="tc-vtx"><input semantic="POSITION" source="#tc-pos"/></vertices>
+      <polylist material="skin" count="6">
+        <input semantic="VERTEX" source="#tc-vtx" offset="0"/>
+        <input semantic="TEXCOORD" source="#tc-uv0" offset="1" set="0"/>
+        <input semantic="TEXCOORD" source="#tc-uv1" offset="2" set="1"/>
+        <vcount>4 4 4 4 4 4</vcount><p>${p}</p>
+      </polylist></mesh></geometry>`;
+    const materials = `
+      <library_images><image id="skin-img"><init_from>tex/skin%20tone.png</init_from></image></library_images>
+      <library_effects><effect id="fx"><profile_COMMON>
+        <newparam sid="skin-surface"><surface type="2D"><init_from>skin-img</init_from></surface></newparam>
+        <newparam sid="skin-sampler"><sampler2D><source>skin-surface</source></sampler2D></newparam>
+        <technique sid="common"><phong><diffuse><texture texture="skin-sampler" texcoord="UVMap"/></diffuse></phong></technique>
+      </profile_COMMON></effect></library_effects>
+      <library_materials><material id="skin-mat" name="Skin"><instance_effect url="#fx"/></material></library_materials>`;
+    const text = dae({
+      materials,
+      geometries: geometry,
+      scene: `<node id="n"><instance_geometry url="#tc"><bind_material><technique_common>
+        <instance_material symbol="skin" target="#skin-mat">
+          <bind_vertex_input semantic="UVMap" input_semantic="TEXCOORD" input_set="1"/>
+        </instance_material></technique_common></bind_material></instance_geometry></node>`,
+    });
+    const [part, ...rest] = parseDae(text, 'cube.dae');
+    expect(rest).toHaveLength(0);
+    expect(part.color).toBeUndefined();
+    const t = part.textured!;
+    expect(t.image).toBe('tex/skin tone.png');
+    // the part's own mesh welds by position (the eight corners); the textured copy splits them
+    expect(part.mesh.vertices.length / 3).toBe(8);
+    expect(t.mesh.triangles.length / 3).toBe(12);
+    expect(t.uv.length).toBe((t.mesh.vertices.length / 3) * 2);
+    expect(t.mesh.vertices.length / 3).toBeGreaterThan(8);
+    // every triangle corner carries its face's coordinate for that corner
+    const corner = (v: number) => [0, 1, 2].map((k) => t.mesh.vertices[v * 3 + k]);
+    const pos = CUBE_POSITIONS.split(' ').map(Number);
+    const faceOf = (tri: number[]) => CUBE_QUADS.findIndex((q) => tri.every((v) => q.includes(v)));
+    for (let i = 0; i < t.mesh.triangles.length; i += 3) {
+      const vs = [0, 1, 2].map((k) => t.mesh.triangles[i + k]);
+      const ids = vs.map((v) => {
+        const c = corner(v);
+        return [0, 1, 2, 3, 4, 5, 6, 7].find((j) => c.every((x, k) => x === pos[j * 3 + k]))!;
+      });
+      const q = CUBE_QUADS[faceOf(ids)];
+      vs.forEach((v, k) => {
+        const at = q.indexOf(ids[k]);
+        expect([t.uv[v * 2], t.uv[v * 2 + 1]]).toEqual([corners[at * 2], corners[at * 2 + 1]]);
+      });
+    }
+    // the same triangles as without the texture, and the same merged mesh
+    const plain = parseDae(
+      dae({ geometries: cubeGeometry('c'), scene: '<node><instance_geometry url="#c"/></node>' }),
+    );
+    expect(volumeAndCentroid(part.mesh)).toEqual(volumeAndCentroid(plain[0].mesh));
+    expect(volumeAndCentroid(t.mesh).volume).toBeCloseTo(1, 12);
+    expect(mergeParts([part]).vertices).toEqual(part.mesh.vertices);
+  });
+
+  it('finds images through COLLADA 1.5 instance_image, a direct image id and file URIs', () => {
+    const effect = (id: string, body: string, tex: string) =>
+      `<effect id="${id}"><profile_COMMON>${body}<technique sid="t"><lambert><diffuse><texture texture="${tex}" texcoord="uv"/></diffuse></lambert></technique></profile_COMMON></effect>`;
+    const materials = `
+      <library_images>
+        <image id="wood"><init_from><ref>file:///C:/Users/me/textures/wood.jpg</ref></init_from></image>
+        <image id="steel"><init_from>file:///home/me/steel.png</init_from></image>
+      </library_images>
+      <library_effects>
+        ${effect('fx15', '<newparam sid="s"><sampler2D><instance_image url="#wood"/></sampler2D></newparam>', 's')}
+        ${effect('fxid', '', 'steel')}
+      </library_effects>
+      <library_materials>
+        <material id="m15"><instance_effect url="#fx15"/></material>
+        <material id="mid"><instance_effect url="#fxid"/></material>
+      </library_materials>`;
+    const parts = parseDae(
+      dae({
+        materials,
+        geometries: cubeGeometry('a', 'x') + cubeGeometry('b', 'y'),
+        scene: `<node><instance_geometry url="#a">${bind('x', 'm15')}</instance_geometry></node>
+          <node><translate>2 0 0</translate><instance_geometry url="#b">${bind('y', 'mid')}</instance_geometry></node>`,
+      }),
+    );
+    expect(parts.map((p) => p.textured?.image)).toEqual(['wood.jpg', 'steel.png']);
+    // no TEXCOORD input: the texture is kept, every vertex at (0, 0)
+    expect(parts.every((p) => p.textured!.uv.every((x) => x === 0))).toBe(true);
+  });
+
   it('reads triangles, trifans, tristrips and polygons with the same result', () => {
     // the square z = 0, [0,1]², as two triangles in four primitive forms
     const src = `<source id="s"><float_array id="sa" count="12">0 0 0 1 0 0 1 1 0 0 1 0</float_array>
@@ -247,24 +345,41 @@ describe('COLLADA reader', () => {
 
 describe("COLLADA reader against three.js's ColladaLoader (a peer reading the same files)", () => {
   const FRANKA = 'newton-assets/franka_emika_panda/meshes';
+  const ANYMAL = path.join(SAP_WARP, 'assets/newton-assets/anybotics_anymal_c/meshes');
   const files = [
     path.join(SHARED_ASSETS, FRANKA, 'robot_ee/franka_hand_white/visual/hand.dae'),
     path.join(SHARED_ASSETS, FRANKA, 'robot_ee/franka_hand_white/visual/finger.dae'),
     ...[1, 2, 3, 4, 5].map((k) =>
       path.join(SAP_WARP, 'assets', FRANKA, `robot_arms/fr3/visual/link${k}.dae`),
     ),
+    // textured (one JPEG each; the base also has five coloured materials)
+    ...['base', 'foot', 'thigh', 'lidar_cage'].map((f) => path.join(ANYMAL, `${f}.dae`)),
   ];
 
-  /** per material name: area, area-weighted centroid and signed volume of its triangles */
-  type Moments = Map<string, { area: number; c: number[]; vol: number; color?: string }>;
+  /**
+   * per material name: area, area-weighted centroid and signed volume of its triangles; for a
+   * textured one its image and the area-weighted means of u, v and of u·x, u·y, u·z, v·x, v·y, v·z
+   * (which move with any misassigned texture coordinate)
+   */
+  type Moments = Map<
+    string,
+    { area: number; c: number[]; vol: number; color?: string; image?: string; uv?: number[] }
+  >;
   const accumulate = (
     out: Moments,
     name: string,
     p: ArrayLike<number>,
     tris: ArrayLike<number>,
-    color?: string,
+    look: { color?: string; image?: string; uv?: ArrayLike<number> },
   ) => {
-    const m = out.get(name) ?? { area: 0, c: [0, 0, 0], vol: 0, color };
+    const m = out.get(name) ?? {
+      area: 0,
+      c: [0, 0, 0],
+      vol: 0,
+      color: look.color,
+      image: look.image,
+      uv: look.uv ? [0, 0, 0, 0, 0, 0, 0, 0] : undefined,
+    };
     for (let t = 0; t < tris.length; t += 3) {
       const [a, b, c] = [tris[t] * 3, tris[t + 1] * 3, tris[t + 2] * 3];
       const u = [p[b] - p[a], p[b + 1] - p[a + 1], p[b + 2] - p[a + 2]];
@@ -274,23 +389,35 @@ describe("COLLADA reader against three.js's ColladaLoader (a peer reading the sa
       m.area += area;
       for (let k = 0; k < 3; k++) m.c[k] += (area * (p[a + k] + p[b + k] + p[c + k])) / 3;
       m.vol += (p[a] * n[0] + p[a + 1] * n[1] + p[a + 2] * n[2]) / 6;
+      if (look.uv && m.uv) {
+        for (const i of [tris[t], tris[t + 1], tris[t + 2]]) {
+          const tc = [look.uv[i * 2], look.uv[i * 2 + 1]];
+          for (let q = 0; q < 2; q++) {
+            m.uv[q] += (area * tc[q]) / 3;
+            for (let k = 0; k < 3; k++) m.uv[2 + q * 3 + k] += (area * tc[q] * p[i * 3 + k]) / 3;
+          }
+        }
+      }
     }
     out.set(name, m);
   };
+  const hex = (rgb: number[]) =>
+    rgb
+      .map((x) =>
+        Math.round(x * 255)
+          .toString(16)
+          .padStart(2, '0'),
+      )
+      .join('');
 
   for (const file of files) {
     it(path.relative(path.resolve(SHARED_ASSETS, '..'), file), async () => {
       const text = readFileSync(file, 'utf8');
       const ours: Moments = new Map();
       for (const p of parseDae(text, file)) {
-        const hex = p
-          .color!.map((x) =>
-            Math.round(x * 255)
-              .toString(16)
-              .padStart(2, '0'),
-          )
-          .join('');
-        accumulate(ours, p.name!, p.mesh.vertices, p.mesh.triangles, hex);
+        const t = p.textured;
+        if (t) accumulate(ours, p.name!, t.mesh.vertices, t.mesh.triangles, { image: t.image, uv: t.uv });
+        else accumulate(ours, p.name!, p.mesh.vertices, p.mesh.triangles, { color: hex(p.color!) });
       }
 
       // three's loader parses with the DOM's DOMParser: jsdom's here; it turns a Z_UP file into
@@ -303,12 +430,20 @@ describe("COLLADA reader against three.js's ColladaLoader (a peer reading the sa
       g.DOMParser = new JSDOM('').window.DOMParser;
       const log = console.log;
       console.log = () => {}; // its version and up-axis notes
+      // its textures load images through the DOM: a texture named by the image's path instead
+      const load = THREE.TextureLoader.prototype.load;
+      THREE.TextureLoader.prototype.load = function (url: string) {
+        const tex = new THREE.Texture<HTMLImageElement>();
+        tex.name = url;
+        return tex;
+      };
       let scene: InstanceType<typeof THREE.Object3D>;
       try {
         scene = new ColladaLoader().parse(text, '')!.scene;
       } finally {
         g.DOMParser = saved;
         console.log = log;
+        THREE.TextureLoader.prototype.load = load;
       }
       expect(text).toMatch(/<up_axis>Z_UP<\/up_axis>/);
       scene.rotation.set(0, 0, 0);
@@ -329,7 +464,9 @@ describe("COLLADA reader against three.js's ColladaLoader (a peer reading the sa
           const idx = geo.index
             ? Array.from(geo.index.array.slice(grp.start, grp.start + grp.count))
             : Array.from({ length: grp.count }, (_, i) => grp.start + i);
-          accumulate(peer, mat.name, pos, idx, mat.color.getHexString(THREE.SRGBColorSpace));
+          const uv = geo.getAttribute('uv') as InstanceType<typeof THREE.BufferAttribute> | undefined;
+          if (mat.map) accumulate(peer, mat.name, pos, idx, { image: mat.map.name, uv: uv!.array });
+          else accumulate(peer, mat.name, pos, idx, { color: mat.color.getHexString(THREE.SRGBColorSpace) });
         }
       });
 
@@ -343,7 +480,12 @@ describe("COLLADA reader against three.js's ColladaLoader (a peer reading the sa
         expect(Math.abs(m.area - q.area)).toBeLessThan(1e-5 * q.area);
         for (let k = 0; k < 3; k++) expect(Math.abs(m.c[k] / m.area - q.c[k] / q.area)).toBeLessThan(1e-6);
         expect(Math.abs(m.vol - q.vol)).toBeLessThan(1e-5 * Math.abs(q.vol) + 1e-12);
+        // a textured material: the same image, the same coordinates where they are
+        expect(m.image).toBe(q.image);
+        expect(m.uv === undefined).toBe(q.uv === undefined);
+        m.uv?.forEach((x, k) => expect(Math.abs(x - q.uv![k]) / m.area).toBeLessThan(1e-6));
       }
+      if (file.includes('anymal')) expect([...ours.values()].some((m) => m.image)).toBe(true);
     });
   }
 });

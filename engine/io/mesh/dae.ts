@@ -9,7 +9,9 @@
  *   `<tristrips>`, their positions through `<vertices>` → `<source>` (accessor stride and offset);
  *   lines and points are skipped;
  * - each primitive's material through `<bind_material>` → `<material>` → `<effect>`: the diffuse
- *   colour of its common profile (`constant` shading: the emission), none when it is a texture;
+ *   colour of its common profile (`constant` shading: the emission), or its diffuse texture: the
+ *   image file (`<texture>` → `sampler2D` → `surface` → `<image><init_from>`, COLLADA 1.4 and 1.5)
+ *   with the primitive's `TEXCOORD` input (the set `<bind_vertex_input>` names, else the first);
  * - `<asset><unit meter>` (the result is in metres) and `<up_axis>` (the result is z-up: Y_UP, the
  *   COLLADA default, turns +y into +z; X_UP turns +x into +z).
  *
@@ -28,6 +30,43 @@ export interface MeshPart {
   color?: [number, number, number];
   /** the material's name or id, when it has one */
   name?: string;
+  /**
+   * a textured material's drawing data: `mesh` is the part's triangles again, with a vertex for
+   * every distinct position and texture coordinate (a texture seam splits a vertex that the part's
+   * own mesh shares), and `uv` their texture coordinates
+   */
+  textured?: TexturedMesh;
+}
+
+/** a mesh with texture coordinates and the image it is drawn with */
+export interface TexturedMesh {
+  /** the image file as the document names it: URI-decoded, relative to the document */
+  image: string;
+  mesh: TriMesh;
+  /** (V × 2) texture coordinates of `mesh`'s vertices (u, v; v up, as COLLADA and OpenGL have them) */
+  uv: Float32Array;
+}
+
+/** a material bound to a symbol, with its texture-coordinate sets by name (bind_vertex_input) */
+interface Binding {
+  material: XmlElement;
+  sets: Map<string, number>;
+}
+
+/**
+ * An image reference as a path: percent-decoded, without a `file://` scheme; an absolute path (from
+ * the author's machine) becomes its file name, looked up beside the document as exporters intend.
+ */
+export function imagePath(raw: string): string {
+  let s = raw.replace(/^file:\/\/(localhost)?/i, '');
+  try {
+    s = decodeURIComponent(s);
+  } catch {
+    // a stray '%': keep the text as written
+  }
+  s = s.replace(/\\/g, '/');
+  if (s.startsWith('/') || /^[a-z]:\//i.test(s)) s = s.slice(s.lastIndexOf('/') + 1);
+  return s;
 }
 
 /** deepest node nesting followed (instance_node references count as levels) */
@@ -90,11 +129,22 @@ export function parseDae(text: string, file?: string): MeshPart[] {
   // parts by material key, in order of appearance
   const parts = new Map<
     string,
-    { verts: number[]; tris: number[]; color?: [number, number, number]; name?: string }
+    {
+      verts: number[];
+      tris: number[];
+      /** a textured part's texture coordinates, and each vertex's index among the welded ones */
+      uvs: number[];
+      weld: number[];
+      welded: number;
+      color?: [number, number, number];
+      name?: string;
+      texture?: { image: string; texcoord?: string };
+    }
   >();
   let totalVerts = 0;
   let totalTris = 0;
   const positionsCache = new Map<XmlElement, Float64Array>();
+  const uvCache = new Map<XmlElement, { uv: Float64Array; canon: Int32Array }>();
   // index lists, read once however often their geometry is instanced
   const indexCache = new Map<XmlElement, number[]>();
   const indicesOf = (el: XmlElement): number[] => {
@@ -114,26 +164,87 @@ export function parseDae(text: string, file?: string): MeshPart[] {
     return out;
   };
 
-  const colorOf = (materialEl: XmlElement): [number, number, number] | undefined => {
+  /** the diffuse (constant shading: emission) colour or texture of a material */
+  const shadingOf = (
+    materialEl: XmlElement,
+  ): { color?: [number, number, number]; texture?: { image: string; texcoord?: string } } => {
     const ie = childNamed(materialEl, 'instance_effect');
-    if (!ie) return undefined;
+    if (!ie) return {};
     const effect = ref(ie.attrs.url, 'effect', ie);
     const common = childNamed(effect, 'profile_COMMON');
     const technique = common && childNamed(common, 'technique');
-    if (!technique) return undefined;
+    if (!common || !technique) return {};
     const shading = technique.children.find((c) =>
       ['phong', 'lambert', 'blinn', 'constant'].includes(c.name),
     );
-    if (!shading) return undefined;
+    if (!shading) return {};
     const slot = childNamed(shading, shading.name === 'constant' ? 'emission' : 'diffuse');
     const color = slot && childNamed(slot, 'color');
-    if (!color) return undefined; // a texture, or nothing
-    const c = numbers(color, fail);
-    if (c.length < 3) fail('<color> needs three components', color);
-    return [clamp01(c[0]), clamp01(c[1]), clamp01(c[2])];
+    if (color) {
+      const c = numbers(color, fail);
+      if (c.length < 3) fail('<color> needs three components', color);
+      return { color: [clamp01(c[0]), clamp01(c[1]), clamp01(c[2])] };
+    }
+    const tex = slot && childNamed(slot, 'texture');
+    if (!tex) return {};
+    const image = imageOf(tex, [common, effect]);
+    return image === undefined ? {} : { texture: { image, texcoord: tex.attrs.texcoord } };
   };
 
-  const addGeometry = (geometry: XmlElement, M: Mat4, bindings: Map<string, XmlElement>): void => {
+  /** the sid-named <newparam> of the profile or the effect */
+  const newparam = (sid: string, scopes: XmlElement[]): XmlElement | undefined => {
+    for (const sc of scopes) {
+      const p = childrenNamed(sc, 'newparam').find((n) => n.attrs.sid === sid);
+      if (p) return p;
+    }
+    return undefined;
+  };
+
+  /** a <texture>'s image path: sampler2D → surface (1.4) or instance_image (1.5) → image */
+  const imageOf = (tex: XmlElement, scopes: XmlElement[]): string | undefined => {
+    const name = tex.attrs.texture;
+    if (!name) return undefined;
+    let imageId: string | undefined = name; // exporters that name the image itself
+    const sampler = newparam(name, scopes);
+    const s2d = sampler && childNamed(sampler, 'sampler2D');
+    if (s2d) {
+      const inst = childNamed(s2d, 'instance_image');
+      const source = childNamed(s2d, 'source')?.text.trim();
+      if (inst?.attrs.url?.startsWith('#')) imageId = inst.attrs.url.slice(1);
+      else if (source) {
+        const surfaceParam = newparam(source, scopes);
+        const surface = surfaceParam && childNamed(surfaceParam, 'surface');
+        imageId = (surface && childNamed(surface, 'init_from')?.text.trim()) || undefined;
+      }
+    }
+    const image = imageId !== undefined ? byId.get(imageId) : undefined;
+    if (!image || image.name !== 'image') return undefined;
+    const init = childNamed(image, 'init_from');
+    if (!init) return undefined;
+    const refEl = childNamed(init, 'ref'); // COLLADA 1.5
+    const raw = (refEl ?? init).text.trim();
+    return raw === '' ? undefined : imagePath(raw);
+  };
+
+  /** a TEXCOORD source's coordinates, and for each the first index with the same (u, v) */
+  const uvsOf = (src: XmlElement): { uv: Float64Array; canon: Int32Array } => {
+    let hit = uvCache.get(src);
+    if (!hit) {
+      const uv = readSource(src, 2, fail);
+      const canon = new Int32Array(uv.length / 2);
+      const first = new Map<string, number>();
+      for (let i = 0; i < canon.length; i++) {
+        const k = `${uv[i * 2]},${uv[i * 2 + 1]}`;
+        const f = first.get(k);
+        if (f === undefined) first.set(k, (canon[i] = i));
+        else canon[i] = f;
+      }
+      uvCache.set(src, (hit = { uv, canon }));
+    }
+    return hit;
+  };
+
+  const addGeometry = (geometry: XmlElement, M: Mat4, bindings: Map<string, Binding>): void => {
     const mesh = childNamed(geometry, 'mesh');
     if (!mesh) return; // convex_mesh, spline, brep: not triangle geometry we read
     const vertices = childNamed(mesh, 'vertices');
@@ -153,28 +264,69 @@ export function parseDae(text: string, file?: string): MeshPart[] {
 
       // the part this primitive's triangles go to
       const symbol = prim.attrs.material;
-      const matEl = symbol !== undefined ? bindings.get(symbol) : undefined;
+      const binding = symbol !== undefined ? bindings.get(symbol) : undefined;
+      const matEl = binding?.material;
       const key = matEl?.attrs.id ?? (symbol !== undefined ? `symbol:${symbol}` : '');
-      const part = parts.get(key) ?? {
-        verts: [],
-        tris: [],
-        color: matEl ? colorOf(matEl) : undefined,
-        name: matEl?.attrs.name ?? matEl?.attrs.id ?? symbol,
-      };
-      parts.set(key, part);
-      // transformed positions of this instance, added on first use
+      let part = parts.get(key);
+      if (!part) {
+        const sh = matEl ? shadingOf(matEl) : {};
+        part = {
+          verts: [],
+          tris: [],
+          uvs: [],
+          weld: [],
+          welded: 0,
+          color: sh.color,
+          texture: sh.texture,
+          name: matEl?.attrs.name ?? matEl?.attrs.id ?? symbol,
+        };
+        parts.set(key, part);
+      }
+      const p = part;
+      // a textured part's coordinates: the TEXCOORD input of the bound set, else the first
+      let uv: Float64Array | undefined;
+      let canon: Int32Array | undefined;
+      let tOff = 0;
+      if (p.texture) {
+        const coords = inputs.filter((i) => i.attrs.semantic === 'TEXCOORD');
+        const set = p.texture.texcoord !== undefined ? binding?.sets.get(p.texture.texcoord) : undefined;
+        const tin =
+          (set !== undefined ? coords.find((i) => intAttr(i, 'set', 0, fail) === set) : undefined) ??
+          coords[0];
+        if (tin) {
+          ({ uv, canon } = uvsOf(ref(tin.attrs.source, 'source', tin)));
+          tOff = intAttr(tin, 'offset', 0, fail);
+        }
+      }
+      const nT = uv ? uv.length / 2 : 0;
+      // transformed positions of this instance (a textured part's: with their texture coordinates,
+      // and which welded vertex, by position alone, each is), added on first use
       const local = new Map<number, number>();
+      const localWeld = new Map<number, number>();
       const vertex = (pEl: XmlElement, idx: number[], k: number): number => {
         const pi = idx[k * stride + vOff];
         if (!(pi >= 0 && pi < nP)) fail(`index ${pi} outside the ${nP} positions`, pEl);
-        let j = local.get(pi);
+        let ti = 0;
+        if (uv) {
+          ti = idx[k * stride + tOff];
+          if (!(ti >= 0 && ti < nT)) fail(`index ${ti} outside the ${nT} texture coordinates`, pEl);
+        }
+        const vk = canon ? pi * nT + canon[ti] : pi;
+        let j = local.get(vk);
         if (j === undefined) {
-          j = part.verts.length / 3;
-          local.set(pi, j);
+          j = p.verts.length / 3;
+          local.set(vk, j);
+          if (p.texture) {
+            if (uv) p.uvs.push(uv[ti * 2], uv[ti * 2 + 1]);
+            else p.uvs.push(0, 0);
+            let w = localWeld.get(pi);
+            if (w === undefined) localWeld.set(pi, (w = p.welded++));
+            p.weld.push(w);
+          }
           const x = P[pi * 3],
             y = P[pi * 3 + 1],
             z = P[pi * 3 + 2];
-          part.verts.push(
+          p.verts.push(
             M[0] * x + M[4] * y + M[8] * z + M[12],
             M[1] * x + M[5] * y + M[9] * z + M[13],
             M[2] * x + M[6] * y + M[10] * z + M[14],
@@ -190,8 +342,8 @@ export function parseDae(text: string, file?: string): MeshPart[] {
         return j;
       };
       const tri = (pEl: XmlElement, a: number, b: number, c: number) => {
-        if (flip) part.tris.push(a, c, b);
-        else part.tris.push(a, b, c);
+        if (flip) p.tris.push(a, c, b);
+        else p.tris.push(a, b, c);
         totalTris++;
         if (totalTris > MAX_MESH_TRIANGLES) {
           fail(
@@ -318,12 +470,17 @@ export function parseDae(text: string, file?: string): MeshPart[] {
       if (c.name === 'node') visit(c, M, depth + 1);
       else if (c.name === 'instance_node') visit(ref(c.attrs.url, 'node', c), M, depth + 1);
       else if (c.name === 'instance_geometry') {
-        const bindings = new Map<string, XmlElement>();
+        const bindings = new Map<string, Binding>();
         const bm = childNamed(c, 'bind_material');
         const tc = bm && childNamed(bm, 'technique_common');
         for (const im of tc ? childrenNamed(tc, 'instance_material') : []) {
-          if (im.attrs.symbol !== undefined)
-            bindings.set(im.attrs.symbol, ref(im.attrs.target, 'material', im));
+          if (im.attrs.symbol === undefined) continue;
+          const sets = new Map<string, number>();
+          for (const bvi of childrenNamed(im, 'bind_vertex_input')) {
+            if (bvi.attrs.semantic !== undefined && bvi.attrs.input_semantic === 'TEXCOORD')
+              sets.set(bvi.attrs.semantic, intAttr(bvi, 'input_set', 0, fail));
+          }
+          bindings.set(im.attrs.symbol, { material: ref(im.attrs.target, 'material', im), sets });
         }
         addGeometry(ref(c.attrs.url, 'geometry', c), M, bindings);
       }
@@ -335,15 +492,40 @@ export function parseDae(text: string, file?: string): MeshPart[] {
   for (const p of parts.values()) {
     if (p.tris.length === 0) continue;
     let mesh: TriMesh;
+    const source: number[] = [];
     try {
       mesh = cleanTriangles(
         { vertices: Float64Array.from(p.verts), triangles: Int32Array.from(p.tris) },
         file,
+        source,
       );
     } catch {
       continue; // only zero-area triangles in this part
     }
-    out.push({ mesh, color: p.color, name: p.name });
+    if (!p.texture) {
+      out.push({ mesh, color: p.color, name: p.name });
+      continue;
+    }
+    // textured: `mesh` above is split at texture seams (drawn); the part's mesh welds by position
+    const uv = new Float32Array(source.length * 2);
+    for (let i = 0; i < source.length; i++) {
+      uv[i * 2] = p.uvs[source[i] * 2];
+      uv[i * 2 + 1] = p.uvs[source[i] * 2 + 1];
+    }
+    const wverts = new Float64Array(p.welded * 3);
+    for (let j = 0; j < p.weld.length; j++) {
+      const w = p.weld[j] * 3;
+      wverts[w] = p.verts[j * 3];
+      wverts[w + 1] = p.verts[j * 3 + 1];
+      wverts[w + 2] = p.verts[j * 3 + 2];
+    }
+    const wtris = Int32Array.from(p.tris, (j) => p.weld[j]);
+    out.push({
+      mesh: cleanTriangles({ vertices: wverts, triangles: wtris }, file),
+      color: p.color,
+      name: p.name,
+      textured: { image: p.texture.image, mesh, uv },
+    });
   }
   if (out.length === 0) fail('the visual scene holds no triangle of non-zero area', sceneEl);
   return out;

@@ -9,7 +9,8 @@ import type { TriMesh } from './types';
 export * from './types';
 export { parseStl, isBinaryStl } from './stl';
 export { parseObj } from './obj';
-export { parseDae, mergeParts, type MeshPart } from './dae';
+export { parseDae, mergeParts, type MeshPart, type TexturedMesh } from './dae';
+export { imageMime } from './image';
 export { convexHull, orientedBoundingBox, type OrientedBox } from './hull';
 
 /** mesh file extensions this reader understands */

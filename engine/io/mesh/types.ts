@@ -18,7 +18,7 @@ export const MAX_MESH_VERTICES = LIMITS.max_mesh_vertices;
 /**
  * Drops zero-area (degenerate) triangles and vertices no triangle uses; throws when nothing is left.
  */
-export function cleanTriangles(m: TriMesh, file?: string): TriMesh {
+export function cleanTriangles(m: TriMesh, file?: string, source?: number[]): TriMesh {
   const V = m.vertices;
   const keep: number[] = [];
   for (let t = 0; t < m.triangles.length; t += 3) {
@@ -39,11 +39,15 @@ export function cleanTriangles(m: TriMesh, file?: string): TriMesh {
     keep.push(m.triangles[t], m.triangles[t + 1], m.triangles[t + 2]);
   }
   if (keep.length === 0) throw new MeshError('the mesh has no triangle of non-zero area', file);
-  return compact(V, keep);
+  return compact(V, keep, source);
 }
 
-/** keeps only the referenced vertices, renumbering the triangles */
-export function compact(V: ArrayLike<number>, tris: ArrayLike<number>): TriMesh {
+/**
+ * Keeps only the referenced vertices, renumbering the triangles. `source`, when given, receives
+ * the input index of every output vertex (to carry per-vertex attributes such as texture
+ * coordinates along).
+ */
+export function compact(V: ArrayLike<number>, tris: ArrayLike<number>, source?: number[]): TriMesh {
   const map = new Map<number, number>();
   const out: number[] = [];
   const t = new Int32Array(tris.length);
@@ -53,6 +57,7 @@ export function compact(V: ArrayLike<number>, tris: ArrayLike<number>): TriMesh 
       j = map.size;
       map.set(tris[i], j);
       out.push(V[tris[i] * 3], V[tris[i] * 3 + 1], V[tris[i] * 3 + 2]);
+      source?.push(tris[i]);
     }
     t[i] = j;
   }

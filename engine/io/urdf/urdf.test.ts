@@ -134,6 +134,109 @@ describe('URDF import', () => {
     expect(m.shape_flags[0] & ShapeFlags.COLLIDE_SHAPES).toBe(0);
   });
 
+  it("textured COLLADA visuals carry their images and coordinates; an image that can't be drawn is a warning", async () => {
+    // a tetrahedron: a textured material on three faces, a red one on the fourth
+    const tetDae = (image: string) => `<?xml version="1.0"?>
+<COLLADA xmlns="http://www.collada.org/2005/11/COLLADASchema" version="1.4.1">
+  <asset><up_axis>Z_UP</up_axis></asset>
+  <library_images><image id="im"><init_from>${image}</init_from></image></library_images>
+  <library_effects>
+    <effect id="tex-fx"><profile_COMMON>
+      <newparam sid="surf"><surface type="2D"><init_from>im</init_from></surface></newparam>
+      <newparam sid="samp"><sampler2D><source>surf</source></sampler2D></newparam>
+      <technique sid="t"><lambert><diffuse><texture texture="samp" texcoord="uv"/></diffuse></lambert></technique>
+    </profile_COMMON></effect>
+    <effect id="red-fx"><profile_COMMON><technique sid="t"><lambert><diffuse><color>1 0 0 1</color></diffuse></lambert></technique></profile_COMMON></effect>
+  </library_effects>
+  <library_materials>
+    <material id="skin" name="skin"><instance_effect url="#tex-fx"/></material>
+    <material id="red" name="red"><instance_effect url="#red-fx"/></material>
+  </library_materials>
+  <library_geometries><geometry id="g"><mesh>
+    <source id="p"><float_array id="pa" count="12">0 0 0 1 0 0 0 1 0 0 0 1</float_array>
+      <technique_common><accessor source="#pa" count="4" stride="3"/></technique_common></source>
+    <source id="t"><float_array id="ta" count="6">0 0 1 0 0 1</float_array>
+      <technique_common><accessor source="#ta" count="3" stride="2"/></technique_common></source>
+    <vertices id="v"><input semantic="POSITION" source="#p"/></vertices>
+    <triangles material="s" count="3">
+      <input semantic="VERTEX" source="#v" offset="0"/><input semantic="TEXCOORD" source="#t" offset="1"/>
+      <p>0 0 2 1 1 2  0 0 1 1 3 2  0 0 3 1 2 2</p>
+    </triangles>
+    <triangles material="r" count="1"><input semantic="VERTEX" source="#v" offset="0"/><p>1 2 3</p></triangles>
+  </mesh></geometry></library_geometries>
+  <library_visual_scenes><visual_scene id="s"><node><instance_geometry url="#g"><bind_material><technique_common>
+    <instance_material symbol="s" target="#skin"/><instance_material symbol="r" target="#red"/>
+  </technique_common></bind_material></instance_geometry></node></visual_scene></library_visual_scenes>
+  <scene><instance_visual_scene url="#s"/></scene>
+</COLLADA>`;
+    const png = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+    const link = (name: string, file: string, collide = false) => `<link name="${name}">
+      <inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01"/></inertial>
+      <visual><geometry><mesh filename="package://kit/meshes/${file}"/></geometry><material name="blue"/></visual>
+      ${collide ? `<collision><geometry><mesh filename="package://kit/meshes/${file}"/></geometry></collision>` : ''}</link>`;
+    const urdf = `<robot name="kit"><material name="blue"><color rgba="0 0 1 1"/></material>
+      ${link('a', 'a.dae', true)}${link('b', 'b.dae')}${link('c', 'c.dae')}${link('d', 'd.dae')}
+      ${['b', 'c', 'd'].map((c) => `<joint name="${c}" type="fixed"><parent link="a"/><child link="${c}"/></joint>`).join('')}
+    </robot>`;
+    const b = new ModelBuilder();
+    const r = await importUrdf(
+      b,
+      { text: urdf, path: 'kit/urdf/kit.urdf' },
+      {
+        resolver: new MemoryResolver({
+          'kit/meshes/a.dae': tetDae('textures/skin.png'),
+          'kit/meshes/b.dae': tetDae('missing.png'),
+          'kit/meshes/c.dae': tetDae('../meshes/textures/skin.png'), // the same image again
+          'kit/meshes/d.dae': tetDae('notes.png'),
+          'kit/meshes/textures/skin.png': png,
+          'kit/meshes/notes.png': 'not an image',
+        }),
+      },
+    );
+    const m = b.finalize();
+    // one image, however many meshes draw with it
+    expect(m.textures.map((t) => [t.label, t.mime, t.bytes.length])).toEqual([
+      ['kit/meshes/textures/skin.png', 'image/png', 12],
+    ]);
+    const visualsOf = (body: string) => {
+      const k = m.body_label.indexOf(body);
+      return r.shapes.filter(
+        (s) => m.shape_body[s] === k && (m.shape_flags[s] & ShapeFlags.COLLIDE_SHAPES) === 0,
+      );
+    };
+    // a and c: the textured part in white, drawn with the image and its coordinates; the red part
+    for (const body of ['a', 'c']) {
+      const [tex, red] = visualsOf(body);
+      const mesh = m.shape_mesh[tex];
+      expect(m.mesh_texture[mesh]).toBe(0);
+      expect(Array.from(m.shape_color.subarray(tex * 3, tex * 3 + 3))).toEqual([1, 1, 1]);
+      const nv = m.mesh_vertex_start[mesh + 1] - m.mesh_vertex_start[mesh];
+      expect(nv).toBe(7); // the apex with one coordinate, each base corner with two (a seam)
+      expect(m.mesh_uv[mesh]!.length).toBe(2 * nv);
+      expect(m.mesh_texture[m.shape_mesh[red]]).toBe(-1);
+      expect(Array.from(m.shape_color.subarray(red * 3, red * 3 + 3))).toEqual([1, 0, 0]);
+    }
+    // b and d: their images can't be drawn: the part keeps the URDF's colour, and the loader says why
+    for (const body of ['b', 'd']) {
+      const [plain] = visualsOf(body);
+      expect(m.mesh_texture[m.shape_mesh[plain]]).toBe(-1);
+      expect(m.mesh_uv[m.shape_mesh[plain]]).toBeNull();
+      expect(Array.from(m.shape_color.subarray(plain * 3, plain * 3 + 3))).toEqual([0, 0, 1]);
+    }
+    const warnings = r.warnings.join('\n');
+    expect(warnings).toMatch(/b\.dae: texture kit\/meshes\/missing\.png not drawn \(.*not found.*\)/);
+    expect(warnings).toMatch(
+      /d\.dae: texture kit\/meshes\/notes\.png not drawn \(not a JPEG, PNG, GIF, BMP or WebP image\)/,
+    );
+    // the collider: the whole tetrahedron, untextured, each part welded by position (no texture
+    // seams): the textured part's four corners and the red face's three
+    const col = r.shapes.find((s) => (m.shape_flags[s] & ShapeFlags.COLLIDE_SHAPES) !== 0)!;
+    const cm = m.shape_mesh[col];
+    expect(m.mesh_vertex_start[cm + 1] - m.mesh_vertex_start[cm]).toBe(4 + 3);
+    expect(m.mesh_triangle_start[cm + 1] - m.mesh_triangle_start[cm]).toBe(4);
+    expect(m.mesh_uv[cm]).toBeNull();
+  });
+
   it('mimic becomes a coupler q(follower) = multiplier·q(leader) + offset', async () => {
     const { b, r } = await loadArm();
     expect(r.equalities).toHaveLength(1);

@@ -52,6 +52,7 @@ import {
   MESH_EXTENSIONS,
   convexHull,
   extensionOf,
+  imageMime,
   mergeParts,
   parseMeshParts,
   scaleMesh,
@@ -322,9 +323,64 @@ export function parseUrdf(text: string, file?: string): UrdfRobot {
 interface LoadedMesh {
   /** the file's triangles by material (one part for STL and OBJ) */
   parts?: MeshPart[];
+  /** per part, the image of a textured part that could be read (by resolved path) */
+  images?: (LoadedImage | undefined)[];
   error?: string;
   /** the file exists but is not a readable mesh: fatal for a collider (a visual is only left out) */
   corrupt?: ImportError;
+}
+
+/** an image file that textured parts draw with */
+interface LoadedImage {
+  path: string;
+  mime: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * reads the images of a mesh file's textured parts (each path once, through `cache`); an image
+ * that is missing or not one browsers decode leaves its part untextured, with a warning
+ */
+async function loadImages(
+  parts: MeshPart[],
+  meshPath: string,
+  resolver: AssetResolver,
+  cache: Map<string, Promise<LoadedImage | string>>,
+  warnings: string[],
+): Promise<(LoadedImage | undefined)[]> {
+  return Promise.all(
+    parts.map(async (p) => {
+      if (!p.textured) return undefined;
+      let path = p.textured.image;
+      try {
+        path = resolver.resolve(meshPath, p.textured.image);
+      } catch (e) {
+        warnings.push(`${meshPath}: texture '${p.textured.image}' not drawn (${errorText(e)})`);
+        return undefined;
+      }
+      let hit = cache.get(path);
+      if (!hit) {
+        hit = readAsset(resolver, path).then(
+          (bytes) => {
+            const mime = imageMime(bytes);
+            return mime ? { path, mime, bytes } : 'not a JPEG, PNG, GIF, BMP or WebP image';
+          },
+          (e: unknown) => errorText(e),
+        );
+        cache.set(path, hit);
+      }
+      const img = await hit;
+      if (typeof img === 'string') {
+        warnings.push(`${meshPath}: texture ${path} not drawn (${img}); its part keeps a plain colour`);
+        return undefined;
+      }
+      return img;
+    }),
+  );
+}
+
+function errorText(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
 }
 
 /** loads every mesh file referenced (once per resolved path), keeping failures as messages */
@@ -333,7 +389,15 @@ async function loadMeshes(
   base: string,
   resolver: AssetResolver | undefined,
   wantVisual: boolean,
+  drawVisual: boolean,
+  warnings: string[],
 ): Promise<Map<string, LoadedMesh>> {
+  // the meshes drawn as visuals: their textures are read too
+  const visualRefs = new Set<string>();
+  if (drawVisual)
+    for (const l of robot.links)
+      for (const g of l.visuals) if (g.geometry.kind === 'mesh') visualRefs.add(g.geometry.filename);
+  const images = new Map<string, Promise<LoadedImage | string>>();
   const refs = new Set<string>();
   for (const l of robot.links) {
     for (const g of [...l.collisions, ...(wantVisual ? l.visuals : [])]) {
@@ -355,7 +419,11 @@ async function loadMeshes(
           out.set(ref, { error: `mesh format '${ext}' is not read (${MESH_EXTENSIONS.join(', ')} are)` });
           return;
         }
-        out.set(ref, { parts: parseMeshParts(await readAsset(resolver, path), path) });
+        const parts = parseMeshParts(await readAsset(resolver, path), path);
+        const loaded: LoadedMesh = { parts };
+        if (visualRefs.has(ref) && parts.some((p) => p.textured))
+          loaded.images = await loadImages(parts, path, resolver, images, warnings);
+        out.set(ref, loaded);
       } catch (e) {
         out.set(ref, {
           error: `${path}: ${e instanceof Error ? e.message : String(e)}`,
@@ -388,7 +456,10 @@ export async function importUrdf(
   const robot = parseUrdf(text, file);
   const log = new ImportLog();
   const wantVisual = (opts.load_visual_shapes ?? true) || (opts.parse_visuals_as_colliders ?? false);
-  const meshes = await loadMeshes(robot, path, opts.resolver, wantVisual);
+  const drawVisual = (opts.load_visual_shapes ?? true) && !(opts.parse_visuals_as_colliders ?? false);
+  const imageWarnings: string[] = [];
+  const meshes = await loadMeshes(robot, path, opts.resolver, wantVisual, drawVisual, imageWarnings);
+  for (const w of imageWarnings.sort()) log.warn(w);
   return withRollback(builder, file, () => buildUrdf(builder, robot, meshes, opts, log));
 }
 
@@ -448,28 +519,52 @@ function buildUrdf(
   const plannedMassOf = new Map<string, number>();
   const collidersOf = new Map<number, number[]>();
   const meshCache = new Map<string, { index: number; mesh: TriMesh }>();
-  /** the model mesh of a file (all of it, or one part when `part` is given), scaled, added once and shared */
+  const textureOf = new Map<string, number>();
+  /**
+   * the model mesh of a file (all of it, or one part when `part` is given; `textured`: the part's
+   * textured copy with its image), scaled, added once and shared
+   */
   const addMeshShapeData = (
     ref: string,
     scale: number[],
     hull: boolean,
     part?: number,
+    textured = false,
   ): { index: number; mesh: TriMesh } | undefined => {
-    const parts = meshes.get(ref)?.parts;
+    const loaded = meshes.get(ref);
+    const parts = loaded?.parts;
     if (!parts) return undefined;
-    const key = `${ref}|${part ?? ''}|${scale.join(',')}|${hull ? 'hull' : 'mesh'}`;
+    const key = `${ref}|${part ?? ''}|${scale.join(',')}|${hull ? 'hull' : 'mesh'}|${textured ? 'tex' : ''}`;
     const hit = meshCache.get(key);
     if (hit) return hit;
     // the whole file (colliders, single-part visuals) or one material's part
-    const src =
-      part !== undefined ? parts[part].mesh : parts.length === 1 ? parts[0].mesh : mergeParts(parts);
+    const k = part ?? 0;
+    const tex = textured ? parts[k].textured : undefined;
+    const image = textured ? loaded.images?.[k] : undefined;
+    const src = tex
+      ? tex.mesh
+      : part !== undefined
+        ? parts[part].mesh
+        : parts.length === 1
+          ? parts[0].mesh
+          : mergeParts(parts);
     let tri = scaleMesh(src, scale);
     if (hull) tri = convexHull(tri.vertices, ref);
     const base = ref.slice(ref.lastIndexOf('/') + 1);
+    let texture: number | undefined;
+    if (tex && image) {
+      texture = textureOf.get(image.path);
+      if (texture === undefined) {
+        texture = b.addTexture({ mime: image.mime, bytes: image.bytes, label: image.path });
+        textureOf.set(image.path, texture);
+      }
+    }
     const index = b.addMesh({
       vertices: tri.vertices,
       triangles: tri.triangles,
       label: `${prefix}${base}${part === undefined ? '' : `#${parts[part].name ?? part}`}`,
+      uv: tex?.uv,
+      texture,
     });
     const out = { index, mesh: tri };
     meshCache.set(key, out);
@@ -525,9 +620,11 @@ function buildUrdf(
             visualFailed.push(meshes.get(filename)?.error ?? filename);
             continue;
           }
-          // one shape per material; the file's colour first, then the URDF's
+          // one shape per material; its texture, else the file's colour, else the URDF's
+          const images = meshes.get(filename)?.images;
           parts.forEach((p, k) => {
-            const m = addMeshShapeData(filename, scale, false, parts.length === 1 ? undefined : k)!;
+            const textured = images?.[k] !== undefined;
+            const m = addMeshShapeData(filename, scale, false, parts.length === 1 ? undefined : k, textured)!;
             result.shapes.push(
               b.addShape({
                 body,
@@ -536,7 +633,8 @@ function buildUrdf(
                 size: [1, 1, 1],
                 X_bs: g.origin,
                 cfg,
-                color: p.color ?? g.color,
+                // a texture is drawn as authored: white times the image
+                color: textured ? [1, 1, 1] : (p.color ?? g.color),
                 label: parts.length === 1 ? label : `${label}/${p.name ?? k}`,
               }),
             );
