@@ -106,6 +106,11 @@ test('ANYmal C (URDF with textured COLLADA visuals) loads from a zip and draws i
   expect(baseVisuals.some((s) => s.textured)).toBe(true);
   expect(baseVisuals.some((s) => !s.textured && s.color[0] > 5 * s.color[1])).toBe(true);
   expect(scene.warnings.join('\n')).not.toMatch(/texture|visual meshes not loaded/);
+  // the URDF puts the base frame at the origin, the feet half a metre into the ground: the studio
+  // stands it on the ground (welded there, as a URDF's root is) and says so
+  expect(scene.warnings.join('\n')).toMatch(/reach 0\.\d{3} m below the ground .* lifted 0\.\d{3} m/);
+  const poses = await studio(page, (s) => s.poses());
+  expect(poses[base * 7 + 2]).toBeGreaterThan(0.4);
 
   // the renderer decodes every image (2048² JPEGs) and draws the textured meshes with them
   await expect.poll(() => studio(page, (s) => s.textures().ready), { timeout: 30_000 }).toBe(17);

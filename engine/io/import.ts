@@ -6,6 +6,7 @@ import { ModelBuilder, ModelError, type SapModel } from '../model';
 import { ImportError } from './assets/errors';
 import { builderSizeProblem } from './limits';
 import { assertModelFinite } from './model_check';
+import { standOnGround } from './placement';
 import type { AssetResolver } from './assets/resolver';
 import type { Importer, ImportOptions, ImportResult, ImportSource } from './assets/importer';
 import { importMjcf } from './mjcf/mjcf';
@@ -99,6 +100,12 @@ export interface LoadModelAssetOptions extends ImportOptions {
   num_worlds?: number;
   /** add a ground plane (default: true for URDF and USD, false for MJCF, whose files bring their floor) */
   ground?: boolean;
+  /**
+   * lift a robot whose colliders reach below the ground at its authored pose until the lowest
+   * touches it (default: true for URDF without an `xform`: the format says nothing of where the
+   * robot stands, and its base link's frame is often its torso; MJCF and USD place their bodies)
+   */
+  place_on_ground?: boolean;
   /** with strict, unsupported features are errors (default false: they are listed as warnings) */
   strict?: boolean;
 }
@@ -123,7 +130,13 @@ export async function loadModelAsset(
   if (result.gravity) builder.gravity = [...result.gravity];
   const tooBig = builderSizeProblem(builder);
   if (tooBig) throw new ImportError(tooBig, source.path);
-  if (opts.ground ?? type !== 'mjcf') builder.addGround();
+  const ground = opts.ground ?? type !== 'mjcf';
+  const placement: string[] = [];
+  if (ground && (opts.place_on_ground ?? (type === 'urdf' && opts.xform === undefined))) {
+    const note = standOnGround(builder);
+    if (note) placement.push(note);
+  }
+  if (ground) builder.addGround();
   builder.num_worlds = opts.num_worlds ?? 1;
   let model: SapModel;
   try {
@@ -138,7 +151,7 @@ export async function loadModelAsset(
     max_rigid_contact: 256,
     solver: {},
     model,
-    warnings: [...result.warnings, ...result.unsupported.map((u) => `unsupported: ${u}`)],
+    warnings: [...placement, ...result.warnings, ...result.unsupported.map((u) => `unsupported: ${u}`)],
     result,
     builder,
   };

@@ -18,6 +18,7 @@ import { firstInvalidUtf8 } from '../io/assets/resolver';
 import { ImportError } from '../io/assets/errors';
 import { builderSizeProblem } from '../io/limits';
 import { assertModelFinite } from '../io/model_check';
+import { standOnGround } from '../io/placement';
 import * as sceneLoader from '../io/scene/load';
 import { SceneError } from '../io/scene/errors';
 import { OptionsError } from '../sap/options';
@@ -270,6 +271,8 @@ export async function loadAnyFile(
     // a robot on its own gets a ground plane to stand on
     const recs = [...builder.sharedShapes, ...builder.shapes] as unknown as { type: unknown }[];
     const hasPlane = recs.some((r) => r.type === ShapeType.PLANE || r.type === 'plane');
+    // a URDF says nothing of where the robot stands: one that reaches into the ground stands on it
+    const placed = !hasPlane && kind === 'urdf' ? standOnGround(builder) : null;
     if (!hasPlane) builder.addGround({}, 'ground');
     const model = builder.finalize();
     assertModelFinite(model);
@@ -281,7 +284,11 @@ export async function loadAnyFile(
       max_rigid_contact: 256,
       solver: {},
       model,
-      warnings: [...(res.warnings ?? []), ...(res.unsupported ?? []).map((u) => `unsupported: ${u}`)],
+      warnings: [
+        ...(placed ? [placed] : []),
+        ...(res.warnings ?? []),
+        ...(res.unsupported ?? []).map((u) => `unsupported: ${u}`),
+      ],
     };
   } catch (e) {
     throw new LoadError(toErrorInfo(e, 'load', entry), e);
