@@ -6,6 +6,8 @@
  */
 
 import type { ContactRegionName } from './constraints/contact';
+import type { LimitParamsInput } from './constraints/limit';
+import type { TendonParamsInput } from './constraints/tendon';
 import type { SapSolverOptions } from './options';
 import { SapSolver } from './solver';
 
@@ -59,18 +61,7 @@ export type SapConstraintSpec =
       sigma?: number;
       w?: number;
     }
-  | {
-      kind: 'limit';
-      clique: number;
-      dof: number;
-      q0: number;
-      lower: number;
-      upper: number;
-      stiffness: number;
-      tau_d: number;
-      beta?: number;
-      w?: number;
-    }
+  | ({ kind: 'limit'; clique: number; dof: number; w?: number } & LimitParamsInput)
   | {
       kind: 'pd';
       clique: number;
@@ -84,18 +75,7 @@ export type SapConstraintSpec =
       u0: number;
       w?: number;
     }
-  | {
-      kind: 'tendon';
-      cliques: number[];
-      a: Float64Array[];
-      l0: number;
-      lower: number;
-      upper: number;
-      stiffness: number;
-      tau_d: number;
-      beta?: number;
-      w?: number;
-    }
+  | ({ kind: 'tendon'; cliques: number[]; a: Float64Array[]; w?: number } & TendonParamsInput)
   | {
       kind: 'holonomic';
       cliques: number[];

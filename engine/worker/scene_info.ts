@@ -80,7 +80,7 @@ export function buildSceneInfo(
       label: m.mesh_label[k] ?? `mesh${k}`,
       vertices: Float32Array.from(m.mesh_vertices.subarray(v0 * 3, v1 * 3)),
       triangles: Uint32Array.from(m.mesh_triangles.subarray(t0 * 3, t1 * 3)),
-      uv: m.mesh_uv[k]?.slice(),
+      uv: m.mesh_uv[k] ?? undefined,
       texture: m.mesh_texture[k] ?? -1,
     });
   }
