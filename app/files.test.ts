@@ -11,6 +11,12 @@ describe('dropped files', () => {
     expect(chooseEntry(['a/b/deep.xml', 'top.xml'])).toBe('top.xml');
     expect(chooseEntry(['x.usdz', 'y.usda'])).toBe('y.usda');
     expect(chooseEntry(['notes.txt', 'mesh.stl'])).toBeNull();
+    // tool bookkeeping is never the entry: Omniverse's collect manifest, macOS zip forks, hidden folders
+    expect(chooseEntry(['anymal/usd/.collect.mapping.json', 'anymal/usd/anymal_d.usda'])).toBe(
+      'anymal/usd/anymal_d.usda',
+    );
+    expect(chooseEntry(['__MACOSX/r/._r.urdf', 'r/r.urdf'])).toBe('r/r.urdf');
+    expect(chooseEntry(['r/._r.urdf', 'r/.git/x.json', 'r/deep/r.urdf'])).toBe('r/deep/r.urdf');
   });
 
   it('expands zip archives with limits', async () => {

@@ -39,13 +39,24 @@ function ext(path: string): string {
   return i <= 0 ? '' : base.slice(i).toLowerCase();
 }
 
-/** the file to load among `paths`: best-ranked extension, then shallowest, then alphabetical */
+/**
+ * whether a path is tool bookkeeping rather than a model: a hidden file or folder (Omniverse's
+ * `.collect.mapping.json`, `.git/`) or macOS's zip metadata (`__MACOSX/`, `._name` forks)
+ */
+function isBookkeeping(path: string): boolean {
+  return path.split('/').some((seg) => seg.startsWith('.') || seg === '__MACOSX');
+}
+
+/**
+ * the file to load among `paths`: best-ranked extension, then shallowest, then alphabetical;
+ * hidden files and macOS metadata are never the entry
+ */
 export function chooseEntry(paths: Iterable<string>): string | null {
   let best: string | null = null;
   let key: [number, number, string] | null = null;
   for (const p of paths) {
     const r = ENTRY_RANK[ext(p)];
-    if (r === undefined) continue;
+    if (r === undefined || isBookkeeping(p)) continue;
     // an MJCF .xml is only a candidate when no better format is present; depth decides among equals
     const k: [number, number, string] = [r, p.split('/').length, p];
     if (!key || k[0] < key[0] || (k[0] === key[0] && (k[1] < key[1] || (k[1] === key[1] && k[2] < key[2])))) {

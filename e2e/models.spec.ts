@@ -129,3 +129,49 @@ test('ANYmal C (URDF with textured COLLADA visuals) loads from a zip and draws i
   expect(await pngVariance(page, shot)).toBeGreaterThan(20);
   expect(errors).toEqual([]);
 });
+
+test('ANYmal D (USD with OmniPBR textures in an instanced crate) loads from a zip and draws its images', async ({
+  page,
+}) => {
+  const errors = watchConsole(page);
+  const scene = await dropPackage(page, path.join(ASSETS, 'newton-assets/anybotics_anymal_d'));
+  expect(scene.bodies).toContain('LF_SHANK');
+
+  // the visuals that are not authored invisible draw with five JPEGs (hips, drives, thighs, shanks,
+  // feet) read from beside the crate layer that names them, each sent once
+  expect(scene.textures.map((t) => path.basename(t.label)).sort()).toEqual([
+    'drive.jpg',
+    'foot.jpg',
+    'hip.jpg',
+    'shank.jpg',
+    'thigh.jpg',
+  ]);
+  const textured = scene.shapes.filter((s) => s.textured);
+  expect(textured).toHaveLength(20);
+  // the file authors the base's and the right hind thigh's and shank's visuals invisible
+  for (const leg of ['LF', 'RF', 'LH', 'RH']) {
+    for (const link of ['HIP', 'THIGH', 'SHANK', 'FOOT']) {
+      const b = scene.bodies.indexOf(`${leg}_${link}`);
+      const hidden = leg === 'RH' && (link === 'THIGH' || link === 'SHANK');
+      expect(
+        textured.some((s) => s.body === b),
+        `${leg}_${link}`,
+      ).toBe(!hidden);
+    }
+  }
+  expect(textured.every((s) => s.color.join(' ') === '1 1 1' && s.flags & VISIBLE)).toBe(true);
+  expect(scene.warnings.join('\n')).not.toMatch(/texture/);
+  // authored with its base at the origin and its feet below it, on no ground of its own: it stands
+  // on the studio's
+  expect(scene.warnings.join('\n')).toMatch(/reach 0\.\d{3} m below the ground .* lifted 0\.\d{3} m/);
+
+  await expect.poll(() => studio(page, (s) => s.textures().ready), { timeout: 30_000 }).toBe(5);
+  expect((await studio(page, (s) => s.textures())).failed).toBe(0);
+  await expect.poll(() => studio(page, (s) => s.textures().drawn.images.length)).toBe(5);
+
+  const at = await studio(page, (s) => s.step);
+  await expect.poll(() => studio(page, (s) => s.step)).toBeGreaterThan(at + 20);
+  const shot = await page.screenshot({ path: `${SHOTS}/22-anymal-d-usd-textured.png` });
+  expect(await pngVariance(page, shot)).toBeGreaterThan(20);
+  expect(errors).toEqual([]);
+});

@@ -6,7 +6,7 @@ import { ModelBuilder, ModelError, type SapModel } from '../model';
 import { ImportError } from './assets/errors';
 import { builderSizeProblem } from './limits';
 import { assertModelFinite } from './model_check';
-import { standOnGround } from './placement';
+import { hasGroundPlane, standOnGround } from './placement';
 import type { AssetResolver } from './assets/resolver';
 import type { Importer, ImportOptions, ImportResult, ImportSource } from './assets/importer';
 import { importMjcf } from './mjcf/mjcf';
@@ -102,8 +102,9 @@ export interface LoadModelAssetOptions extends ImportOptions {
   ground?: boolean;
   /**
    * lift a robot whose colliders reach below the ground at its authored pose until the lowest
-   * touches it (default: true for URDF without an `xform`: the format says nothing of where the
-   * robot stands, and its base link's frame is often its torso; MJCF and USD place their bodies)
+   * touches it (default: without an `xform`, true for URDF, whose format says nothing of where the
+   * robot stands and whose base link's frame is often its torso, and for USD and MJCF files without
+   * a ground plane of their own, which stand on the ground added here)
    */
   place_on_ground?: boolean;
   /** with strict, unsupported features are errors (default false: they are listed as warnings) */
@@ -132,7 +133,8 @@ export async function loadModelAsset(
   if (tooBig) throw new ImportError(tooBig, source.path);
   const ground = opts.ground ?? type !== 'mjcf';
   const placement: string[] = [];
-  if (ground && (opts.place_on_ground ?? (type === 'urdf' && opts.xform === undefined))) {
+  const authoredGround = type !== 'urdf' && hasGroundPlane(builder);
+  if (ground && (opts.place_on_ground ?? (opts.xform === undefined && !authoredGround))) {
     const note = standOnGround(builder);
     if (note) placement.push(note);
   }

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { ModelBuilder } from '../model';
 import { Simulation } from '../pipeline';
 import { MemoryResolver } from './assets/resolvers';
-import { loadModelAsset } from './import';
+import { loadModelAsset, registerImporter } from './import';
 import { lowestColliderZ } from './placement';
 
 const s45 = Math.SQRT1_2;
@@ -65,7 +65,7 @@ const LEGGED = `<robot name="legged">
   </link>
 </robot>`;
 
-describe('a URDF that says nothing of where it stands is placed on the ground', () => {
+describe('a robot placed on a ground it was not authored with (URDF; USD without a floor)', () => {
   const load = (opts = {}) =>
     loadModelAsset(
       'urdf',
@@ -98,5 +98,30 @@ describe('a URDF that says nothing of where it stands is placed on the ground', 
     expect(new Simulation(noGround.model, { dt: 0.002 }).state.body_q[2]).toBe(0);
     const high = await load({ xform: [0, 0, 1, 0, 0, 0, 1], place_on_ground: true });
     expect(new Simulation(high.model, { dt: 0.002 }).state.body_q[2]).toBeCloseTo(1, 12);
+  });
+
+  it("stands a USD robot without a ground of its own on the studio's, and leaves one with its own ground as authored", async () => {
+    await import('./usd').then((m) => registerImporter('usd', m.importUsdAsset));
+    const usd = (plane: boolean) => `#usda 1.0
+(
+    metersPerUnit = 1
+    upAxis = "Z"
+)
+def Xform "ball" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"])
+{
+    float physics:mass = 1
+    def Sphere "hull" (prepend apiSchemas = ["PhysicsCollisionAPI"])
+    {
+        double radius = 0.2
+    }
+}
+${plane ? 'def Plane "floor" (prepend apiSchemas = ["PhysicsCollisionAPI"])\n{\n    uniform token axis = "Z"\n}' : ''}
+`;
+    const bare = await loadModelAsset('usd', { text: usd(false), path: 'ball.usda' });
+    expect(bare.warnings.join('\n')).toMatch(/reach 0\.200 m below the ground .* lifted 0\.200 m/);
+    expect(new Simulation(bare.model, { dt: 0.002 }).state.body_q[2]).toBeCloseTo(0.2, 12);
+    const grounded = await loadModelAsset('usd', { text: usd(true), path: 'ball.usda' });
+    expect(grounded.warnings.join('\n')).not.toMatch(/lifted/);
+    expect(new Simulation(grounded.model, { dt: 0.002 }).state.body_q[2]).toBe(0);
   });
 });

@@ -1,5 +1,6 @@
 /**
- * Placement of a robot file that says nothing of where the robot stands (URDF): the lowest point of
+ * Placement of a robot on a ground it was not authored with: a URDF says nothing of where the robot
+ * stands, and a USD or MJCF file without a floor of its own gets the studio's. The lowest point of
  * its colliders at the authored pose, and a lift of every body that puts that point on the ground.
  */
 import { quatToMat3, transformMul } from '../math';
@@ -58,6 +59,12 @@ export function lowestColliderZ(b: ModelBuilder): number {
     lowest = Math.min(lowest, pose[2] - down);
   }
   return lowest;
+}
+
+/** whether the builder has a plane shape (a file's own ground) */
+export function hasGroundPlane(b: ModelBuilder): boolean {
+  const shapes = [...b.sharedShapes, ...b.shapes] as unknown as { type: unknown }[];
+  return shapes.some((s) => s.type === ShapeType.PLANE || s.type === 'plane');
 }
 
 /** deepest authored penetration of the ground left as it is [m] */

@@ -12,13 +12,13 @@
  * runs in the Vite worker bundle, in Node under tsx and in vitest); the USD reader is only loaded
  * when a USD file is opened.
  */
-import { ModelBuilder, ShapeType, type SapModel } from '../model';
+import { ModelBuilder, type SapModel } from '../model';
 import { MemoryResolver } from '../io/assets/resolvers';
 import { firstInvalidUtf8 } from '../io/assets/resolver';
 import { ImportError } from '../io/assets/errors';
 import { builderSizeProblem } from '../io/limits';
 import { assertModelFinite } from '../io/model_check';
-import { standOnGround } from '../io/placement';
+import { hasGroundPlane, standOnGround } from '../io/placement';
 import * as sceneLoader from '../io/scene/load';
 import { SceneError } from '../io/scene/errors';
 import { OptionsError } from '../sap/options';
@@ -268,11 +268,10 @@ export async function loadAnyFile(
     if (res.gravity) builder.gravity = [res.gravity[0], res.gravity[1], res.gravity[2]];
     const tooBig = builderSizeProblem(builder);
     if (tooBig) throw new ImportError(tooBig, key);
-    // a robot on its own gets a ground plane to stand on
-    const recs = [...builder.sharedShapes, ...builder.shapes] as unknown as { type: unknown }[];
-    const hasPlane = recs.some((r) => r.type === ShapeType.PLANE || r.type === 'plane');
-    // a URDF says nothing of where the robot stands: one that reaches into the ground stands on it
-    const placed = !hasPlane && kind === 'urdf' ? standOnGround(builder) : null;
+    // a robot on its own gets a ground plane to stand on; the ground is the studio's, not the
+    // author's, so a robot that reaches into it at its authored pose stands on it instead
+    const hasPlane = hasGroundPlane(builder);
+    const placed = hasPlane ? null : standOnGround(builder);
     if (!hasPlane) builder.addGround({}, 'ground');
     const model = builder.finalize();
     assertModelFinite(model);

@@ -24,6 +24,7 @@ import {
   type TextMutator,
 } from './mutate';
 import { Rng } from './rng';
+import { PNG, PREVIEW_MATERIAL, STRIP } from '../usd/testing';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 /** the repository root */
@@ -463,6 +464,17 @@ const mjcfCorpus = lazy((): FileSeed[] => {
 // ------------------------------------------------------------------------------------------ USD
 
 const usdaAttacks: Record<string, (rng: Rng, seed: FileSeed) => FuzzCase> = {
+  /** shader connections pointed elsewhere: at themselves, at missing prims, in loops */
+  rewire(rng, seed) {
+    const text = new TextDecoder().decode(seed.main);
+    const targets = [...text.matchAll(/\.connect = <([^>]*)>/g)].map((m) => m[1]);
+    const out = text.replace(/\.connect = <([^>]*)>/g, (m, own: string) =>
+      rng.chance(0.5)
+        ? `.connect = <${rng.pick([...targets, own, '/nowhere.outputs:rgb', '/Looks', '/Looks/Wood.inputs:stName'])}>`
+        : m,
+    );
+    return filesCase(seed, encoder.encode(out), 'rewired connections');
+  },
   deep_prims(rng, seed) {
     const d = rng.pick([300, 3000, 20000]);
     return filesCase(
@@ -575,9 +587,31 @@ const USDA_ALPHABET = [
   'None',
 ];
 
+/** a textured mesh: a preview surface, its texture and primvar reader, faceVarying indexed coordinates */
+const TEXTURED_USDA = `${PREVIEW_MATERIAL}
+def Xform "box" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI", "MaterialBindingAPI"])
+{
+    float physics:mass = 1
+    rel material:binding = </Looks/Wood>
+    def Mesh "skin"
+    {${STRIP}
+    }
+    def Cube "hull" (prepend apiSchemas = ["PhysicsCollisionAPI"])
+    {
+        double size = 0.5
+    }
+}
+`;
+
 const usdaCorpus = lazy((): FileSeed[] => {
   const ex = path.join(SAP_ASSETS, 'newton/newton/examples/assets');
   return [
+    {
+      name: 'textured.usda',
+      entry: 'textured.usda',
+      main: encoder.encode(TEXTURED_USDA),
+      siblings: new Map([['textures/wood.png', PNG]]),
+    },
     fileSeed('cartpole.usda', 'cartpole.usda', path.join(ASSETS, 'newton/cartpole/cartpole.usda')),
     fileSeed('ant.usda', 'ant.usda', path.join(ASSETS, 'newton/ant/ant.usda')),
     fileSeed(

@@ -56,7 +56,8 @@ export interface LayerStack {
 
 /** a composed property: its specs in strength order */
 export class UsdProperty {
-  readonly specs: { spec: PropSpec; map: (p: string) => string | null }[] = [];
+  /** the property's specs, strongest first, with the layer each is authored in */
+  readonly specs: { spec: PropSpec; map: (p: string) => string | null; layer: Layer }[] = [];
   constructor(readonly name: string) {}
 
   get kind(): 'attribute' | 'relationship' {
@@ -79,6 +80,16 @@ export class UsdProperty {
       const v = s.spec.firstSample;
       if (v !== undefined) return v;
     }
+    return undefined;
+  }
+
+  /**
+   * the identifier of the layer that authors {@link value} (an asset path resolves relative to
+   * it); undefined when no spec has a value
+   */
+  get valueLayer(): string | undefined {
+    for (const s of this.specs) if (s.spec.value !== undefined) return s.layer.identifier;
+    for (const s of this.specs) if (s.spec.firstSample !== undefined) return s.layer.identifier;
     return undefined;
   }
 
@@ -186,6 +197,12 @@ export class UsdStage {
   readonly byPath = new Map<string, UsdPrim>();
   /** non-fatal problems: missing layers, unresolved arcs */
   readonly warnings: string[] = [];
+  /**
+   * reads a file that an asset path written in layer `fromLayer` names (a texture, …), inside a
+   * USDZ package where the layer is in one; set by {@link openStage}, undefined for a stage
+   * composed from layers already in memory
+   */
+  readAsset?: (fromLayer: string, assetPath: string) => Promise<{ path: string; bytes: Uint8Array }>;
 
   constructor(readonly rootStack: LayerStack) {
     this.byPath.set('/', this.root);
@@ -272,6 +289,17 @@ class LayerLoader {
       return this.resolver.resolve(pkg, asset);
     }
     return this.resolver.resolve(from, asset);
+  }
+
+  /** reads the file an asset path written in layer `from` names (a package entry or a file) */
+  async readAsset(from: string, asset: string): Promise<{ path: string; bytes: Uint8Array }> {
+    const path = this.resolve(from, asset);
+    const m = PKG_RE.exec(path);
+    if (!m) return { path, bytes: await this.resolver.read(path) };
+    if (!this.packages.has(m[1])) await this.loadPackage(m[1]);
+    const bytes = this.packages.get(m[1])?.get(m[2]);
+    if (!bytes) throw new UsdError('asset', { layer: from }, `no entry '${m[2]}' in package ${m[1]}`);
+    return { path, bytes };
   }
 
   /** loads a layer (cached); returns undefined (with a warning) when missing, throws on bad content */
@@ -388,6 +416,7 @@ export async function openStage(
     limits,
   );
   stage.warnings.unshift(...warnings);
+  stage.readAsset = (from, asset) => loader.readAsset(from, asset);
   return stage;
 }
 
@@ -760,7 +789,7 @@ class Composer {
             cp = new UsdProperty(name);
             prim.props.set(name, cp);
           }
-          cp.specs.push({ spec: p, map: e.node.map });
+          cp.specs.push({ spec: p, map: e.node.map, layer: e.layers[i] });
         }
       }
     }

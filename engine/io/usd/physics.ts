@@ -27,10 +27,11 @@ import {
 import type { AssetResolver } from '../assets/resolver';
 import { LIMITS, limitMessage } from '../limits';
 import { withRollback, type ImportOptions, type ImportResult, type Importer } from '../assets/importer';
-import { convexHull } from '../mesh';
+import { convexHull, imageMime } from '../mesh';
 import { openStage, openStageFromText, type UsdPrim, type UsdStage } from './compose';
 import { UsdError, type UsdLimits } from './errors';
 import { NumArray, UsdReference, asNumber, asString, asTuple } from './values';
+import { lookOf, type UsdLook, type UsdTextureRef } from './shading';
 import {
   decompose,
   localXform,
@@ -181,6 +182,16 @@ export async function importUsdStage(
   });
 }
 
+/** a texture image read for a visual mesh */
+interface TextureImage {
+  /** the resolved path (one builder texture per path) */
+  path: string;
+  mime: string;
+  bytes: Uint8Array;
+  /** the primvar with the mesh's texture coordinates */
+  primvar: string;
+}
+
 interface BodyInfo {
   prim: UsdPrim;
   /** builder index (set in build) */
@@ -241,6 +252,12 @@ class UsdPhysicsImporter {
   private readonly pointless = { colliders: [] as string[], visuals: [] as string[] };
   /** bodies that have visual shapes (their colliders are hidden by default) */
   private readonly visualBodies = new Set<number>();
+  /** each geometry prim's bound material, as drawn */
+  private readonly looks = new Map<UsdPrim, UsdLook>();
+  /** the images of textured visual meshes that could be read */
+  private readonly images = new Map<UsdPrim, TextureImage>();
+  /** builder texture index of each image (by resolved path) */
+  private readonly textureIndex = new Map<string, number>();
 
   constructor(
     private readonly builder: ModelBuilder,
@@ -389,6 +406,101 @@ class UsdPhysicsImporter {
         this.fallbackMeshes.set(p, { points: Float64Array.from(fb.vertices), tris });
       }
     }
+    await this.collectLooks();
+  }
+
+  /**
+   * reads the looks of the geometry prims and the images of textured visual meshes (each file
+   * once); an image that cannot be read, or that browsers do not decode, is a warning and its mesh
+   * keeps a plain colour
+   */
+  private async collectLooks(): Promise<void> {
+    const read = new Map<string, Promise<TextureImage | string>>();
+    for (const p of [...this.colliders, ...this.visuals]) {
+      const look = lookOf(this.stage, p);
+      if (!look) continue;
+      this.looks.set(p, look);
+      const t = look.texture;
+      if (!t || p.typeName !== 'Mesh' || this.colliders.includes(p)) continue;
+      const key = `${t.layer}|${t.file}`;
+      let pending = read.get(key);
+      if (!pending) {
+        pending = this.readImage(t);
+        read.set(key, pending);
+        const r = await pending;
+        if (typeof r === 'string') this.warnings.push(`<${t.input}>: texture '${t.file}' not drawn (${r})`);
+      }
+      const r = await pending;
+      if (typeof r !== 'string') this.images.set(p, { ...r, primvar: t.primvar });
+    }
+  }
+
+  private async readImage(t: UsdTextureRef): Promise<TextureImage | string> {
+    if (/<UDIM>|<UVTILE>/i.test(t.file)) return 'tiled (UDIM) textures are not read';
+    if (!this.stage.readAsset) return 'the stage has no file reader';
+    try {
+      const { path, bytes } = await this.stage.readAsset(t.layer, t.file);
+      const mime = imageMime(bytes);
+      if (!mime) return `${path} is not a JPEG, PNG, GIF, BMP or WebP image`;
+      return { path, mime, bytes, primvar: t.primvar };
+    } catch (e) {
+      return e instanceof Error ? e.message : String(e);
+    }
+  }
+
+  /**
+   * a textured visual mesh's drawn vertices: one per distinct (point, texture coordinate), with the
+   * coordinates of primvar `name` (faceVarying or vertex interpolation, indexed or not); a string
+   * says why the primvar cannot be used
+   */
+  private texturedMesh(
+    p: UsdPrim,
+    verts: Float64Array,
+    tris: Int32Array,
+    corners: Int32Array,
+    name: string,
+  ): { vertices: Float64Array; triangles: Int32Array; uv: Float32Array } | string {
+    const prop = p.props.get(`primvars:${name}`);
+    const st = prop?.value;
+    if (!(st instanceof NumArray) || st.width !== 2 || st.length === 0)
+      return `no texture coordinates primvars:${name} (2 values per element)`;
+    const indices = p.attr(`primvars:${name}:indices`);
+    const index = indices instanceof NumArray ? indices.data : undefined;
+    const count = index ? index.length : st.length;
+    const faceVertices = (p.attr('faceVertexIndices') as NumArray).length;
+    let interp = asString(prop!.meta('interpolation'));
+    if (interp !== 'faceVarying' && interp !== 'vertex' && interp !== 'varying')
+      interp = count === faceVertices ? 'faceVarying' : count === verts.length / 3 ? 'vertex' : interp;
+    const perCorner = interp === 'faceVarying';
+    if (!perCorner && interp !== 'vertex' && interp !== 'varying')
+      return `primvars:${name} has ${interp ?? 'no'} interpolation with ${count} elements`;
+    const need = perCorner ? faceVertices : verts.length / 3;
+    if (count < need)
+      return `primvars:${name} has ${count} elements for ${need} ${perCorner ? 'face vertices' : 'points'}`;
+    const S = st.data;
+    const slot = new Map<string, number>();
+    const V: number[] = [];
+    const UV: number[] = [];
+    const T = new Int32Array(tris.length);
+    for (let i = 0; i < tris.length; i++) {
+      let e = perCorner ? corners[i] : tris[i];
+      if (index) e = index[e];
+      if (!(e >= 0 && e < st.length)) return `primvars:${name} index ${e} outside its ${st.length} values`;
+      const u = S[2 * e],
+        v = S[2 * e + 1];
+      if (!Number.isFinite(u) || !Number.isFinite(v)) return `primvars:${name} element ${e} is not finite`;
+      const key = `${tris[i]} ${u} ${v}`;
+      let j = slot.get(key);
+      if (j === undefined) {
+        j = V.length / 3;
+        slot.set(key, j);
+        const q = tris[i] * 3;
+        V.push(verts[q], verts[q + 1], verts[q + 2]);
+        UV.push(u, v);
+      }
+      T[i] = j;
+    }
+    return { vertices: Float64Array.from(V), triangles: T, uv: Float32Array.from(UV) };
   }
 
   /** whether a prim is drawn: not a guide/proxy, not invisible (inherited) */
@@ -619,6 +731,9 @@ class UsdPhysicsImporter {
       cfg.density = 0;
     }
     const color = (() => {
+      // a bound material's diffuse colour, as renderers draw it; else the prim's displayColor
+      const look = this.looks.get(p);
+      if (look?.color && !look.texture) return look.color;
       const c = p.attr('primvars:displayColor');
       let rgb: number[] | undefined;
       if (c instanceof NumArray && c.width === 3 && c.length >= 1) rgb = [c.data[0], c.data[1], c.data[2]];
@@ -789,6 +904,7 @@ class UsdPhysicsImporter {
     const fb = this.fallbackMeshes.get(p);
     let points: ArrayLike<number>;
     let tris: Int32Array;
+    let corners: Int32Array | undefined;
     if (fb) {
       points = fb.points;
       tris = fb.tris;
@@ -801,7 +917,8 @@ class UsdPhysicsImporter {
       points = pts.data;
       const t = this.triangulate(p, pts.length);
       if (!t) return [];
-      tris = t;
+      tris = t.tris;
+      corners = t.corners;
     }
     if (tris.length === 0) {
       this.warnings.push(`<${p.path}>: mesh has no faces`);
@@ -881,10 +998,41 @@ class UsdPhysicsImporter {
       return [];
     }
     if (dec.s[0] * dec.s[1] * dec.s[2] < 0) {
-      for (let i = 0; i < tris.length; i += 3) {
-        const t = tris[i + 1];
-        tris[i + 1] = tris[i + 2];
-        tris[i + 2] = t;
+      for (const a of corners ? [tris, corners] : [tris]) {
+        for (let i = 0; i < a.length; i += 3) {
+          const t = a[i + 1];
+          a[i + 1] = a[i + 2];
+          a[i + 2] = t;
+        }
+      }
+    }
+    // a textured visual: drawn from its own vertices, split where the texture coordinates differ
+    const image = collider ? undefined : this.images.get(p);
+    if (image && corners) {
+      const tm = this.texturedMesh(p, verts, tris, corners, image.primvar);
+      if (typeof tm === 'string') {
+        this.warnings.push(
+          `<${p.path}>: texture ${image.path} not drawn (${tm}); the mesh keeps a plain colour`,
+        );
+      } else {
+        let texture = this.textureIndex.get(image.path);
+        if (texture === undefined) {
+          texture = b.addTexture({ mime: image.mime, bytes: image.bytes, label: image.path });
+          this.textureIndex.set(image.path, texture);
+        }
+        const mesh = b.addMesh({ ...tm, label, texture });
+        return [
+          b.addShape({
+            body: bodyIndex,
+            type: 'mesh',
+            size: [1, 1, 1],
+            mesh,
+            label,
+            // a texture is drawn as authored: its tint (white by default) times the image
+            color: this.looks.get(p)?.color ?? [1, 1, 1],
+            cfg: { ...cfg, ...this.shapeOverrides(false) },
+          }),
+        ];
       }
     }
     let type: 'mesh' | 'convex_mesh' = 'mesh';
@@ -927,8 +1075,11 @@ class UsdPhysicsImporter {
     ];
   }
 
-  /** fan-triangulates faceVertexCounts/faceVertexIndices; null (with a warning) when malformed */
-  private triangulate(p: UsdPrim, nv: number): Int32Array | null {
+  /**
+   * fan-triangulates faceVertexCounts/faceVertexIndices; null (with a warning) when malformed.
+   * `corners[i]` is the face-vertex (faceVarying element) of triangle corner `tris[i]`.
+   */
+  private triangulate(p: UsdPrim, nv: number): { tris: Int32Array; corners: Int32Array } | null {
     const counts = p.attr('faceVertexCounts');
     const idx = p.attr('faceVertexIndices');
     if (!(counts instanceof NumArray) || !(idx instanceof NumArray)) {
@@ -966,6 +1117,7 @@ class UsdPhysicsImporter {
       );
     }
     const out = new Int32Array(nt * 3);
+    const corners = new Int32Array(nt * 3);
     let o = 0,
       k = 0;
     const I = idx.data;
@@ -988,13 +1140,16 @@ class UsdPhysicsImporter {
             `face vertex index out of range (${nv} points)`,
           );
         }
+        corners[o] = k;
         out[o++] = a;
+        corners[o] = left ? k + j + 1 : k + j;
         out[o++] = left ? c2 : b2;
+        corners[o] = left ? k + j : k + j + 1;
         out[o++] = left ? b2 : c2;
       }
       k += c;
     }
-    return out;
+    return { tris: out, corners };
   }
 
   // ------------------------------------------------------------------ joints
