@@ -704,7 +704,7 @@ export const testApi = {
     const c = client.latest.contacts;
     return c ? { count: c.count, truncated: c.truncated, data: Array.from(c.data) } : null;
   },
-  /** the loaded scene as drawn: every shape (label, body, ShapeFlags, colour, mesh triangles) and the loader warnings */
+  /** the loaded scene as drawn: every shape (label, body, ShapeFlags, colour, mesh triangles), the loader's warnings and notes */
   scene: () => {
     const sc = useStudio.getState().scene;
     if (!sc) return null;
@@ -720,6 +720,7 @@ export const testApi = {
       })),
       textures: sc.textures.map((t) => ({ label: t.label, mime: t.mime, bytes: t.bytes.length })),
       warnings: sc.warnings.slice(),
+      notes: sc.notes.slice(),
     };
   },
   /** the renderer's image decoding (requested, ready, failed) and what it draws with them */

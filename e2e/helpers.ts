@@ -35,6 +35,7 @@ export interface StudioApi {
     }[];
     textures: { label: string; mime: string; bytes: number }[];
     warnings: string[];
+    notes: string[];
   } | null;
   textures(): {
     requested: number;

@@ -54,6 +54,11 @@ export function SceneInfoBox() {
               {scene.warnings.slice(0, 3).join('; ')}
             </p>
           )}
+          {scene.notes.length > 0 && (
+            <p className="muted" data-testid="loader-notes">
+              {scene.notes.join('; ')}
+            </p>
+          )}
           <p className="muted hint">
             drag a body to pull it · click a contact marker to inspect · drop files anywhere
           </p>

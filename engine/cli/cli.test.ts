@@ -76,7 +76,7 @@ describe('CLI outputs', () => {
     expect(doc.joints[0].type).toBe('revolute');
   });
 
-  it("the loader's warnings reach the user: in inspect's output, on stderr for run (stdout stays JSON)", () => {
+  it("the loader's warnings and notes reach the user: in inspect's output, on stderr for run (stdout stays JSON)", () => {
     const fr3 = '../shared/assets/newton-assets/franka_emika_panda/urdf/fr3_franka_hand.urdf';
     const i = sim(['inspect', fr3, '--json']);
     expect(i.code).toBe(0);
@@ -92,6 +92,15 @@ describe('CLI outputs', () => {
     // a model without warnings prints none
     const p = sim(['inspect', 'scenes/pendulum.yaml', '--json']);
     expect(InspectOutputSchema.parse(JSON.parse(p.stdout)).warnings).toEqual([]);
+    // what the loader did without anything being wrong is a note: ANYmal D (USD) authored with its
+    // feet below its base frame, on no floor of its own, stands on the ground the CLI adds
+    const anymal = '../shared/assets/newton-assets/anybotics_anymal_d/usd/anymal_d.usda';
+    const a = InspectOutputSchema.parse(JSON.parse(sim(['inspect', anymal, '--json']).stdout));
+    expect(a.warnings).toEqual([]);
+    expect(a.notes).toEqual([expect.stringMatching(/reach 0\.679 m below the ground .* lifted 0\.679 m/)]);
+    expect(sim(['run', anymal, '--steps', '1', '--json']).stderr).toMatch(
+      /^note: its colliders reach 0\.679 m/m,
+    );
   });
 
   it('ablate --json validates and reports finite deltas', () => {

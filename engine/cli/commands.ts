@@ -217,6 +217,7 @@ export function inspectCommand(
   q?: readonly number[],
   qd?: readonly number[],
   warnings: readonly string[] = [],
+  notes: readonly string[] = [],
 ): InspectOutput {
   const nq = m.world_coord_start[1],
     nv = m.world_dof_start[1];
@@ -255,6 +256,7 @@ export function inspectCommand(
   return {
     model: name,
     warnings: [...warnings],
+    notes: [...notes],
     nq,
     nv,
     velocity_convention: 'sap',

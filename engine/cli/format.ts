@@ -36,6 +36,7 @@ export function formatRun(o: RunOutput): string {
 export function formatInspect(o: InspectOutput): string {
   const lines = [`model ${o.model}: nq ${o.nq}, nv ${o.nv} (velocities in ${o.velocity_convention} order)`];
   for (const w of o.warnings) lines.push(`warning: ${w}`);
+  for (const n of o.notes) lines.push(`note: ${n}`);
   lines.push('bodies:');
   for (const b of o.bodies)
     lines.push(

@@ -86,9 +86,16 @@ function islandList(s: string | undefined): boolean[] | undefined {
   });
 }
 
-/** the loader's warnings, on stderr (stdout stays the command's output, JSON included) */
-function reportWarnings(warnings: readonly string[]): void {
+/** the loader's warnings and notes, on stderr (stdout stays the command's output, JSON included) */
+function reportWarnings({
+  warnings,
+  notes,
+}: {
+  warnings: readonly string[];
+  notes: readonly string[];
+}): void {
   for (const w of warnings) console.error(`warning: ${w}`);
+  for (const n of notes) console.error(`note: ${n}`);
 }
 
 function parseList(s: string | undefined, flag: string): number[] | undefined {
@@ -168,7 +175,7 @@ export async function main(argv: string[]): Promise<number> {
       const numWorlds =
         values['num-worlds'] !== undefined ? positiveInt(values['num-worlds'], '--num-worlds', 1) : undefined;
       const scene = await loadModelFile(target, { num_worlds: numWorlds, asset_root: values['asset-root'] });
-      reportWarnings(scene.warnings);
+      reportWarnings(scene);
       const set: Record<string, unknown> = {};
       if (values.preset) set.contact_preset_variant = values.preset;
       if (values['line-search']) set.line_search_variant = values['line-search'];
@@ -200,6 +207,7 @@ export async function main(argv: string[]): Promise<number> {
         parseList(values.q, '--q'),
         parseList(values.qd, '--qd'),
         scene.warnings,
+        scene.notes,
       );
       print(out, () => formatInspect(out));
       return 0;
@@ -207,7 +215,7 @@ export async function main(argv: string[]): Promise<number> {
     case 'ablate': {
       if (!target) throw new Error('ablate: missing SCENE');
       const scene = await loadModelFile(target, { asset_root: values['asset-root'] });
-      reportWarnings(scene.warnings);
+      reportWarnings(scene);
       const out = ablateCommand(
         scene,
         positiveInt(values.steps, '--steps', 100),

@@ -91,6 +91,8 @@ export const InspectOutputSchema = z
     model: z.string(),
     /** the loader's warnings: what it ignored, approximated or could not read (`unsupported: …` first-class) */
     warnings: z.array(z.string()),
+    /** what the loader did that the user should know of, though nothing is wrong (a robot placed on the ground) */
+    notes: z.array(z.string()),
     nq: z.number().int(),
     nv: z.number().int(),
     velocity_convention: z.literal('sap'),

@@ -92,6 +92,8 @@ export interface LoadedModelAsset {
   model: SapModel;
   /** warnings, then the unsupported features prefixed `unsupported: ` */
   warnings: string[];
+  /** what the loader did that the user should know of, though nothing is wrong (a robot placed on the ground) */
+  notes: string[];
   result: ImportResult;
   builder: ModelBuilder;
 }
@@ -153,7 +155,8 @@ export async function loadModelAsset(
     max_rigid_contact: 256,
     solver: {},
     model,
-    warnings: [...placement, ...result.warnings, ...result.unsupported.map((u) => `unsupported: ${u}`)],
+    warnings: [...result.warnings, ...result.unsupported.map((u) => `unsupported: ${u}`)],
+    notes: placement,
     result,
     builder,
   };

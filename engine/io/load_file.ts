@@ -28,6 +28,8 @@ export interface LoadedSceneFile {
   solver: Record<string, unknown>;
   model: SapModel;
   warnings: string[];
+  /** what the loader did that the user should know of, though nothing is wrong (a robot placed on the ground) */
+  notes: string[];
 }
 
 export interface LoadFileOptions {
@@ -75,6 +77,7 @@ export async function loadModelFile(file: string, opts: LoadFileOptions = {}): P
       solver: loaded.solver,
       model: loaded.model,
       warnings: [...loaded.warnings, ...loaded.unsupported.map((u) => `unsupported: ${u}`)],
+      notes: [],
     };
   }
   let type = assetTypeOfPath(file);
@@ -101,5 +104,6 @@ export async function loadModelFile(file: string, opts: LoadFileOptions = {}): P
     solver: loaded.solver,
     model: loaded.model,
     warnings: loaded.warnings,
+    notes: loaded.notes,
   };
 }

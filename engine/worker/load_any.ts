@@ -34,6 +34,8 @@ export interface LoadedAny {
   solver: Record<string, unknown>;
   model: SapModel;
   warnings: string[];
+  /** what the loader did that the user should know of, though nothing is wrong (a robot placed on the ground) */
+  notes: string[];
 }
 
 export interface LoadAnyOptions {
@@ -232,6 +234,7 @@ export async function loadAnyFile(
         solver: loaded.solver,
         model: loaded.model,
         warnings: loaded.warnings,
+        notes: [],
       };
     } catch (e) {
       throw new LoadError(toErrorInfo(e, 'load', entry), e);
@@ -283,11 +286,8 @@ export async function loadAnyFile(
       max_rigid_contact: 256,
       solver: {},
       model,
-      warnings: [
-        ...(placed ? [placed] : []),
-        ...(res.warnings ?? []),
-        ...(res.unsupported ?? []).map((u) => `unsupported: ${u}`),
-      ],
+      notes: placed ? [placed] : [],
+      warnings: [...(res.warnings ?? []), ...(res.unsupported ?? []).map((u) => `unsupported: ${u}`)],
     };
   } catch (e) {
     throw new LoadError(toErrorInfo(e, 'load', entry), e);

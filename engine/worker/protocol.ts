@@ -316,6 +316,8 @@ export interface SceneInfo {
   contact_capacity: number;
   /** warnings of the loader */
   warnings: string[];
+  /** what the loader did that the user should know of, though nothing is wrong (a robot placed on the ground) */
+  notes: string[];
 }
 
 /** the solver options in force: the explicit keys and their full expansion */

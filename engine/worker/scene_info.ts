@@ -53,6 +53,7 @@ export function buildSceneInfo(
     dt: number;
     contact_capacity: number;
     warnings: string[];
+    notes: string[];
   },
 ): SceneInfo {
   const shapes: ShapeInfo[] = [];
@@ -193,5 +194,6 @@ export function buildSceneInfo(
     dofs,
     contact_capacity: meta.contact_capacity,
     warnings: meta.warnings,
+    notes: meta.notes,
   };
 }

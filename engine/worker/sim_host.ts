@@ -367,6 +367,7 @@ export class SimHost {
         dt: sim.dt,
         contact_capacity: sim.contacts.capacity,
         warnings: loaded.warnings,
+        notes: loaded.notes,
       });
       this.emit({
         v: PROTOCOL_VERSION,
