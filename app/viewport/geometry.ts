@@ -107,7 +107,6 @@ export function buildGeometry(key: string, meshes: MeshInfo[], hfields: HfieldIn
   return g;
 }
 
-/** linear RGB → three Color (three's working space is linear sRGB) */
 /**
  * the colour of constraint island k (golden-angle hues, so neighbouring numbers differ), grey for
  * bodies in no island (−1)
@@ -117,9 +116,13 @@ export function islandColor(k: number, out = new THREE.Color()): THREE.Color {
   return out.setHSL((k * 0.381966) % 1, 0.7, 0.55);
 }
 
+/**
+ * a shape's colour as three draws it: the model's colours are sRGB-encoded display values (as
+ * RViz and MuJoCo show a file's colours), decoded into three's linear working space
+ */
 export function shapeColor(s: ShapeInfo, out = new THREE.Color()): THREE.Color {
   const [r, g, b] = s.color;
-  return out.setRGB(r ?? 0.7, g ?? 0.7, b ?? 0.7);
+  return out.setRGB(r ?? 0.7, g ?? 0.7, b ?? 0.7, THREE.SRGBColorSpace);
 }
 
 /**

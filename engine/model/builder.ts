@@ -105,6 +105,7 @@ export interface ShapeDesc {
   /** pose in the body frame */
   X_bs?: readonly number[];
   label?: string;
+  /** display colour, sRGB-encoded RGB in [0, 1] (as URDF, MJCF and scene files write colours) */
   color?: readonly number[];
   cfg?: Partial<ShapeConfig>;
   /** mesh index (from addMesh) for 'mesh' / 'convex_mesh'; size is then the scale */

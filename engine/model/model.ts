@@ -145,7 +145,10 @@ export interface SapModel {
   readonly shape_collision_group: Int32Array;
   /** (shape_count) ShapeFlags bits */
   readonly shape_flags: Int32Array;
-  /** (shape_count × 3) display colour, linear RGB in [0, 1] */
+  /**
+   * (shape_count × 3) display colour, sRGB-encoded RGB in [0, 1]: the values URDF, MJCF, COLLADA
+   * and scene files write and RViz and MuJoCo show (USD's linear colours are encoded on import)
+   */
   readonly shape_color: Float32Array;
   readonly shape_label: readonly string[];
   /** (shape_count) mesh index for MESH / CONVEX_MESH shapes (shape_size is then the scale), else -1 */

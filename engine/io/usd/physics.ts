@@ -31,7 +31,7 @@ import { convexHull, imageMime } from '../mesh';
 import { openStage, openStageFromText, type UsdPrim, type UsdStage } from './compose';
 import { UsdError, type UsdLimits } from './errors';
 import { NumArray, UsdReference, asNumber, asString, asTuple } from './values';
-import { lookOf, type UsdLook, type UsdTextureRef } from './shading';
+import { linearToSrgb, lookOf, type UsdLook, type UsdTextureRef } from './shading';
 import {
   decompose,
   localXform,
@@ -730,7 +730,7 @@ class UsdPhysicsImporter {
       cfg.is_visible = true;
       cfg.density = 0;
     }
-    const color = (() => {
+    const linear = (() => {
       // a bound material's diffuse colour, as renderers draw it; else the prim's displayColor
       const look = this.looks.get(p);
       if (look?.color && !look.texture) return look.color;
@@ -747,6 +747,7 @@ class UsdPhysicsImporter {
       }
       return rgb;
     })();
+    const color = linear && linearToSrgb(linear);
     const label = this.label(p);
     const add = (
       type: 'box' | 'sphere' | 'capsule' | 'cylinder' | 'cone' | 'plane' | 'ellipsoid',
@@ -1029,7 +1030,7 @@ class UsdPhysicsImporter {
             mesh,
             label,
             // a texture is drawn as authored: its tint (white by default) times the image
-            color: this.looks.get(p)?.color ?? [1, 1, 1],
+            color: linearToSrgb(this.looks.get(p)?.color ?? [1, 1, 1]),
             cfg: { ...cfg, ...this.shapeOverrides(false) },
           }),
         ];

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { ModelBuilder, type SapModel } from '../../model';
 import { importUsd, type UsdImportResult } from './physics';
 import { openStage } from './compose';
-import { lookOf } from './shading';
+import { linearToSrgb, lookOf } from './shading';
 import { ASSETS, PNG, PREVIEW_MATERIAL, STRIP, USD_MODELS, fsResolver, memResolver } from './testing';
 
 async function load(files: Record<string, string | Uint8Array>, entry = 'root.usda') {
@@ -47,6 +47,12 @@ function shapeOf(m: SapModel, r: UsdImportResult, label: string) {
   return { shape: s!, mesh: m.shape_mesh[s!], color: Array.from(m.shape_color.subarray(s! * 3, s! * 3 + 3)) };
 }
 
+/** the model's (sRGB-encoded) colour of a linear USD colour, to float32 precision */
+function expectColor(got: number[], linear: number[], what?: string) {
+  const want = linearToSrgb(linear);
+  for (let i = 0; i < 3; i++) expect(got[i], what).toBeCloseTo(want[i], 6);
+}
+
 function rootWith(body: string, sublayer = 'materials/looks.usda'): string {
   return `#usda 1.0
 (
@@ -59,6 +65,17 @@ ${body}
 }
 
 describe('USD looks', () => {
+  it("stores USD's linear colours sRGB-encoded, as the model keeps every format's colours", () => {
+    // IEC 61966-2-1: the linear segment below 0.0031308, the 2.4 power above it
+    const e = (c: number) => linearToSrgb([c, c, c])[0];
+    expect(e(0)).toBe(0);
+    expect(e(1)).toBeCloseTo(1, 12);
+    expect(e(0.0031308)).toBeCloseTo(0.04045, 5);
+    expect(e(0.001)).toBeCloseTo(0.01292, 12);
+    expect(e(0.5)).toBeCloseTo(0.735357, 6);
+    expect(e(0.18)).toBeCloseTo(0.461356, 6);
+  });
+
   it('follows a preview surface to its texture, the primvar its reader names and the image beside the material layer', async () => {
     const { r, m } = await load({
       'root.usda': rootWith(`
@@ -82,7 +99,7 @@ def Xform "robot" (prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"
     const { mesh, color } = shapeOf(m, r, 'panel');
     expect(m.mesh_texture[mesh]).toBe(0);
     // the image is tinted by the texture's scale
-    expect(color.map((c) => +c.toFixed(3))).toEqual([0.5, 0.8, 1]);
+    expectColor(color, [0.5, 0.8, 1]);
     // seven drawn vertices: six points, point 4 split at the seam; coordinates of 'uvmap', not 'st'
     expect(vertexCount(m, mesh)).toBe(7);
     const got = corners(m, mesh);
@@ -199,11 +216,11 @@ def Xform "fleet" (prepend apiSchemas = ["MaterialBindingAPI"])
     const got = corners(m, tile.mesh);
     for (const c of got) expect(c.uv).toEqual([c.p[0], c.p[1]]);
     // the material's colour wins over displayColor, bound on the prim or an ancestor
-    expect(shapeOf(m, r, 'block').color.map((c) => +c.toFixed(3))).toEqual([0.8, 0.1, 0.05]);
+    expectColor(shapeOf(m, r, 'block').color, [0.8, 0.1, 0.05]);
     // a physics material is not a look: the sphere keeps its displayColor
-    expect(shapeOf(m, r, 'ball').color).toEqual([0, 0, 1]);
+    expectColor(shapeOf(m, r, 'ball').color, [0, 0, 1]);
     // an ancestor's binding marked stronger than its descendants' wins
-    expect(shapeOf(m, r, 'ship').color.map((c) => +c.toFixed(3))).toEqual([0.2, 0.3, 0.4]);
+    expectColor(shapeOf(m, r, 'ship').color, [0.2, 0.3, 0.4]);
   });
 
   it('reads Omniverse MDL materials: a diffuse texture with its tint, else a constant colour', async () => {
@@ -248,8 +265,8 @@ def Capsule "mast" (prepend apiSchemas = ["MaterialBindingAPI"])
     const hull = shapeOf(m, r, 'hull');
     expect(m.textures.map((t) => t.label)).toEqual(['paint.png']);
     expect(m.mesh_texture[hull.mesh]).toBe(0);
-    expect(hull.color).toEqual([1, 0.5, 0.5]);
-    expect(shapeOf(m, r, 'mast').color).toEqual([0.25, 0.5, 0.75]);
+    expectColor(hull.color, [1, 0.5, 0.5]);
+    expectColor(shapeOf(m, r, 'mast').color, [0.25, 0.5, 0.75]);
   });
 
   it('draws a plain colour, with a warning, when the image or the coordinates cannot be used', async () => {
@@ -310,7 +327,7 @@ def Material "${name}"
     for (const s of ['a', 'b', 'c', 'd', 'e']) {
       const { mesh: k, color } = shapeOf(m, r, s);
       expect(m.mesh_texture[k], s).toBe(-1);
-      expect(color, s).toEqual([0, 1, 0]);
+      expectColor(color, [0, 1, 0], s);
     }
   });
 

@@ -38,6 +38,15 @@ export interface UsdTextureRef {
   input: string;
 }
 
+/**
+ * a linear colour (USD's: displayColor and shader colours are in the linear rendering space) as
+ * the sRGB-encoded display value the model stores
+ */
+export function linearToSrgb(rgb: readonly number[]): [number, number, number] {
+  const e = (c: number) => (c <= 0.0031308 ? 12.92 * c : 1.055 * Math.pow(c, 1 / 2.4) - 0.055);
+  return [e(rgb[0]), e(rgb[1]), e(rgb[2])];
+}
+
 /** most connections followed from one input (node graphs, interface inputs) */
 const MAX_HOPS = 16;
 
