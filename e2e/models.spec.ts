@@ -181,3 +181,25 @@ test('ANYmal D (USD with OmniPBR textures in an instanced crate) loads from a zi
   expect(await pngVariance(page, shot)).toBeGreaterThan(20);
   expect(errors).toEqual([]);
 });
+
+test('Agility Cassie (MJCF, OBJ meshes with a texture atlas) loads from a zip and draws its image', async ({
+  page,
+}) => {
+  const errors = watchConsole(page);
+  const scene = await dropPackage(page, path.join(ASSETS, 'mujoco_menagerie/agility_cassie'));
+  expect(scene.bodies).toContain('left-foot');
+  // one PNG atlas, sent once, drawn on every visual mesh through the OBJ files' coordinates
+  expect(scene.textures).toHaveLength(1);
+  expect(scene.textures[0].mime).toBe('image/png');
+  const visuals = scene.shapes.filter((s) => s.triangles > 0 && !(s.flags & COLLIDE_SHAPES));
+  expect(visuals.length).toBeGreaterThanOrEqual(20);
+  expect(visuals.every((s) => s.textured)).toBe(true);
+  expect(scene.warnings.join('\n')).not.toMatch(/texture/);
+  await expect.poll(() => studio(page, (s) => s.textures().ready), { timeout: 30_000 }).toBe(1);
+  await expect.poll(() => studio(page, (s) => s.textures().drawn.images.length)).toBe(1);
+  const at = await studio(page, (s) => s.step);
+  await expect.poll(() => studio(page, (s) => s.step)).toBeGreaterThan(at + 20);
+  const shot = await page.screenshot({ path: `${SHOTS}/23-cassie-mjcf-textured.png` });
+  expect(await pngVariance(page, shot)).toBeGreaterThan(20);
+  expect(errors).toEqual([]);
+});

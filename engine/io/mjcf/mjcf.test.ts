@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { JointType, ModelBuilder, ShapeType, type SapModel } from '../../model';
+import { JointType, ModelBuilder, ShapeFlags, ShapeType, type SapModel } from '../../model';
 import { ImportError } from '../assets/errors';
 import { rotate } from '../assets/frames';
 import { NodeFsResolver } from '../assets/node_fs';
@@ -604,5 +604,75 @@ describe('MJCF gravity compensation and servo damping ratio', () => {
       expect.stringMatching(/joint 'hip': actuatorgravcomp/),
     ]);
     expect((await load(act(gravcompArmMjcf()).replace(/gravcomp="[\d.]+"/g, ''))).r.unsupported).toEqual([]);
+  });
+});
+
+describe('MJCF textures', () => {
+  const PNG = Uint8Array.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
+  const TRI =
+    'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nvt 0 0\nvt 1 0\nvt 0 1\nvt 1 1\nf 1/1 3/3 2/2\nf 1/1 2/2 4/4\nf 1/1 4/4 3/3\nf 2/2 3/3 4/4\n';
+
+  it("a visual mesh draws its material's 2D texture on the OBJ's coordinates, tinted by the material", async () => {
+    const { b, r } = await load(
+      `<mujoco><compiler texturedir="tex" meshdir="mesh"/>
+        <asset>
+          <texture name="atlas" file="atlas.png" type="2d"/>
+          <texture name="sky" builtin="gradient" type="skybox" width="8" height="8"/>
+          <texture name="cube" file="atlas.png"/>
+          <material name="skin" texture="atlas" rgba="1 0.5 0.5 1"/>
+          <material name="plain" texture="atlas"/>
+          <material name="boxy" texture="cube"/>
+          <mesh name="tet" file="tet.obj"/>
+        </asset>
+        <worldbody><body name="b"><freejoint/>
+          <geom name="look" type="mesh" mesh="tet" material="skin" contype="0" conaffinity="0"/>
+          <geom name="look2" type="mesh" mesh="tet" material="plain" contype="0" conaffinity="0"/>
+          <geom name="boxed" type="mesh" mesh="tet" material="boxy" contype="0" conaffinity="0"/>
+          <geom name="hull" type="mesh" mesh="tet" material="skin"/>
+        </body></worldbody></mujoco>`,
+      { 'm/tex/atlas.png': PNG, 'm/mesh/tet.obj': TRI },
+    );
+    const m = b.finalize();
+    // one image, read from texturedir, shared by both materials
+    expect(m.textures.map((t) => t.label)).toEqual(['m/tex/atlas.png']);
+    const mesh = (label: string) => m.shape_mesh[m.shape_label.indexOf(label)];
+    const color = (label: string) => {
+      const s = m.shape_label.indexOf(label);
+      return Array.from(m.shape_color.subarray(s * 3, s * 3 + 3));
+    };
+    expect(m.mesh_texture[mesh('b/look')]).toBe(0);
+    expect(mesh('b/look2')).toBe(mesh('b/look')); // one textured mesh per (mesh, texture)
+    expect(color('b/look')).toEqual([1, 0.5, 0.5]);
+    expect(color('b/look2')).toEqual([1, 1, 1]);
+    // four corners with four coordinates: the tetrahedron's vertices, each with its own
+    const k = mesh('b/look');
+    expect(m.mesh_uv[k]).toHaveLength(8);
+    // a cube texture is not drawn on a mesh (a warning), and the collider keeps its hull; its visible
+    // copy draws the texture
+    expect(m.mesh_texture[mesh('b/boxed')]).toBe(-1);
+    expect(r.warnings.join('\n')).toMatch(
+      /geom 'b\/boxed': texture 'cube' not drawn \(a 'cube' texture \(only 2d textures are drawn on meshes\)\)/,
+    );
+    expect(m.shape_type[m.shape_label.indexOf('b/hull')]).toBe(ShapeType.CONVEX_MESH);
+    expect(m.mesh_texture[mesh('b/hull/visual')]).toBe(0);
+  });
+
+  it('Agility Cassie (Menagerie) draws every visual mesh with its texture atlas', async () => {
+    const dir = path.join(SHARED_ASSETS, 'mujoco_menagerie/agility_cassie');
+    const loaded = await loadModelAsset(
+      'mjcf',
+      { path: path.join(dir, 'cassie.xml') },
+      { resolver: new NodeFsResolver({ root: '/' }) },
+    );
+    const m = loaded.model;
+    expect(loaded.warnings.join('\n')).not.toMatch(/texture/);
+    expect(m.textures).toHaveLength(1);
+    expect(m.textures[0].label).toMatch(/cassie-texture\.png$/);
+    expect(m.textures[0].mime).toBe('image/png');
+    const visuals: number[] = [];
+    for (let s = 0; s < m.shape_count; s++)
+      if (m.shape_mesh[s] >= 0 && !(m.shape_flags[s] & ShapeFlags.COLLIDE_SHAPES)) visuals.push(s);
+    expect(visuals.length).toBeGreaterThanOrEqual(20);
+    expect(visuals.every((s) => m.mesh_texture[m.shape_mesh[s]] === 0)).toBe(true);
   });
 });

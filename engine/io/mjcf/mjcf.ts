@@ -87,9 +87,18 @@ import {
   type ImportResult,
   type ImportSource,
 } from '../assets/importer';
-import { dirname, type AssetResolver } from '../assets/resolver';
+import { decodeText, dirname, type AssetResolver } from '../assets/resolver';
 import { joinPath } from '../assets/resolvers';
-import { convexHull, extensionOf, parseMeshBytes, scaleMesh, type TriMesh } from '../mesh';
+import {
+  convexHull,
+  extensionOf,
+  imageMime,
+  parseMeshBytes,
+  parseObjWithTexcoords,
+  scaleMesh,
+  type ObjTexcoords,
+  type TriMesh,
+} from '../mesh';
 import { assertElementCounts, type XmlElement } from '../xml/xml';
 import { LIMITS, limitMessage } from '../limits';
 import { DefaultClasses, elError, loadMjcfTree, readCompiler, type CompilerSettings } from './document';
@@ -118,6 +127,8 @@ interface PShape {
   label: string;
   color?: number[];
   mesh?: string;
+  /** the 2D texture of the geom's material (a <texture> name), drawn on a mesh's coordinates */
+  texture?: string;
   hfield?: string;
   colliding: boolean;
   contype: number;
@@ -300,11 +311,71 @@ export async function importMjcf(
   const rd = new Reader(cs, defs);
   const log = new ImportLog();
   const meshes = readMeshAssets(root, rd);
-  const loaded = await loadMeshFiles(meshes, path, cs, opts.resolver, log);
+  const texcoords = new Map<string, ObjTexcoords>();
+  const loaded = await loadMeshFiles(meshes, path, cs, opts.resolver, texcoords);
   const hfields = await readHfields(root, rd, path, cs, opts.resolver);
+  const textures = await readTextures(root, path, cs, opts.resolver);
   return withRollback(builder, file, () =>
-    new MjcfBuilder(builder, root, rd, opts, log, meshes, loaded, hfields).build(),
+    new MjcfBuilder(builder, root, rd, opts, log, meshes, loaded, hfields, texcoords, textures).build(),
   );
+}
+
+/** an image file a 2D texture draws with */
+interface TextureFile {
+  path: string;
+  mime: string;
+  bytes: Uint8Array;
+}
+
+/**
+ * reads the image of every 2D `<texture file>` that a material uses (each once); the value is the
+ * reason when it cannot be drawn (missing, not an image browsers decode, another texture type)
+ */
+async function readTextures(
+  root: XmlElement,
+  path: string,
+  cs: CompilerSettings,
+  resolver: AssetResolver | undefined,
+): Promise<Map<string, TextureFile | string>> {
+  const out = new Map<string, TextureFile | string>();
+  const assets = root.children.filter((c) => c.name === 'asset');
+  const used = new Set<string>();
+  for (const a of assets)
+    for (const m of a.children)
+      if (m.name === 'material' && m.attrs.texture !== undefined) used.add(m.attrs.texture);
+  for (const a of assets) {
+    for (const t of a.children) {
+      const name =
+        t.attrs.name ?? t.attrs.file?.slice(t.attrs.file.lastIndexOf('/') + 1).replace(/\.[^.]*$/, '');
+      if (t.name !== 'texture' || name === undefined || !used.has(name)) continue;
+      // MuJoCo's default type is 'cube'; only 2D textures map onto a mesh's coordinates
+      if ((t.attrs.type ?? 'cube') !== '2d') {
+        out.set(name, `a '${t.attrs.type ?? 'cube'}' texture (only 2d textures are drawn on meshes)`);
+        continue;
+      }
+      const file = t.attrs.file;
+      if (!file) {
+        out.set(name, 'a builtin texture (only image files are drawn)');
+        continue;
+      }
+      if (!resolver) {
+        out.set(name, 'no resolver to read texture files');
+        continue;
+      }
+      const target = assetTarget(resolver, path, cs.texturedir, file);
+      try {
+        const bytes = await readAsset(resolver, target);
+        const mime = imageMime(bytes);
+        out.set(
+          name,
+          mime ? { path: target, mime, bytes } : `${target} is not a JPEG, PNG, GIF, BMP or WebP image`,
+        );
+      } catch (e) {
+        out.set(name, `${target}: ${e instanceof Error ? e.message : String(e)}`);
+      }
+    }
+  }
+  return out;
 }
 
 interface HfieldData {
@@ -322,6 +393,22 @@ export const MAX_HFIELD_SAMPLES = LIMITS.max_hfield_samples;
  * int32 ncol, float32 data), normalized to [0, 1] as MuJoCo does; none of them: a flat field.
  * Image files (PNG) are not read.
  */
+/**
+ * the resolver path of a file the model at `modelPath` names, under a compiler directory (meshdir,
+ * texturedir) unless the name is absolute
+ */
+function assetTarget(
+  resolver: AssetResolver,
+  modelPath: string,
+  compilerDir: string | undefined,
+  file: string,
+): string {
+  const rel = compilerDir && !file.startsWith('/') ? joinPath(compilerDir, file) : file;
+  if (rel.startsWith('/')) return rel;
+  const dir = dirname(modelPath);
+  return resolver.resolve(dir ? `${dir}/_` : '_', rel);
+}
+
 async function readHfields(
   root: XmlElement,
   rd: Reader,
@@ -347,11 +434,7 @@ async function readHfields(
           out.set(name, 'no resolver to read hfield files');
           continue;
         }
-        const dir = dirname(path);
-        const target = resolver.resolve(
-          dir ? `${dir}/_` : '_',
-          cs.meshdir && !file.startsWith('/') ? joinPath(cs.meshdir, file) : file,
-        );
+        const target = assetTarget(resolver, path, cs.meshdir, file);
         if (extensionOf(target) !== '.bin') {
           out.set(name, `${target}: only MuJoCo .bin heightfield files are read`);
           continue;
@@ -454,7 +537,7 @@ async function loadMeshFiles(
   path: string,
   cs: CompilerSettings,
   resolver: AssetResolver | undefined,
-  log: ImportLog,
+  texcoords: Map<string, ObjTexcoords>,
 ): Promise<Map<string, TriMesh | string>> {
   const out = new Map<string, TriMesh | string>();
   await Promise.all(
@@ -467,20 +550,23 @@ async function loadMeshFiles(
         out.set(m.name, 'no resolver to read mesh files');
         return;
       }
-      const dir = dirname(path);
-      const rel = cs.meshdir && !m.file!.startsWith('/') ? joinPath(cs.meshdir, m.file!) : m.file!;
-      const target = rel.startsWith('/') ? rel : resolver.resolve(dir ? `${dir}/_` : '_', rel);
+      const target = assetTarget(resolver, path, cs.meshdir, m.file!);
       try {
         const ext = extensionOf(target);
         if (ext !== '.stl' && ext !== '.obj')
           throw new Error(`mesh format '${ext}' is not read (STL and OBJ are)`);
-        out.set(m.name, parseMeshBytes(await readAsset(resolver, target), target));
+        const bytes = await readAsset(resolver, target);
+        if (ext === '.obj') {
+          // an OBJ's texture coordinates are kept for textured visuals
+          const r = parseObjWithTexcoords(decodeText(bytes), target);
+          out.set(m.name, r.mesh);
+          if (r.texcoords) texcoords.set(m.name, r.texcoords);
+        } else out.set(m.name, parseMeshBytes(bytes, target));
       } catch (e) {
         out.set(m.name, `${target}: ${e instanceof Error ? e.message : String(e)}`);
       }
     }),
   );
-  void log;
   return out;
 }
 
@@ -500,6 +586,8 @@ class MjcfBuilder {
   /** colliding shapes: builder shape index → MJCF body (-1 world) and bitmasks */
   readonly colliders: { shape: number; body: number; contype: number; conaffinity: number }[] = [];
   readonly meshCache = new Map<string, { index: number; mesh: TriMesh }>();
+  /** builder texture of each image file (by resolved path) */
+  readonly textureIndex = new Map<string, number>();
   readonly hfieldCache = new Map<string, number>();
   readonly excludes: [number, number][] = [];
   /** joints whose gravity compensation MuJoCo routes through their actuator */
@@ -518,6 +606,8 @@ class MjcfBuilder {
     readonly meshAssets: Map<string, MeshAsset>,
     readonly meshData: Map<string, TriMesh | string>,
     readonly hfieldData: Map<string, HfieldData | string>,
+    readonly texcoordData: Map<string, ObjTexcoords>,
+    readonly textureFiles: Map<string, TextureFile | string>,
   ) {
     this.prefix = opts.label_prefix ?? '';
     this.xform = [...(opts.xform ?? IDENTITY_POSE)] as Pose;
@@ -875,6 +965,7 @@ class MjcfBuilder {
       label,
       color,
       mesh: st === 'mesh' ? rd.attr(c, cls, 'mesh') : undefined,
+      texture: st === 'mesh' ? this.materialOf(c, cls)?.attrs.texture : undefined,
       hfield: st === 'heightfield' ? rd.attr(c, cls, 'hfield') : undefined,
       colliding,
       contype,
@@ -889,17 +980,23 @@ class MjcfBuilder {
     }
   }
 
+  /** the <material> element a geom names (directly or through its class), if any */
+  materialOf(c: XmlElement, cls: string): XmlElement | undefined {
+    const mat = this.rd.attr(c, cls, 'material');
+    if (mat === undefined) return undefined;
+    for (const a of this.root.children.filter((x) => x.name === 'asset')) {
+      const m = a.children.find((x) => x.name === 'material' && x.attrs.name === mat);
+      if (m) return m;
+    }
+    return undefined;
+  }
+
   colorOf(c: XmlElement, cls: string): number[] | undefined {
     const rgba = this.rd.vec(c, cls, 'rgba', 4);
     if (rgba && c.attrs.rgba !== undefined) return rgba.slice(0, 3);
-    const mat = this.rd.attr(c, cls, 'material');
-    if (mat !== undefined) {
-      for (const a of this.root.children.filter((x) => x.name === 'asset')) {
-        const m = a.children.find((x) => x.name === 'material' && x.attrs.name === mat);
-        const mr = m ? this.rd.vec(m, 'main', 'rgba', 4) : undefined;
-        if (mr) return mr.slice(0, 3);
-      }
-    }
+    const m = this.materialOf(c, cls);
+    const mr = m ? this.rd.vec(m, 'main', 'rgba', 4) : undefined;
+    if (mr) return mr.slice(0, 3);
     return rgba?.slice(0, 3);
   }
 
@@ -956,21 +1053,7 @@ class MjcfBuilder {
     const data = this.meshData.get(name);
     if (data === undefined || typeof data === 'string') return data ?? 'not loaded';
     const a = this.meshAssets.get(name)!;
-    let m = scaleMesh(data, a.scale);
-    if (a.refpos.some((v) => v !== 0) || a.refquat[3] !== 1) {
-      // vertices relative to the reference frame: v' = R(refquat)⁻¹ (v − refpos)
-      const inv: Quat = [-a.refquat[0], -a.refquat[1], -a.refquat[2], a.refquat[3]];
-      const v = new Float64Array(m.vertices.length);
-      for (let i = 0; i < v.length; i += 3) {
-        const r = rotate(inv, [
-          m.vertices[i] - a.refpos[0],
-          m.vertices[i + 1] - a.refpos[1],
-          m.vertices[i + 2] - a.refpos[2],
-        ]);
-        v.set(r, i);
-      }
-      m = { vertices: v, triangles: m.triangles };
-    }
+    let m = this.placeMesh(a, data);
     if (hull) m = convexHull(m.vertices, a.file ?? name);
     const index = this.b.addMesh({
       vertices: m.vertices,
@@ -980,6 +1063,70 @@ class MjcfBuilder {
     const out = { index, mesh: m };
     this.meshCache.set(key, out);
     return out;
+  }
+
+  /** a mesh asset's vertices as the model uses them: scaled, relative to its reference frame */
+  placeMesh(a: MeshAsset, data: TriMesh): TriMesh {
+    const m = scaleMesh(data, a.scale);
+    if (!(a.refpos.some((v) => v !== 0) || a.refquat[3] !== 1)) return m;
+    // vertices relative to the reference frame: v' = R(refquat)⁻¹ (v − refpos)
+    const inv: Quat = [-a.refquat[0], -a.refquat[1], -a.refquat[2], a.refquat[3]];
+    const v = new Float64Array(m.vertices.length);
+    for (let i = 0; i < v.length; i += 3) {
+      const r = rotate(inv, [
+        m.vertices[i] - a.refpos[0],
+        m.vertices[i + 1] - a.refpos[1],
+        m.vertices[i + 2] - a.refpos[2],
+      ]);
+      v.set(r, i);
+    }
+    return { vertices: v, triangles: m.triangles };
+  }
+
+  /**
+   * the builder mesh that draws a mesh asset with a 2D texture (split at texture seams, with its
+   * coordinates), cached; the reason when it cannot be drawn textured
+   */
+  texturedMeshFor(name: string, texture: string): { index: number; mesh: TriMesh } | string {
+    const key = `${name}|tex|${texture}`;
+    const hit = this.meshCache.get(key);
+    if (hit) return hit;
+    const file = this.textureFiles.get(texture);
+    if (file === undefined) return `no <texture name="${texture}">`;
+    if (typeof file === 'string') return file;
+    const tc = this.texcoordData.get(name);
+    if (!tc) return `mesh '${name}' has no texture coordinates`;
+    let image = this.textureIndex.get(file.path);
+    if (image === undefined) {
+      image = this.b.addTexture({ mime: file.mime, bytes: file.bytes, label: file.path });
+      this.textureIndex.set(file.path, image);
+    }
+    const m = this.placeMesh(this.meshAssets.get(name)!, tc.mesh);
+    const index = this.b.addMesh({
+      vertices: m.vertices,
+      triangles: m.triangles,
+      uv: tc.uv,
+      texture: image,
+      label: `${this.prefix}${name}/textured`,
+    });
+    const out = { index, mesh: m };
+    this.meshCache.set(key, out);
+    return out;
+  }
+
+  /**
+   * the textured mesh a visual mesh geom draws with, and its colour (the material's tint, else
+   * white, times the image, as MuJoCo draws it); undefined without a texture, or with a warning
+   * when the texture cannot be drawn (the geom then draws its plain mesh in its colour)
+   */
+  texturedVisual(s: PShape): { index: number; mesh: TriMesh; color: number[] } | undefined {
+    if (s.texture === undefined) return undefined;
+    const t = this.texturedMeshFor(s.mesh!, s.texture);
+    if (typeof t === 'string') {
+      this.log.warn(`geom '${s.label}': texture '${s.texture}' not drawn (${t}); it keeps a plain colour`);
+      return undefined;
+    }
+    return { ...t, color: s.color ?? [1, 1, 1] };
   }
 
   /** the builder heightfield of an hfield asset (cached), or the reason it is missing */
@@ -1001,6 +1148,7 @@ class MjcfBuilder {
     let meshIndex: number | undefined;
     let hfieldIndex: number | undefined;
     let type: ShapeTypeName = s.type;
+    let color = s.color;
     if (s.type === 'heightfield') {
       const h = this.hfieldFor(s.hfield!);
       if (typeof h === 'string') {
@@ -1011,7 +1159,10 @@ class MjcfBuilder {
     } else if (s.type === 'mesh') {
       const hullMode = (this.opts.mesh_collision ?? 'convex_hull') === 'convex_hull';
       const collider = s.colliding;
-      const m = this.meshFor(s.mesh!, collider && hullMode);
+      // a visual draws its material's texture where it has one
+      const textured = collider ? undefined : this.texturedVisual(s);
+      if (textured) color = textured.color;
+      const m = textured ?? this.meshFor(s.mesh!, collider && hullMode);
       if (typeof m === 'string') {
         const msg = `geom '${s.label}': mesh '${s.mesh}' not loaded (${m})`;
         if (collider) this.log.unsupportedFeature(`${msg}; the collider is left out`);
@@ -1023,7 +1174,8 @@ class MjcfBuilder {
         type = 'convex_mesh';
         // a visible collider shows the full mesh through a visual copy; the hull itself stays hidden
         if (cfg.is_visible && this.opts.load_visual_shapes !== false && !this.opts.force_show_colliders) {
-          const full = this.meshFor(s.mesh!, false);
+          const look = this.texturedVisual(s);
+          const full = look ?? this.meshFor(s.mesh!, false);
           if (typeof full !== 'string') {
             this.result.shapes.push(
               b.addShape({
@@ -1033,7 +1185,7 @@ class MjcfBuilder {
                 size: [1, 1, 1],
                 X_bs: s.X,
                 label: `${s.label}/visual`,
-                color: s.color,
+                color: look?.color ?? s.color,
                 cfg: {
                   ...cfg,
                   density: 0,
@@ -1067,7 +1219,7 @@ class MjcfBuilder {
       mesh: meshIndex,
       hfield: hfieldIndex,
       label: s.label,
-      color: s.color,
+      color,
       cfg,
     });
     this.result.shapes.push(idx);

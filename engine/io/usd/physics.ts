@@ -416,12 +416,16 @@ class UsdPhysicsImporter {
    */
   private async collectLooks(): Promise<void> {
     const read = new Map<string, Promise<TextureImage | string>>();
-    for (const p of [...this.colliders, ...this.visuals]) {
+    for (const p of this.colliders) {
+      const look = lookOf(this.stage, p);
+      if (look) this.looks.set(p, look);
+    }
+    for (const p of this.visuals) {
       const look = lookOf(this.stage, p);
       if (!look) continue;
       this.looks.set(p, look);
       const t = look.texture;
-      if (!t || p.typeName !== 'Mesh' || this.colliders.includes(p)) continue;
+      if (!t || p.typeName !== 'Mesh') continue;
       const key = `${t.layer}|${t.file}`;
       let pending = read.get(key);
       if (!pending) {
