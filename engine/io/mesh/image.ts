@@ -21,3 +21,17 @@ export function imageMime(bytes: Uint8Array): string | undefined {
   if (bytes.length >= 12 && ascii(0, 4) === 'RIFF' && ascii(8, 4) === 'WEBP') return 'image/webp';
   return undefined;
 }
+
+/** an image file that textured meshes draw with */
+export interface ImageFile {
+  /** the resolved path (one model texture per path) */
+  path: string;
+  mime: string;
+  bytes: Uint8Array;
+}
+
+/** an image file from its bytes, or why it cannot be drawn (a kind browsers do not decode) */
+export function imageFile(path: string, bytes: Uint8Array): ImageFile | string {
+  const mime = imageMime(bytes);
+  return mime ? { path, mime, bytes } : 'not a JPEG, PNG, GIF, BMP or WebP image';
+}

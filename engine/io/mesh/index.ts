@@ -10,7 +10,7 @@ export * from './types';
 export { parseStl, isBinaryStl } from './stl';
 export { parseObj, parseObjWithTexcoords, type ObjTexcoords } from './obj';
 export { parseDae, mergeParts, type MeshPart, type TexturedMesh } from './dae';
-export { imageMime } from './image';
+export { imageFile, imageMime, type ImageFile } from './image';
 export { convexHull, orientedBoundingBox, type OrientedBox } from './hull';
 
 /** mesh file extensions this reader understands */

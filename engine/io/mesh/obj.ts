@@ -5,7 +5,7 @@
  * ignored.
  */
 import { MeshError } from '../assets/errors';
-import { MAX_MESH_TRIANGLES, MAX_MESH_VERTICES, cleanTriangles, type TriMesh } from './types';
+import { MAX_MESH_TRIANGLES, MAX_MESH_VERTICES, cleanTriangles, splitAtSeams, type TriMesh } from './types';
 
 /** an OBJ's triangles for drawing with a texture: a vertex per distinct position and coordinate */
 export interface ObjTexcoords {
@@ -35,32 +35,19 @@ export function parseObjWithTexcoords(
     file,
   );
   if (r.vt.length === 0 || r.corner.some((t) => t < 0)) return { mesh };
-  // one vertex per distinct (position, coordinate value)
-  const slot = new Map<string, number>();
-  const V: number[] = [];
-  const UV: number[] = [];
-  const T = new Int32Array(r.tris.length);
-  for (let i = 0; i < r.tris.length; i++) {
-    const p = r.tris[i],
-      t = r.corner[i];
-    const u = r.vt[2 * t],
-      v = r.vt[2 * t + 1];
-    const key = `${p} ${u} ${v}`;
-    let j = slot.get(key);
-    if (j === undefined) {
-      j = UV.length / 2;
-      slot.set(key, j);
-      V.push(r.verts[3 * p], r.verts[3 * p + 1], r.verts[3 * p + 2]);
-      UV.push(u, v);
-    }
-    T[i] = j;
+  const cornerUv = new Float64Array(r.corner.length * 2);
+  for (let i = 0; i < r.corner.length; i++) {
+    cornerUv[2 * i] = r.vt[2 * r.corner[i]];
+    cornerUv[2 * i + 1] = r.vt[2 * r.corner[i] + 1];
   }
+  const seams = splitAtSeams(r.verts, r.tris, cornerUv);
+  // zero-area triangles dropped as in the welded mesh, the coordinates carried along
   const source: number[] = [];
-  const split = cleanTriangles({ vertices: Float64Array.from(V), triangles: T }, file, source);
+  const split = cleanTriangles({ vertices: seams.vertices, triangles: seams.triangles }, file, source);
   const uv = new Float32Array(source.length * 2);
   for (let i = 0; i < source.length; i++) {
-    uv[2 * i] = UV[2 * source[i]];
-    uv[2 * i + 1] = UV[2 * source[i] + 1];
+    uv[2 * i] = seams.uv[2 * source[i]];
+    uv[2 * i + 1] = seams.uv[2 * source[i] + 1];
   }
   return { mesh, texcoords: { mesh: split, uv } };
 }

@@ -85,3 +85,34 @@ export function scaleMesh(m: TriMesh, s: readonly number[]): TriMesh {
   }
   return { vertices: v, triangles: t };
 }
+
+/**
+ * Triangles for drawing with a texture: one vertex per distinct position and coordinate, from
+ * triangles over `positions` (V × 3) with a texture coordinate per triangle corner (`cornerUv`, two
+ * per entry of `tris`), so a vertex is split only where a texture seam meets it.
+ */
+export function splitAtSeams(
+  positions: ArrayLike<number>,
+  tris: ArrayLike<number>,
+  cornerUv: ArrayLike<number>,
+): { vertices: Float64Array; triangles: Int32Array; uv: Float32Array } {
+  const slot = new Map<string, number>();
+  const V: number[] = [];
+  const UV: number[] = [];
+  const T = new Int32Array(tris.length);
+  for (let i = 0; i < tris.length; i++) {
+    const p = tris[i],
+      u = cornerUv[2 * i],
+      v = cornerUv[2 * i + 1];
+    const key = `${p} ${u} ${v}`;
+    let j = slot.get(key);
+    if (j === undefined) {
+      j = UV.length / 2;
+      slot.set(key, j);
+      V.push(positions[3 * p], positions[3 * p + 1], positions[3 * p + 2]);
+      UV.push(u, v);
+    }
+    T[i] = j;
+  }
+  return { vertices: Float64Array.from(V), triangles: T, uv: Float32Array.from(UV) };
+}

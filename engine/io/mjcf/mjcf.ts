@@ -92,10 +92,11 @@ import { joinPath } from '../assets/resolvers';
 import {
   convexHull,
   extensionOf,
-  imageMime,
+  imageFile,
   parseMeshBytes,
   parseObjWithTexcoords,
   scaleMesh,
+  type ImageFile,
   type ObjTexcoords,
   type TriMesh,
 } from '../mesh';
@@ -320,13 +321,6 @@ export async function importMjcf(
   );
 }
 
-/** an image file a 2D texture draws with */
-interface TextureFile {
-  path: string;
-  mime: string;
-  bytes: Uint8Array;
-}
-
 /**
  * reads the image of every 2D `<texture file>` that a material uses (each once); the value is the
  * reason when it cannot be drawn (missing, not an image browsers decode, another texture type)
@@ -336,8 +330,8 @@ async function readTextures(
   path: string,
   cs: CompilerSettings,
   resolver: AssetResolver | undefined,
-): Promise<Map<string, TextureFile | string>> {
-  const out = new Map<string, TextureFile | string>();
+): Promise<Map<string, ImageFile | string>> {
+  const out = new Map<string, ImageFile | string>();
   const assets = root.children.filter((c) => c.name === 'asset');
   const used = new Set<string>();
   for (const a of assets)
@@ -364,12 +358,8 @@ async function readTextures(
       }
       const target = assetTarget(resolver, path, cs.texturedir, file);
       try {
-        const bytes = await readAsset(resolver, target);
-        const mime = imageMime(bytes);
-        out.set(
-          name,
-          mime ? { path: target, mime, bytes } : `${target} is not a JPEG, PNG, GIF, BMP or WebP image`,
-        );
+        const f = imageFile(target, await readAsset(resolver, target));
+        out.set(name, typeof f === 'string' ? `${target} is ${f}` : f);
       } catch (e) {
         out.set(name, `${target}: ${e instanceof Error ? e.message : String(e)}`);
       }
@@ -607,7 +597,7 @@ class MjcfBuilder {
     readonly meshData: Map<string, TriMesh | string>,
     readonly hfieldData: Map<string, HfieldData | string>,
     readonly texcoordData: Map<string, ObjTexcoords>,
-    readonly textureFiles: Map<string, TextureFile | string>,
+    readonly textureFiles: Map<string, ImageFile | string>,
   ) {
     this.prefix = opts.label_prefix ?? '';
     this.xform = [...(opts.xform ?? IDENTITY_POSE)] as Pose;

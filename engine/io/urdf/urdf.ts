@@ -52,10 +52,11 @@ import {
   MESH_EXTENSIONS,
   convexHull,
   extensionOf,
-  imageMime,
+  imageFile,
   mergeParts,
   parseMeshParts,
   scaleMesh,
+  type ImageFile,
   type MeshPart,
   type TriMesh,
 } from '../mesh';
@@ -324,17 +325,10 @@ interface LoadedMesh {
   /** the file's triangles by material (one part for STL and OBJ) */
   parts?: MeshPart[];
   /** per part, the image of a textured part that could be read (by resolved path) */
-  images?: (LoadedImage | undefined)[];
+  images?: (ImageFile | undefined)[];
   error?: string;
   /** the file exists but is not a readable mesh: fatal for a collider (a visual is only left out) */
   corrupt?: ImportError;
-}
-
-/** an image file that textured parts draw with */
-interface LoadedImage {
-  path: string;
-  mime: string;
-  bytes: Uint8Array;
 }
 
 /**
@@ -345,9 +339,9 @@ async function loadImages(
   parts: MeshPart[],
   meshPath: string,
   resolver: AssetResolver,
-  cache: Map<string, Promise<LoadedImage | string>>,
+  cache: Map<string, Promise<ImageFile | string>>,
   warnings: string[],
-): Promise<(LoadedImage | undefined)[]> {
+): Promise<(ImageFile | undefined)[]> {
   return Promise.all(
     parts.map(async (p) => {
       if (!p.textured) return undefined;
@@ -361,10 +355,7 @@ async function loadImages(
       let hit = cache.get(path);
       if (!hit) {
         hit = readAsset(resolver, path).then(
-          (bytes) => {
-            const mime = imageMime(bytes);
-            return mime ? { path, mime, bytes } : 'not a JPEG, PNG, GIF, BMP or WebP image';
-          },
+          (bytes) => imageFile(path, bytes),
           (e: unknown) => errorText(e),
         );
         cache.set(path, hit);
@@ -397,7 +388,7 @@ async function loadMeshes(
   if (drawVisual)
     for (const l of robot.links)
       for (const g of l.visuals) if (g.geometry.kind === 'mesh') visualRefs.add(g.geometry.filename);
-  const images = new Map<string, Promise<LoadedImage | string>>();
+  const images = new Map<string, Promise<ImageFile | string>>();
   const refs = new Set<string>();
   for (const l of robot.links) {
     for (const g of [...l.collisions, ...(wantVisual ? l.visuals : [])]) {

@@ -27,7 +27,7 @@ import {
 import type { AssetResolver } from '../assets/resolver';
 import { LIMITS, limitMessage } from '../limits';
 import { withRollback, type ImportOptions, type ImportResult, type Importer } from '../assets/importer';
-import { convexHull, imageMime } from '../mesh';
+import { convexHull, imageFile, splitAtSeams, type ImageFile } from '../mesh';
 import { openStage, openStageFromText, type UsdPrim, type UsdStage } from './compose';
 import { UsdError, type UsdLimits } from './errors';
 import { NumArray, UsdReference, asNumber, asString, asTuple } from './values';
@@ -182,13 +182,8 @@ export async function importUsdStage(
   });
 }
 
-/** a texture image read for a visual mesh */
-interface TextureImage {
-  /** the resolved path (one builder texture per path) */
-  path: string;
-  mime: string;
-  bytes: Uint8Array;
-  /** the primvar with the mesh's texture coordinates */
+/** a texture image read for a visual mesh, with the primvar of the mesh's texture coordinates */
+interface TextureImage extends ImageFile {
   primvar: string;
 }
 
@@ -415,7 +410,7 @@ class UsdPhysicsImporter {
    * keeps a plain colour
    */
   private async collectLooks(): Promise<void> {
-    const read = new Map<string, Promise<TextureImage | string>>();
+    const read = new Map<string, ImageFile | string>();
     for (const p of this.colliders) {
       const look = lookOf(this.stage, p);
       if (look) this.looks.set(p, look);
@@ -427,26 +422,23 @@ class UsdPhysicsImporter {
       const t = look.texture;
       if (!t || p.typeName !== 'Mesh') continue;
       const key = `${t.layer}|${t.file}`;
-      let pending = read.get(key);
-      if (!pending) {
-        pending = this.readImage(t);
-        read.set(key, pending);
-        const r = await pending;
+      let r = read.get(key);
+      if (r === undefined) {
+        r = await this.readImage(t);
+        read.set(key, r);
         if (typeof r === 'string') this.warnings.push(`<${t.input}>: texture '${t.file}' not drawn (${r})`);
       }
-      const r = await pending;
       if (typeof r !== 'string') this.images.set(p, { ...r, primvar: t.primvar });
     }
   }
 
-  private async readImage(t: UsdTextureRef): Promise<TextureImage | string> {
+  private async readImage(t: UsdTextureRef): Promise<ImageFile | string> {
     if (/<UDIM>|<UVTILE>/i.test(t.file)) return 'tiled (UDIM) textures are not read';
     if (!this.stage.readAsset) return 'the stage has no file reader';
     try {
       const { path, bytes } = await this.stage.readAsset(t.layer, t.file);
-      const mime = imageMime(bytes);
-      if (!mime) return `${path} is not a JPEG, PNG, GIF, BMP or WebP image`;
-      return { path, mime, bytes, primvar: t.primvar };
+      const f = imageFile(path, bytes);
+      return typeof f === 'string' ? `${path} is ${f}` : f;
     } catch (e) {
       return e instanceof Error ? e.message : String(e);
     }
@@ -482,10 +474,7 @@ class UsdPhysicsImporter {
     if (count < need)
       return `primvars:${name} has ${count} elements for ${need} ${perCorner ? 'face vertices' : 'points'}`;
     const S = st.data;
-    const slot = new Map<string, number>();
-    const V: number[] = [];
-    const UV: number[] = [];
-    const T = new Int32Array(tris.length);
+    const cornerUv = new Float64Array(tris.length * 2);
     for (let i = 0; i < tris.length; i++) {
       let e = perCorner ? corners[i] : tris[i];
       if (index) e = index[e];
@@ -493,18 +482,10 @@ class UsdPhysicsImporter {
       const u = S[2 * e],
         v = S[2 * e + 1];
       if (!Number.isFinite(u) || !Number.isFinite(v)) return `primvars:${name} element ${e} is not finite`;
-      const key = `${tris[i]} ${u} ${v}`;
-      let j = slot.get(key);
-      if (j === undefined) {
-        j = V.length / 3;
-        slot.set(key, j);
-        const q = tris[i] * 3;
-        V.push(verts[q], verts[q + 1], verts[q + 2]);
-        UV.push(u, v);
-      }
-      T[i] = j;
+      cornerUv[2 * i] = u;
+      cornerUv[2 * i + 1] = v;
     }
-    return { vertices: Float64Array.from(V), triangles: T, uv: Float32Array.from(UV) };
+    return splitAtSeams(verts, tris, cornerUv);
   }
 
   /** whether a prim is drawn: not a guide/proxy, not invisible (inherited) */
