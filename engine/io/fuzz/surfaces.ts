@@ -741,15 +741,13 @@ bodies:
     <collision><geometry><mesh filename="parts/m${ext}" scale="0.01 0.01 0.01"/></geometry></collision></link>
 </robot>
 `;
-  // a textured visual (OBJ coordinates under a 2D texture) beside a box collider; a hull collider of
-  // the mesh is left out: the convex hull of 100k points on a cylinder's rims takes ~10 s (a known
-  // quickhull worst case, the next session's to fix)
+  // a textured visual (OBJ coordinates under a 2D texture) beside the mesh's convex hull as collider
   const mjcf = `<mujoco model="mesh_host"><compiler meshdir="parts" texturedir="parts"/>
   <asset><texture name="t" file="t.png" type="2d"/><material name="skin" texture="t" rgba="1 0.5 0.5 1"/>
     <mesh name="m" file="m${ext}" scale="0.01 0.01 0.01"/></asset>
   <worldbody><body name="b" pos="0 0 0.5"><freejoint/>
     <geom type="mesh" mesh="m" material="skin" contype="0" conaffinity="0"/>
-    <geom type="box" size="0.1 0.1 0.1"/></body></worldbody></mujoco>
+    <geom type="mesh" mesh="m"/></body></worldbody></mujoco>
 `;
   return { scene: encoder.encode(scene), urdf: encoder.encode(urdf), mjcf: encoder.encode(mjcf) };
 }

@@ -1,3 +1,5 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { meshMassProperties } from '../../model';
 import { MeshError } from '../assets/errors';
@@ -10,6 +12,7 @@ import {
   parseStl,
   scaleMesh,
 } from '.';
+import { SAP_WARP, SHARED_ASSETS } from '../testing_assets';
 
 /** a binary STL of the given triangles (9 numbers each), with an optional header text */
 function binaryStl(tris: number[][], header = ''): Uint8Array {
@@ -146,5 +149,100 @@ describe('convex hull and bounding boxes', () => {
         a[2] * (b[0] * c[1] - b[1] * c[0]);
     }
     expect(signed / 6).toBeCloseTo(1 / 6, 7);
+  });
+});
+
+/** every STL and OBJ file under a folder */
+function meshFiles(dir: string): string[] {
+  return readdirSync(dir, { recursive: true, encoding: 'utf8' })
+    .filter((f) => /\.(stl|obj)$/i.test(f))
+    .map((f) => path.join(dir, f));
+}
+
+/** the volume of a closed triangle surface, about its first vertex (far origins keep their digits) */
+function closedVolume(V: ArrayLike<number>, tris: ArrayLike<number>): number {
+  let vol = 0;
+  for (let t = 0; t < tris.length; t += 3) {
+    const [a, b, c] = [0, 1, 2].map((e) => [0, 1, 2].map((k) => V[tris[t + e] * 3 + k] - V[k]));
+    vol +=
+      a[0] * (b[1] * c[2] - b[2] * c[1]) -
+      a[1] * (b[0] * c[2] - b[2] * c[0]) +
+      a[2] * (b[0] * c[1] - b[1] * c[0]);
+  }
+  return vol / 6;
+}
+
+describe("convex hulls of the shared assets' meshes, against three.js's ConvexHull", () => {
+  it('every STL and OBJ: a closed outward hull holding every vertex, of the peer’s volume', async () => {
+    const THREE = await import('three');
+    const { ConvexHull } = await import('three/examples/jsm/math/ConvexHull.js');
+    const files = [...meshFiles(SHARED_ASSETS), ...meshFiles(path.join(SAP_WARP, 'assets'))];
+    expect(files.length).toBeGreaterThan(150);
+    let hulls = 0;
+    for (const file of files) {
+      let m;
+      try {
+        m = parseMeshBytes(new Uint8Array(readFileSync(file)), file);
+      } catch {
+        continue; // unreadable files are the readers' tests' business
+      }
+      const p = m.vertices;
+      const h = convexHull(p, file);
+      hulls++;
+      const V = h.vertices;
+      const nv = V.length / 3;
+      // closed: every directed edge once, with its twin
+      const edges = new Set<number>();
+      for (let t = 0; t < h.triangles.length; t += 3)
+        for (let e = 0; e < 3; e++) edges.add(h.triangles[t + e] * nv + h.triangles[t + ((e + 1) % 3)]);
+      expect(edges.size, file).toBe(h.triangles.length);
+      for (const k of edges) expect(edges.has((k % nv) * nv + Math.floor(k / nv)), file).toBe(true);
+      // outward and holding every input vertex (within 1e-7 of the bounding box’s diagonal: a sliver
+      // triangle’s plane tilts with the rounding of its corners; a folded face is off by the diagonal)
+      const lo = [Infinity, Infinity, Infinity],
+        hi = [-Infinity, -Infinity, -Infinity];
+      for (let i = 0; i < p.length; i++) {
+        lo[i % 3] = Math.min(lo[i % 3], p[i]);
+        hi[i % 3] = Math.max(hi[i % 3], p[i]);
+      }
+      const tol = 1e-7 * Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
+      let worst = -Infinity;
+      for (let t = 0; t < h.triangles.length; t += 3) {
+        const [a, b, c] = [0, 1, 2].map((e) => h.triangles[t + e] * 3);
+        const u = [V[b] - V[a], V[b + 1] - V[a + 1], V[b + 2] - V[a + 2]];
+        const w = [V[c] - V[a], V[c + 1] - V[a + 1], V[c + 2] - V[a + 2]];
+        const n = [u[1] * w[2] - u[2] * w[1], u[2] * w[0] - u[0] * w[2], u[0] * w[1] - u[1] * w[0]];
+        const l = Math.hypot(n[0], n[1], n[2]);
+        for (let i = 0; i < p.length; i += 3)
+          worst = Math.max(
+            worst,
+            (n[0] * (p[i] - V[a]) + n[1] * (p[i + 1] - V[a + 1]) + n[2] * (p[i + 2] - V[a + 2])) / l,
+          );
+      }
+      expect(worst, file).toBeLessThan(tol);
+      // the peer's hull of the same vertices has the same volume
+      const peer = new ConvexHull().setFromPoints(
+        Array.from(
+          { length: p.length / 3 },
+          (_, i) => new THREE.Vector3(p[i * 3], p[i * 3 + 1], p[i * 3 + 2]),
+        ),
+      );
+      const pv: number[] = [],
+        pt: number[] = [];
+      for (const face of peer.faces) {
+        const ring: number[] = [];
+        let e = face.edge;
+        do {
+          const q = e.head().point;
+          ring.push(pv.length / 3);
+          pv.push(q.x, q.y, q.z);
+          e = e.next;
+        } while (e !== face.edge);
+        for (let k = 1; k + 1 < ring.length; k++) pt.push(ring[0], ring[k], ring[k + 1]);
+      }
+      const ours = closedVolume(V, h.triangles);
+      expect(Math.abs(ours - closedVolume(pv, pt)) / ours, file).toBeLessThan(1e-9);
+    }
+    expect(hulls).toBeGreaterThan(150);
   });
 });
