@@ -1,5 +1,8 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import path from 'node:path';
 import { strToU8, zipSync } from 'fflate';
 import { describe, expect, it } from 'vitest';
+import { SHARED_ASSETS } from '../engine/io/testing_assets';
 import { MAX_DROP_FILES, chooseEntry, collectFiles, unzipInto } from './files';
 
 describe('dropped files', () => {
@@ -17,6 +20,29 @@ describe('dropped files', () => {
     );
     expect(chooseEntry(['__MACOSX/r/._r.urdf', 'r/r.urdf'])).toBe('r/r.urdf');
     expect(chooseEntry(['r/._r.urdf', 'r/.git/x.json', 'r/deep/r.urdf'])).toBe('r/deep/r.urdf');
+  });
+
+  it('an MJCF file that another includes is not the entry, nor an .xml that is not MJCF', () => {
+    // MuJoCo Menagerie folders as dropped: scene.xml includes the robot and adds floor and lights
+    for (const [folder, entry] of [
+      ['agility_cassie', 'scene.xml'],
+      ['booster_t1', 'scene.xml'],
+    ]) {
+      const root = path.join(SHARED_ASSETS, 'mujoco_menagerie', folder);
+      const files = new Map<string, Uint8Array>();
+      for (const f of readdirSync(root, { recursive: true, encoding: 'utf8' }))
+        if (!f.startsWith('assets'))
+          files.set(`${folder}/${f}`, new Uint8Array(readFileSync(path.join(root, f))));
+      // by name alone Cassie's robot file comes first
+      if (folder === 'agility_cassie') expect(chooseEntry(files.keys())).toBe('agility_cassie/cassie.xml');
+      expect(chooseEntry(files.keys(), (p) => files.get(p))).toBe(`${folder}/${entry}`);
+    }
+    const files = new Map<string, Uint8Array>([
+      ['pkg/package.xml', strToU8('<?xml version="1.0"?><package format="3"><name>r</name></package>')],
+      ['pkg/mjcf/a_robot.xml', strToU8('<mujoco model="r"><worldbody/></mujoco>')],
+      ['pkg/mjcf/world.xml', strToU8("<mujoco><include file='./../mjcf/a_robot.xml'/></mujoco>")],
+    ]);
+    expect(chooseEntry(files.keys(), (p) => files.get(p))).toBe('pkg/mjcf/world.xml');
   });
 
   it('expands zip archives with limits', async () => {

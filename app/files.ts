@@ -48,15 +48,56 @@ function isBookkeeping(path: string): boolean {
 }
 
 /**
- * the file to load among `paths`: best-ranked extension, then shallowest, then alphabetical;
- * hidden files and macOS metadata are never the entry
+ * the MJCF files among `paths` that another MJCF file includes (`<include file="…">`, relative to
+ * the including file), and the .xml files that are not MJCF at all (ROS's package.xml, launch files)
  */
-export function chooseEntry(paths: Iterable<string>): string | null {
+function notMjcfEntries(paths: string[], read: (path: string) => Uint8Array | undefined): Set<string> {
+  const out = new Set<string>();
+  const decoder = new TextDecoder();
+  for (const p of paths) {
+    const e = ext(p);
+    if (e !== '.xml' && e !== '.mjcf') continue;
+    const bytes = read(p);
+    if (!bytes) continue;
+    const text = decoder.decode(bytes.subarray(0, 1 << 20));
+    if (!/<mujoco[\s>/]/.test(text)) {
+      out.add(p);
+      continue;
+    }
+    const dir = p.slice(0, p.lastIndexOf('/') + 1);
+    for (const m of text.matchAll(/<include\s[^>]*?file\s*=\s*(["'])(.*?)\1/g)) out.add(joinPosix(dir, m[2]));
+  }
+  return out;
+}
+
+/** `rel` resolved against the folder `dir` (ending in '/' or empty), '.' and '..' folded */
+function joinPosix(dir: string, rel: string): string {
+  const parts: string[] = [];
+  for (const seg of (rel.startsWith('/') ? rel : dir + rel).split('/')) {
+    if (seg === '' || seg === '.') continue;
+    if (seg === '..') parts.pop();
+    else parts.push(seg);
+  }
+  return parts.join('/');
+}
+
+/**
+ * the file to load among `paths`: best-ranked extension, then shallowest, then alphabetical;
+ * hidden files and macOS metadata are never the entry. With `read`, an MJCF file that another one
+ * includes is not the entry (a MuJoCo Menagerie folder opens its scene.xml, which includes the
+ * robot and adds the floor and lights), nor is an .xml file that is not MJCF.
+ */
+export function chooseEntry(
+  paths: Iterable<string>,
+  read?: (path: string) => Uint8Array | undefined,
+): string | null {
+  const all = [...paths];
+  const excluded = read ? notMjcfEntries(all, read) : new Set<string>();
   let best: string | null = null;
   let key: [number, number, string] | null = null;
-  for (const p of paths) {
+  for (const p of all) {
     const r = ENTRY_RANK[ext(p)];
-    if (r === undefined || isBookkeeping(p)) continue;
+    if (r === undefined || isBookkeeping(p) || excluded.has(p)) continue;
     // an MJCF .xml is only a candidate when no better format is present; depth decides among equals
     const k: [number, number, string] = [r, p.split('/').length, p];
     if (!key || k[0] < key[0] || (k[0] === key[0] && (k[1] < key[1] || (k[1] === key[1] && k[2] < key[2])))) {

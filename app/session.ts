@@ -378,7 +378,7 @@ export async function loadFiles(items: { path: string; file: Blob }[]): Promise<
   const st = useStudio.getState();
   try {
     const files = await collectFiles(items);
-    const entry = chooseEntry(files.keys());
+    const entry = chooseEntry(files.keys(), (p) => files.get(p));
     if (!entry) {
       const names = [...files.keys()].slice(0, 5).join(', ');
       throw new DropError(names || '(nothing)', 'no scene, URDF, MJCF or USD file among the dropped files');
