@@ -8,7 +8,15 @@ import type { TriMesh } from './types';
 
 export * from './types';
 export { parseStl, isBinaryStl } from './stl';
-export { parseObj, parseObjWithTexcoords, type ObjTexcoords } from './obj';
+export {
+  objMaterialLibraries,
+  parseMtl,
+  parseObj,
+  parseObjParts,
+  parseObjWithTexcoords,
+  type MtlMaterial,
+  type ObjTexcoords,
+} from './obj';
 export { parseDae, mergeParts, type MeshPart, type TexturedMesh } from './dae';
 export { imageFile, imageMime, type ImageFile } from './image';
 export { convexHull, orientedBoundingBox, type OrientedBox } from './hull';

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MeshError } from '../assets/errors';
 import { SHARED_ASSETS } from '../testing_assets';
-import { parseObj, parseObjWithTexcoords } from '.';
+import { objMaterialLibraries, parseMtl, parseObj, parseObjParts, parseObjWithTexcoords } from '.';
 import { accumulate, type Moments } from './testing';
 
 describe('OBJ texture coordinates', () => {
@@ -113,4 +113,60 @@ describe("OBJ texture coordinates against three.js's OBJLoader (a peer reading t
       m.uv!.forEach((x, k) => expect(Math.abs(x - q.uv![k]) / m.area).toBeLessThan(1e-6));
     });
   }
+});
+
+describe('OBJ materials (usemtl with an MTL file)', () => {
+  const obj = `mtllib kit.mtl
+v 0 0 0
+v 1 0 0
+v 0 1 0
+v 0 0 1
+vt 0 0
+vt 1 0
+vt 0 1
+f 1 3 2
+usemtl red
+f 1 2 4
+usemtl skin
+f 1/1 4/2 3/3
+f 2/1 3/2 4/3
+usemtl nowhere
+f 1 2 3
+`;
+  const mtl = `# two materials
+newmtl red
+Kd 1 0 0
+newmtl skin
+Kd 0.5 0.5 0.5
+map_Kd -s 1 1 1 tex\\skin.png
+`;
+
+  it('reads the library names, the colours and maps', () => {
+    expect(objMaterialLibraries(obj)).toEqual(['kit.mtl']);
+    const m = parseMtl(mtl, 'kit.mtl');
+    expect(m.get('red')).toEqual({ color: [1, 0, 0] });
+    expect(m.get('skin')).toEqual({ color: [0.5, 0.5, 0.5], map: 'tex/skin.png' });
+    expect(() => parseMtl('newmtl a\nKd 1 x 0\n', 'bad.mtl')).toThrow(/bad\.mtl:2.*bad colour/);
+  });
+
+  it('splits the faces by material: plain faces, a coloured part, a textured part', () => {
+    const parts = parseObjParts(
+      obj,
+      'kit.obj',
+      new Map([...parseMtl(mtl)].map(([k, v]) => [k, { ...v, mapDir: 'm/' }])),
+    );
+    // faces before any usemtl and of an undefined material: one part without a colour
+    expect(parts.map((p) => [p.name, p.color, p.mesh.triangles.length / 3])).toEqual([
+      [undefined, undefined, 2],
+      ['red', [1, 0, 0], 1],
+      ['skin', [0.5, 0.5, 0.5], 2],
+    ]);
+    const skin = parts[2].textured!;
+    expect(skin.image).toBe('m/tex/skin.png');
+    expect(skin.uv.length).toBe(2 * (skin.mesh.vertices.length / 3));
+    // without materials it is one part, the whole welded mesh
+    const whole = parseObjParts(obj, 'kit.obj', new Map());
+    expect(whole).toHaveLength(1);
+    expect(whole[0].mesh.triangles.length / 3).toBe(5);
+  });
 });

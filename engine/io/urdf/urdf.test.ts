@@ -5,7 +5,7 @@ import { ImportError } from '../assets/errors';
 import { NodeFsResolver } from '../assets/node_fs';
 import { MemoryResolver } from '../assets/resolvers';
 import { loadModelAsset } from '../import';
-import { SHARED_ASSETS, URDF_MODELS, watchRun } from '../testing_assets';
+import { SAP_WARP, SHARED_ASSETS, URDF_MODELS, watchRun } from '../testing_assets';
 import { importUrdf, parseUrdf } from './urdf';
 import { Simulation } from '../../pipeline';
 
@@ -321,6 +321,55 @@ describe('URDF import', () => {
     expect(b.bodies.map((x) => x.label)).toEqual(['keep']);
     expect(b.joints).toHaveLength(0);
     expect(b.shapes).toHaveLength(0);
+  });
+});
+
+describe('URDF OBJ visuals draw their MTL materials', () => {
+  it("SAP Warp's Piper arm: dark links and yellow-and-grey UMI grippers, as its MTL files say", async () => {
+    const file = path.join(SAP_WARP, 'assets/sap_warp/assets/robot/urdf/piper_description/piper.urdf');
+    const a = await loadModelAsset(
+      'urdf',
+      { path: file },
+      { resolver: new NodeFsResolver({ root: path.dirname(file) }) },
+    );
+    const m = a.model;
+    const visuals = Array.from({ length: m.shape_count }, (_, s) => s).filter(
+      (s) => (m.shape_flags[s] & ShapeFlags.COLLIDE_SHAPES) === 0 && m.shape_type[s] === ShapeType.MESH,
+    );
+    const rgb = (s: number) => Array.from(m.shape_color.subarray(s * 3, s * 3 + 3), (v) => +v.toFixed(3));
+    const of = (label: string) => visuals.filter((s) => m.shape_label[s].includes(label)).map(rgb);
+    expect(of('link1/')).toEqual([[0.02, 0.02, 0.02]]);
+    // the gripper fingers' OBJ has two materials: two shapes
+    expect(of('link7/')).toEqual([
+      [0.918, 0.714, 0.243],
+      [0.8, 0.8, 0.8],
+    ]);
+    expect(a.warnings.join('\n')).not.toMatch(/material/);
+  });
+
+  it('a missing MTL file is a warning; the faces keep the URDF colour', async () => {
+    const b = new ModelBuilder();
+    const r = await importUrdf(
+      b,
+      {
+        path: 'r/r.urdf',
+        text: `<robot name="r"><material name="blue"><color rgba="0 0 1 1"/></material>
+          <link name="a"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01"/></inertial>
+          <visual><geometry><mesh filename="m.obj"/></geometry><material name="blue"/></visual></link></robot>`,
+      },
+      {
+        resolver: new MemoryResolver({
+          'r/m.obj':
+            'mtllib gone.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nusemtl red\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n',
+        }),
+      },
+    );
+    const m = b.finalize();
+    expect(r.warnings.join('\n')).toMatch(
+      /r\/m\.obj: material library 'gone\.mtl' not read \(.*not found.*\)/,
+    );
+    const s = r.shapes[0];
+    expect(Array.from(m.shape_color.subarray(s * 3, s * 3 + 3))).toEqual([0, 0, 1]);
   });
 });
 

@@ -47,17 +47,21 @@ import {
   type ImportResult,
   type ImportSource,
 } from '../assets/importer';
-import type { AssetResolver } from '../assets/resolver';
+import { decodeText, type AssetResolver } from '../assets/resolver';
 import {
   MESH_EXTENSIONS,
   convexHull,
   extensionOf,
   imageFile,
   mergeParts,
+  objMaterialLibraries,
   parseMeshParts,
+  parseMtl,
+  parseObjParts,
   scaleMesh,
   type ImageFile,
   type MeshPart,
+  type MtlMaterial,
   type TriMesh,
 } from '../mesh';
 import { assertElementCounts, childNamed, childrenNamed, parseXml, type XmlElement } from '../xml/xml';
@@ -370,6 +374,32 @@ async function loadImages(
   );
 }
 
+/**
+ * the materials of the MTL files an OBJ names (`mtllib`), each map's folder relative to the OBJ; a
+ * missing or bad MTL file is a warning and its materials are not drawn
+ */
+async function objMaterials(
+  text: string,
+  objPath: string,
+  resolver: AssetResolver,
+  warnings: string[],
+): Promise<Map<string, MtlMaterial & { mapDir?: string }>> {
+  const out = new Map<string, MtlMaterial & { mapDir?: string }>();
+  for (const lib of objMaterialLibraries(text)) {
+    try {
+      const path = resolver.resolve(objPath, lib);
+      const mapDir = lib.slice(0, lib.lastIndexOf('/') + 1);
+      for (const [name, m] of parseMtl(decodeText(await readAsset(resolver, path)), path))
+        if (!out.has(name)) out.set(name, { ...m, mapDir });
+    } catch (e) {
+      warnings.push(
+        `${objPath}: material library '${lib}' not read (${errorText(e)}); its faces keep a plain colour`,
+      );
+    }
+  }
+  return out;
+}
+
 function errorText(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
@@ -410,7 +440,13 @@ async function loadMeshes(
           out.set(ref, { error: `mesh format '${ext}' is not read (${MESH_EXTENSIONS.join(', ')} are)` });
           return;
         }
-        const parts = parseMeshParts(await readAsset(resolver, path), path);
+        const bytes = await readAsset(resolver, path);
+        // an OBJ visual draws its MTL materials (colliders need only the shape)
+        let parts: MeshPart[];
+        if (ext === '.obj' && visualRefs.has(ref)) {
+          const text = decodeText(bytes);
+          parts = parseObjParts(text, path, await objMaterials(text, path, resolver, warnings));
+        } else parts = parseMeshParts(bytes, path);
         const loaded: LoadedMesh = { parts };
         if (visualRefs.has(ref) && parts.some((p) => p.textured))
           loaded.images = await loadImages(parts, path, resolver, images, warnings);
