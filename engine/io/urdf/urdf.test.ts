@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { JointType, ModelBuilder, ShapeFlags, ShapeType, type SapModel } from '../../model';
@@ -6,6 +7,7 @@ import { NodeFsResolver } from '../assets/node_fs';
 import { MemoryResolver } from '../assets/resolvers';
 import { loadModelAsset } from '../import';
 import { SAP_WARP, SHARED_ASSETS, URDF_MODELS, watchRun } from '../testing_assets';
+import { parseObj } from '../mesh';
 import { importUrdf, parseUrdf } from './urdf';
 import { Simulation } from '../../pipeline';
 
@@ -345,6 +347,14 @@ describe('URDF OBJ visuals draw their MTL materials', () => {
       [0.8, 0.8, 0.8],
     ]);
     expect(a.warnings.join('\n')).not.toMatch(/material/);
+    // its collider is the whole file welded by position, not the material parts side by side
+    const collider = Array.from({ length: m.shape_count }, (_, s) => s).find(
+      (s) => m.shape_label[s].includes('link7/') && (m.shape_flags[s] & ShapeFlags.COLLIDE_SHAPES) !== 0,
+    )!;
+    const mesh = m.shape_mesh[collider];
+    const welded = parseObj(readFileSync(path.join(path.dirname(file), 'meshes/umi_gripper.obj'), 'utf8'));
+    expect(m.shape_type[collider]).toBe(ShapeType.MESH);
+    expect(m.mesh_vertex_start[mesh + 1] - m.mesh_vertex_start[mesh]).toBe(welded.vertices.length / 3);
   });
 
   it('a missing MTL file is a warning; the faces keep the URDF colour', async () => {

@@ -56,6 +56,7 @@ import {
   mergeParts,
   objMaterialLibraries,
   parseMeshParts,
+  parseObj,
   parseMtl,
   parseObjParts,
   scaleMesh,
@@ -328,6 +329,8 @@ export function parseUrdf(text: string, file?: string): UrdfRobot {
 interface LoadedMesh {
   /** the file's triangles by material (one part for STL and OBJ) */
   parts?: MeshPart[];
+  /** the whole mesh welded by position, where the parts were split from it by material (OBJ) */
+  whole?: TriMesh;
   /** per part, the image of a textured part that could be read (by resolved path) */
   images?: (ImageFile | undefined)[];
   error?: string;
@@ -448,6 +451,8 @@ async function loadMeshes(
           parts = parseObjParts(text, path, await objMaterials(text, path, resolver, warnings));
         } else parts = parseMeshParts(bytes, path);
         const loaded: LoadedMesh = { parts };
+        // a collider of an OBJ split by material is the file welded by position, as before the split
+        if (parts.length > 1 && ext === '.obj') loaded.whole = parseObj(decodeText(bytes), path);
         if (visualRefs.has(ref) && parts.some((p) => p.textured))
           loaded.images = await loadImages(parts, path, resolver, images, warnings);
         out.set(ref, loaded);
@@ -574,7 +579,7 @@ function buildUrdf(
         ? parts[part].mesh
         : parts.length === 1
           ? parts[0].mesh
-          : mergeParts(parts);
+          : (loaded.whole ?? mergeParts(parts));
     let tri = scaleMesh(src, scale);
     if (hull) tri = convexHull(tri.vertices, ref);
     const base = ref.slice(ref.lastIndexOf('/') + 1);
