@@ -150,7 +150,7 @@ map_Kd -s 1 1 1 tex\\skin.png
   });
 
   it('splits the faces by material: plain faces, a coloured part, a textured part', () => {
-    const parts = parseObjParts(
+    const { parts } = parseObjParts(
       obj,
       'kit.obj',
       new Map([...parseMtl(mtl)].map(([k, v]) => [k, { ...v, mapDir: 'm/' }])),
@@ -165,7 +165,7 @@ map_Kd -s 1 1 1 tex\\skin.png
     expect(skin.image).toBe('m/tex/skin.png');
     expect(skin.uv.length).toBe(2 * (skin.mesh.vertices.length / 3));
     // without materials it is one part, the whole welded mesh
-    const whole = parseObjParts(obj, 'kit.obj', new Map());
+    const whole = parseObjParts(obj, 'kit.obj', new Map()).parts;
     expect(whole).toHaveLength(1);
     expect(whole[0].mesh.triangles.length / 3).toBe(5);
   });

@@ -25,7 +25,11 @@ export interface ObjTexcoords {
 
 /** parses OBJ text into one mesh, welded by position */
 export function parseObj(text: string, file?: string, maxTriangles = MAX_MESH_TRIANGLES): TriMesh {
-  const r = readObj(text, file, maxTriangles);
+  return welded(readObj(text, file, maxTriangles), file);
+}
+
+/** the file's triangles over its positions, zero-area triangles dropped */
+function welded(r: ObjData, file?: string): TriMesh {
   return cleanTriangles({ vertices: Float64Array.from(r.verts), triangles: Int32Array.from(r.tris) }, file);
 }
 
@@ -39,10 +43,7 @@ export function parseObjWithTexcoords(
   maxTriangles = MAX_MESH_TRIANGLES,
 ): { mesh: TriMesh; texcoords?: ObjTexcoords } {
   const r = readObj(text, file, maxTriangles);
-  const mesh = cleanTriangles(
-    { vertices: Float64Array.from(r.verts), triangles: Int32Array.from(r.tris) },
-    file,
-  );
+  const mesh = welded(r, file);
   const texcoords = texcoordsOf(r, r.tris, r.corner, file);
   return texcoords ? { mesh, texcoords } : { mesh };
 }
@@ -117,25 +118,17 @@ export function objMaterialLibraries(text: string): string[] {
  * file's MTL) defines, with its `Kd` colour and, when it has a `map_Kd` and every corner of the
  * part names a texture coordinate, its image (`mapDir` + the map's name, relative to the OBJ); the
  * faces of undefined or no materials form one part without colour. Without materials it is one
- * part, as {@link parseObj}.
+ * part. `mesh` is the whole file welded by position, as {@link parseObj} reads it (for colliders).
  */
 export function parseObjParts(
   text: string,
   file: string | undefined,
   materials: Map<string, MtlMaterial & { mapDir?: string }>,
-): MeshPart[] {
+): { mesh: TriMesh; parts: MeshPart[] } {
   const r = readObj(text, file, MAX_MESH_TRIANGLES);
+  const mesh = welded(r, file);
   const used = r.materials.map((name) => materials.get(name));
-  if (!used.some((m) => m !== undefined)) {
-    return [
-      {
-        mesh: cleanTriangles(
-          { vertices: Float64Array.from(r.verts), triangles: Int32Array.from(r.tris) },
-          file,
-        ),
-      },
-    ];
-  }
+  if (!used.some((m) => m !== undefined)) return { mesh, parts: [{ mesh }] };
   // triangles grouped by defined material, the rest under −1
   const groups = new Map<number, { tris: number[]; corner: number[] }>();
   for (let t = 0; t < r.triMaterial.length; t++) {
@@ -149,14 +142,14 @@ export function parseObjParts(
   }
   const parts: MeshPart[] = [];
   for (const [m, g] of [...groups].sort((a, b) => a[0] - b[0])) {
-    let mesh: TriMesh;
+    let partMesh: TriMesh;
     try {
-      mesh = cleanTriangles(compact(r.verts, g.tris), file);
+      partMesh = cleanTriangles(compact(r.verts, g.tris), file);
     } catch {
       continue; // a material whose faces all have zero area draws nothing
     }
     const mat = m < 0 ? undefined : used[m];
-    const part: MeshPart = { mesh };
+    const part: MeshPart = { mesh: partMesh };
     if (m >= 0) part.name = r.materials[m];
     if (mat?.color) part.color = mat.color;
     if (mat?.map) {
@@ -165,8 +158,7 @@ export function parseObjParts(
     }
     parts.push(part);
   }
-  if (parts.length === 0) throw new MeshError('OBJ without faces of any area', file);
-  return parts;
+  return { mesh, parts };
 }
 
 /** what {@link readObj} reads of an OBJ file */

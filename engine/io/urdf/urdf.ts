@@ -56,7 +56,6 @@ import {
   mergeParts,
   objMaterialLibraries,
   parseMeshParts,
-  parseObj,
   parseMtl,
   parseObjParts,
   scaleMesh,
@@ -445,14 +444,14 @@ async function loadMeshes(
         }
         const bytes = await readAsset(resolver, path);
         // an OBJ visual draws its MTL materials (colliders need only the shape)
-        let parts: MeshPart[];
+        let loaded: LoadedMesh;
         if (ext === '.obj' && visualRefs.has(ref)) {
           const text = decodeText(bytes);
-          parts = parseObjParts(text, path, await objMaterials(text, path, resolver, warnings));
-        } else parts = parseMeshParts(bytes, path);
-        const loaded: LoadedMesh = { parts };
-        // a collider of an OBJ split by material is the file welded by position, as before the split
-        if (parts.length > 1 && ext === '.obj') loaded.whole = parseObj(decodeText(bytes), path);
+          const obj = parseObjParts(text, path, await objMaterials(text, path, resolver, warnings));
+          // a collider of an OBJ split by material is the file welded by position
+          loaded = { parts: obj.parts, whole: obj.mesh };
+        } else loaded = { parts: parseMeshParts(bytes, path) };
+        const parts = loaded.parts!;
         if (visualRefs.has(ref) && parts.some((p) => p.textured))
           loaded.images = await loadImages(parts, path, resolver, images, warnings);
         out.set(ref, loaded);
