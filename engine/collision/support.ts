@@ -16,6 +16,7 @@ import { ShapeType } from '../model';
 import type { ShapeGeom } from './geometry';
 import type { HullFaces } from './hull';
 import { meshHull, meshScale } from './mesh_data';
+import { hullArgmax, hullFacesNear, WALK_FACES, WALK_MIN_VERTICES } from './hull_walk';
 
 export const ProxyKind = {
   POINT: 0,
@@ -235,6 +236,8 @@ function hullSupportIndex(p: number): number {
   const dx = L[0] * SIZE[p * 3],
     dy = L[1] * SIZE[p * 3 + 1],
     dz = L[2] * SIZE[p * 3 + 2];
+  const F = HULL_F[p];
+  if (F !== null) return hullArgmax(F, dx, dy, dz);
   let best = -Infinity,
     bi = 0;
   for (let i = 0; i < n; i++) {
@@ -529,13 +532,28 @@ function hullFeature(p: number, nx: number, ny: number, nz: number, out: Float64
     ly = L[1],
     lz = L[2];
   if (F !== null) {
-    // face normals of the scaled hull: n_f ⊘ s, normalized
+    // face normals of the scaled hull: n_f ⊘ s, normalized; only a face within FEATURE_COS_TOL of
+    // the direction is used, and those are among the faces near its extreme vertex (ascending, as
+    // the scan over all faces takes them)
     let bf = -1,
       bd = -Infinity,
       bnx = 0,
       bny = 0,
       bnz = 0;
-    for (let f = 0; f < F.faceCount; f++) {
+    const many = F.faceCount > WALK_MIN_VERTICES;
+    const nf = many
+      ? hullFacesNear(
+          F,
+          hullSupportIndex(p),
+          lx * sx,
+          ly * sy,
+          lz * sz,
+          Math.max(Math.abs(sx), Math.abs(sy), Math.abs(sz)),
+          FEATURE_COS_TOL,
+        )
+      : F.faceCount;
+    for (let k = 0; k < nf; k++) {
+      const f = many ? WALK_FACES[k] : k;
       const fx = F.faceNormal[f * 3] / sx,
         fy = F.faceNormal[f * 3 + 1] / sy,
         fz = F.faceNormal[f * 3 + 2] / sz;

@@ -10,6 +10,14 @@ import { addContact, inBand, selectSpread, type ContactManifold } from '../manif
 import { meshHull, meshScale } from '../mesh_data';
 import { ShapeType } from '../../model';
 import { onPlane } from './common';
+import { hullArgmax, WALK_MIN_VERTICES } from '../hull_walk';
+
+/** the largest |coordinate| of a box given as [min xyz, max xyz] */
+function boxExtent(b: ArrayLike<number>): number {
+  let e = 0;
+  for (let k = 0; k < 6; k++) e = Math.max(e, Math.abs(b[k]));
+  return e;
+}
 
 /** the most points a plane–mesh pair emits */
 export const PLANE_MESH_MAX_POINTS = 4;
@@ -82,10 +90,36 @@ export function collidePlaneMesh(
   const cx = g.pos[mesh * 3],
     cy = g.pos[mesh * 3 + 1],
     cz = g.pos[mesh * 3 + 2];
+  // d = n·(c − o) + w·v with w = s ⊙ Rᵀn: a vertex is tested in full (world position, then d, as
+  // below) only when w·v is within rounding of the band; the values' rounding is of the size of
+  // |c|, |o| and the scaled mesh
+  const wx = sx * (R[r] * nx + R[r + 3] * ny + R[r + 6] * nz),
+    wy = sy * (R[r + 1] * nx + R[r + 4] * ny + R[r + 7] * nz),
+    wz = sz * (R[r + 2] * nx + R[r + 5] * ny + R[r + 8] * nz);
+  const base = nx * (cx - ox) + ny * (cy - oy) + nz * (cz - oz);
+  const slack =
+    1e-9 *
+    (Math.abs(cx) +
+      Math.abs(cy) +
+      Math.abs(cz) +
+      Math.abs(ox) +
+      Math.abs(oy) +
+      Math.abs(oz) +
+      Math.abs(margin) +
+      Math.abs(gap) +
+      Math.abs(base) +
+      (Math.abs(wx) + Math.abs(wy) + Math.abs(wz)) * boxExtent(g.meshes.meshes[mi].box));
+  const reach = margin + gap - base + slack;
+  // a large hull: its lowest vertex along n (a walk over its edge graph) decides whether any is near
+  if (hull && nv > WALK_MIN_VERTICES) {
+    const low = hullArgmax(hull, -wx, -wy, -wz);
+    if (wx * V[low * 3] + wy * V[low * 3 + 1] + wz * V[low * 3 + 2] > reach) return;
+  }
   let n = 0;
   let ext = 0;
   for (let i = 0; i < nv; i++) {
     const o = (v0 + i) * 3;
+    if (wx * V[o] + wy * V[o + 1] + wz * V[o + 2] > reach) continue;
     const lx = sx * V[o],
       ly = sy * V[o + 1],
       lz = sz * V[o + 2];
