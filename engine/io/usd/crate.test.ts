@@ -249,6 +249,23 @@ describe('USDC crate reader on the shared assets', () => {
     const e = expectUsdError(() => parseCrate(toc, 'toc.usdc'), 'crate');
     expect(e.location).toMatchObject({ layer: 'toc.usdc' });
     expect(e.location.offset).toBeGreaterThan(0);
+    // a path count far beyond the encoded paths (fuzz seed 20261123, usdc #29621: one flipped bit
+    // raised it by 2^25) allocates only what the encoding names, instead of 33 million slots for 12 s
+    const paths = good.slice();
+    const dv = new DataView(paths.buffer);
+    const toc0 = Number(dv.getBigUint64(16, true));
+    for (let k = 0, n = Number(dv.getBigUint64(toc0, true)); k < n; k++) {
+      const e = toc0 + 8 + k * 32;
+      if (new TextDecoder().decode(paths.subarray(e, e + 5)) !== 'PATHS') continue;
+      const at = Number(dv.getBigUint64(e + 16, true));
+      dv.setBigUint64(at, dv.getBigUint64(at, true) + 2n ** 25n, true);
+    }
+    expect(paths).not.toEqual(good);
+    const wide = parseCrate(paths, 'paths.usdc');
+    expect([...wide.primAt('/')!.children.keys()]).toEqual([
+      ...parseCrate(good, 'g.usdc').primAt('/')!.children.keys(),
+    ]);
+    expect(summarizeCrate(paths, 'paths.usdc').numPaths).toBe(summarizeCrate(good, 'g.usdc').numPaths);
     // every single-byte corruption either decodes or throws a typed error
     for (let i = 88; i < good.length; i += 7) {
       const c = good.slice();

@@ -400,10 +400,18 @@ class CrateReader {
     const elementTokens = b.values as Int32Array;
     const c = this.compressedInts(b.next, numEncoded, 32);
     const jumps = c.values as Int32Array;
-    this.paths = new Array(numPaths).fill('');
-    this.pathParent = new Int32Array(numPaths).fill(-1);
-    this.pathKind = new Uint8Array(numPaths).fill(PathKind.Other);
-    this.pathName = new Array(numPaths).fill('');
+    // the table holds what the encoding names: a path count far beyond its entries (a corrupted
+    // header) must not allocate tens of millions of slots; an index past them is out of range
+    let used = 0;
+    for (let i = 0; i < numEncoded; i++) {
+      const pi = pathIndexes[i];
+      if (pi < 0 || pi >= numPaths) throw this.fail(`path index ${pi} out of range`, at);
+      used = Math.max(used, pi + 1);
+    }
+    this.paths = new Array(used).fill('');
+    this.pathParent = new Int32Array(used).fill(-1);
+    this.pathKind = new Uint8Array(used).fill(PathKind.Other);
+    this.pathName = new Array(used).fill('');
     // iterative pre-order decode with an explicit stack of (index, parent path index)
     const stack: [number, number][] = [];
     if (numEncoded > 0) stack.push([0, -1]);
@@ -414,7 +422,6 @@ class CrateReader {
         if (cur < 0 || cur >= numEncoded) throw this.fail(`path tree index ${cur} out of range`, at);
         if (++visited > numEncoded) throw this.fail('path tree is cyclic', at);
         const pi = pathIndexes[cur];
-        if (pi < 0 || pi >= numPaths) throw this.fail(`path index ${pi} out of range`, at);
         if (parent < 0) {
           this.paths[pi] = '/';
           this.pathKind[pi] = PathKind.Root;
