@@ -75,6 +75,8 @@ export interface BenchScene {
   asset_root?: string;
   /** load leniently: features the engine does not model are skipped and listed in the notes */
   lenient?: boolean;
+  /** MJCF: the `<key>` whose qpos and ctrl start the settle run (a Menagerie robot's 'home') */
+  keyframe?: string;
   /**
    * a generated box pile: `file` is written from this grid ({@link pileSceneYaml}) before the scene
    * loads (the contact-scaling series)
@@ -222,6 +224,19 @@ BENCH_SCENES.pile_256_flat = scalingPile({ nx: 8, ny: 8, nz: 4 }, 10, 3, MUJOCO_
 // takes 0.22 s a step on pile_256_flat's ~1300 contacts, and this pile has ~5900; three rounds: with
 // one, Rapier read 107 and 46 steps/s in two runs)
 BENCH_SCENES.pile_1024_flat = scalingPile({ nx: 16, ny: 16, nz: 4 }, 6, 3, ['rapier']);
+
+// a robot colliding through mesh hulls (25 of them, its feet of 1495 hull vertices): MuJoCo
+// Menagerie's Barkour vB standing from its 'home' keyframe (at qpos0 its legs start through the floor)
+BENCH_SCENES.barkour = {
+  file: '../shared/assets/mujoco_menagerie/google_barkour_vb/scene.xml',
+  keyframe: 'home',
+  lenient: true,
+  settle: 300,
+  steps: 100,
+  repeats: 41,
+  line_searches: ['monotone_decay'],
+  peers: ['mujoco'],
+};
 
 /** the SAP Warp example scenes (../shared/reference/sap_warp), bench ids `sapwarp_<name>` */
 export const SAP_WARP_SCENES = [
@@ -642,6 +657,12 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   const peers: PeerRow[] = [];
   const notes: string[] = [];
   for (const sid of o.scenes.flatMap((x) => BENCH_GROUPS[x] ?? [x])) {
+    if (!BENCH_SCENES[sid] && !existsSync(sid)) {
+      notes.push(
+        `${sid}: not measured, neither a bench id (${[...Object.keys(BENCH_SCENES), ...Object.keys(BENCH_GROUPS)].join(', ')}) nor a scene file`,
+      );
+      continue;
+    }
     const { id, spec } = sceneSpec(sid);
     const steps = o.steps ?? spec.steps;
     const repeats = o.repeats ?? spec.repeats;
@@ -657,6 +678,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
           num_worlds: nw,
           ...(spec.asset_root ? { asset_root: spec.asset_root } : {}),
           ...(spec.lenient ? { strict: false } : {}),
+          ...(spec.keyframe !== undefined ? { keyframe: spec.keyframe } : {}),
         });
         if (nw === o.num_worlds[0])
           for (const w of scene.warnings)
@@ -843,6 +865,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
                     num_worlds: 1,
                     ...(spec.asset_root ? { asset_root: spec.asset_root } : {}),
                     ...(spec.lenient ? { strict: false } : {}),
+                    ...(spec.keyframe !== undefined ? { keyframe: spec.keyframe } : {}),
                   })
                 : inlinePeer(
                     peer === 'rapier'

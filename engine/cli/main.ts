@@ -5,6 +5,7 @@
  *             [--set key=value]... [--trace K] [--backend cpu|webgpu] [--json]
  *   inspect MODEL [--q v,v,...] [--qd v,v,...] [--json]
  *   ablate SCENE --steps N [--dt S] [--json]
+ *   (run, inspect, ablate: --asset-root DIR, --keyframe NAME|INDEX for an MJCF <key>)
  *   schema run|inspect|ablate      print the JSON Schema of a command's --json output
  *   bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--islands off,on] [--variant key=value,…]... [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,mujoco_whole,mujoco_elliptic,rapier|none]
  *         [--steps N] [--repeats R] [--settle N] [--warmup-ms MS] [--peers-inline] [--linear-solver M] [--json]   CPU steps/s vs MuJoCo, Rapier
@@ -36,7 +37,21 @@ const USAGE = `usage: npm run sim -- <command> [options]
   ablate SCENE --steps N [--dt S] [--json]
   schema run|inspect|ablate
   bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--islands off,on] [--variant key=value,…]... [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,mujoco_whole,mujoco_elliptic,rapier|none] [--steps N] [--repeats R] [--settle N] [--warmup-ms MS] [--peers-inline] [--linear-solver auto|dense|block_sparse] [--json]
-  bench webgpu [SCENE] [--worlds 1,64,256,1024,4096] [--steps N] [--json]`;
+  bench webgpu [SCENE] [--worlds 1,64,256,1024,4096] [--steps N] [--json]
+run, inspect and ablate also take --asset-root DIR (a scene's git-backed assets) and --keyframe NAME|INDEX
+(an MJCF <key> as the initial state, e.g. a MuJoCo Menagerie robot's 'home').`;
+
+/** the loader options of run, inspect and ablate */
+function loadOptions(values: { 'asset-root'?: string; keyframe?: string }): {
+  asset_root?: string;
+  keyframe?: string | number;
+} {
+  const k = values.keyframe;
+  return {
+    asset_root: values['asset-root'],
+    ...(k !== undefined ? { keyframe: /^\d+$/.test(k) ? Number(k) : k } : {}),
+  };
+}
 
 function parseSet(items: string[] | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
@@ -147,6 +162,7 @@ export async function main(argv: string[]): Promise<number> {
       q: { type: 'string' },
       qd: { type: 'string' },
       'asset-root': { type: 'string' },
+      keyframe: { type: 'string' },
       repeats: { type: 'string' },
       backend: { type: 'string' },
       worlds: { type: 'string' },
@@ -174,7 +190,7 @@ export async function main(argv: string[]): Promise<number> {
       if (!target) throw new Error('run: missing SCENE');
       const numWorlds =
         values['num-worlds'] !== undefined ? positiveInt(values['num-worlds'], '--num-worlds', 1) : undefined;
-      const scene = await loadModelFile(target, { num_worlds: numWorlds, asset_root: values['asset-root'] });
+      const scene = await loadModelFile(target, { num_worlds: numWorlds, ...loadOptions(values) });
       reportWarnings(scene);
       const set: Record<string, unknown> = {};
       if (values.preset) set.contact_preset_variant = values.preset;
@@ -200,7 +216,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'inspect': {
       if (!target) throw new Error('inspect: missing MODEL');
-      const scene = await loadModelFile(target, { num_worlds: 1, asset_root: values['asset-root'] });
+      const scene = await loadModelFile(target, { num_worlds: 1, ...loadOptions(values) });
       const out = inspectCommand(
         scene.name,
         scene.model,
@@ -214,7 +230,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     case 'ablate': {
       if (!target) throw new Error('ablate: missing SCENE');
-      const scene = await loadModelFile(target, { asset_root: values['asset-root'] });
+      const scene = await loadModelFile(target, loadOptions(values));
       reportWarnings(scene);
       const out = ablateCommand(
         scene,
@@ -264,6 +280,7 @@ export async function main(argv: string[]): Promise<number> {
               'pile_1000',
               'scaling',
               'sap_warp',
+              'barkour',
             ],
         presets: list(values.preset) ?? ['approx32', 'drake'],
         line_searches: list(values['line-search']),

@@ -30,3 +30,32 @@ describe('loadModelFile (CLI loader) by extension', () => {
     await expect(loadModelFile('model.obj')).rejects.toThrow(/'\.obj' files are not supported/);
   });
 });
+
+describe('loadModelFile keyframes (--keyframe)', () => {
+  const BARKOUR = path.join(SHARED_ASSETS, 'mujoco_menagerie/google_barkour_vb/scene.xml');
+
+  it("an MJCF <key> by name or index starts the model there: Barkour vB's 'home' stands it 28 cm up", async () => {
+    const q0 = (await loadModelFile(BARKOUR)).model.joint_q0;
+    expect(Array.from(q0.subarray(0, 3))).toEqual([0, 0, 0]); // qpos0: the torso at the floor
+    for (const keyframe of ['home', 0]) {
+      const home = (await loadModelFile(BARKOUR, { keyframe })).model;
+      // free joint p + quat (xyzw), then the legs' 0, 0.5, 1.0 rad (scene.xml's qpos)
+      expect(Array.from(home.joint_q0.subarray(0, 7))).toEqual([0, 0, 0.28, 0, 0, 0, 1]);
+      const q = (label: string) => home.joint_q0[home.joint_q_start[home.joint_label.indexOf(label)]];
+      for (const leg of ['front_left', 'hind_left', 'front_right', 'hind_right'])
+        expect([q(`abduction_${leg}`), q(`hip_${leg}`), q(`knee_${leg}`)]).toEqual([0, 0.5, 1]);
+    }
+    await expect(loadModelFile(BARKOUR, { keyframe: 'crouch' })).rejects.toThrow(
+      /keyframe 'crouch' not found \(have: home\)/,
+    );
+  });
+
+  it('is refused for files without MJCF keyframes', async () => {
+    await expect(
+      loadModelFile(path.join(SHARED_ASSETS, 'newton/cartpole/cartpole.urdf'), { keyframe: 'home' }),
+    ).rejects.toThrow(/a keyframe selects a <key> of an MJCF file, not of a URDF file/);
+    await expect(
+      loadModelFile(path.join(__dirname, '../../scenes/box_stack.yaml'), { keyframe: 0 }),
+    ).rejects.toThrow(/not of a scene file/);
+  });
+});

@@ -40,6 +40,8 @@ export interface LoadFileOptions {
   strict?: boolean;
   /** `package://NAME` → folder, for URDF meshes */
   packages?: Record<string, string>;
+  /** MJCF model files: name or index of a `<key>` whose qpos (and ctrl) become the initial state */
+  keyframe?: string | number;
 }
 
 const SCENE_EXT = new Set(['.yaml', '.yml', '.json']);
@@ -55,7 +57,10 @@ export async function loadModelFile(file: string, opts: LoadFileOptions = {}): P
   const ext = path.extname(file).toLowerCase();
   const resolver = new NodeFsResolver({ packages: opts.packages });
   const abs = resolver.abs(file);
+  const keyframeOnly = (kind: string) =>
+    new SceneUnsupportedError([], `${file}: a keyframe selects a <key> of an MJCF file, not of ${kind}`);
   if (SCENE_EXT.has(ext)) {
+    if (opts.keyframe !== undefined) throw keyframeOnly('a scene file');
     const text = await readFile(file, 'utf8');
     const doc = parseSceneText(text, file);
     const assets = (doc as { assets?: { type?: unknown }[] } | null)?.assets;
@@ -91,11 +96,17 @@ export async function loadModelFile(file: string, opts: LoadFileOptions = {}): P
     const head = new TextDecoder().decode((await resolver.read(abs)).subarray(0, 4096));
     type = sniffXmlType(head) ?? 'mjcf';
   }
+  if (opts.keyframe !== undefined && type !== 'mjcf') throw keyframeOnly(`a ${type.toUpperCase()} file`);
   if (type === 'usd') await ensureUsdImporter();
   const loaded = await loadModelAsset(
     type,
     { path: abs },
-    { resolver, num_worlds: opts.num_worlds, strict: opts.strict === true },
+    {
+      resolver,
+      num_worlds: opts.num_worlds,
+      strict: opts.strict === true,
+      ...(opts.keyframe !== undefined ? { keyframe: opts.keyframe } : {}),
+    },
   );
   return {
     name: loaded.name,
