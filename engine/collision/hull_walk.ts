@@ -1,8 +1,8 @@
 /**
  * Walks over a convex hull's vertex graph (the triangle edges of {@link HullFaces}) instead of
- * scanning every vertex: the extreme vertex in a direction, the vertices above (below) a level and
- * the faces that can be the most parallel to a direction. Each answers exactly what the scan over all
- * vertices (faces) answers, the same index included:
+ * scanning every vertex: the extreme vertex in a direction, and the faces that can be the most
+ * parallel to a direction. Each answers exactly what the scan over all vertices (faces) answers, the
+ * same index included:
  *
  * - On a convex polytope, the vertices whose value v·d is at least a level form a connected subgraph
  *   of its edge graph (from any of them a path of non-decreasing value reaches the maximum), so a

@@ -2,8 +2,9 @@
  * plane (A) – convex mesh / triangle mesh (B): the mesh's (scaled) vertices inside the band and over
  * a finite plane's extent are candidates (the deepest point of a polyhedral surface along −n is
  * always a vertex); at most {@link PLANE_MESH_MAX_POINTS} well-spread ones are kept (the deepest, then
- * spread, `selectSpread`). A convex mesh uses its hull's vertices. Feature = vertex index (hull
- * vertex index for convex meshes).
+ * spread, `selectSpread`). A convex mesh uses its hull's vertices; a large hull is first walked to
+ * its lowest vertex (`hull_walk.ts`), and the pair ends there when that one lies beyond the band.
+ * Feature = vertex index (hull vertex index for convex meshes).
  */
 import type { ShapeGeom } from '../geometry';
 import { addContact, inBand, selectSpread, type ContactManifold } from '../manifold';
