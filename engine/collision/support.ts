@@ -531,6 +531,8 @@ function hullFeature(p: number, nx: number, ny: number, nz: number, out: Float64
   const lx = L[0],
     ly = L[1],
     lz = L[2];
+  // the support vertex: found once, by the face search of a hull with many faces or by the fallback
+  let i = -1;
   if (F !== null) {
     // face normals of the scaled hull: n_f ⊘ s, normalized; only a face within FEATURE_COS_TOL of
     // the direction is used, and those are among the faces near its extreme vertex (ascending, as
@@ -541,10 +543,11 @@ function hullFeature(p: number, nx: number, ny: number, nz: number, out: Float64
       bny = 0,
       bnz = 0;
     const many = F.faceCount > WALK_MIN_VERTICES;
+    if (many) i = hullSupportIndex(p);
     const nf = many
       ? hullFacesNear(
           F,
-          hullSupportIndex(p),
+          i,
           lx * sx,
           ly * sy,
           lz * sz,
@@ -577,7 +580,7 @@ function hullFeature(p: number, nx: number, ny: number, nz: number, out: Float64
       return cnt;
     }
   }
-  const i = hullSupportIndex(p);
+  if (i < 0) i = hullSupportIndex(p);
   const v = (s0 + i) * 3;
   if (F !== null) {
     // the edge from the support vertex most perpendicular to n
