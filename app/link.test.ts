@@ -53,6 +53,18 @@ describe('share links', () => {
     ).toThrow(/sim\.backend/);
   });
 
+  it('carries an MJCF keyframe by name with an inline model; an empty or overlong name is refused', () => {
+    const text = '<mujoco><worldbody/><keyframe><key name="home"/></keyframe></mujoco>';
+    const link: LinkState = {
+      v: 1,
+      scene: { kind: 'inline', name: 'robot.xml', text },
+      sim: { keyframe: 'home' },
+    };
+    expect(decodeLink(encodeLink(link))).toEqual(link);
+    for (const keyframe of ['', 'k'.repeat(257), 3])
+      expect(() => decodeLink(raw({ ...link, sim: { keyframe } }))).toThrow(/link: sim\.keyframe/);
+  });
+
   it('carries an inline scene compressed, and URLs', () => {
     const text = 'schema_version: 1\n' + '# padding\n'.repeat(5000);
     const inline: LinkState = { v: 1, scene: { kind: 'inline', name: 'a.yaml', text } };

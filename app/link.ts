@@ -90,6 +90,8 @@ export const linkSchema = z
         num_worlds: z.number().int().min(1).max(4096).optional(),
         /** the step backend (absent: cpu) */
         backend: z.enum(BACKEND_CHOICES).optional(),
+        /** MJCF: the `<key>` the simulation starts from (absent: the reference pose) */
+        keyframe: z.string().min(1).max(256).optional(),
       })
       .strict()
       .optional(),

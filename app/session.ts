@@ -277,6 +277,8 @@ interface LoadExtras {
   num_worlds?: number;
   options?: Record<string, string | number | boolean | null>;
   dt?: number;
+  /** MJCF: the keyframe to start from */
+  keyframe?: string;
   play?: boolean;
   after?: () => void;
 }
@@ -290,6 +292,7 @@ function loadText(ref: SceneRef, text: string, fileName: string, x: LoadExtras =
     num_worlds: x.num_worlds,
     options: x.options,
     dt: x.dt,
+    keyframe: x.keyframe,
     play: x.play ?? useStudio.getState().playing,
     request_id: id,
   });
@@ -384,7 +387,8 @@ export async function loadFiles(items: { path: string; file: Blob }[]): Promise<
       throw new DropError(names || '(nothing)', 'no scene, URDF, MJCF or USD file among the dropped files');
     }
     const bytes = files.get(entry)!;
-    const textLike = /\.(ya?ml|json)$/i.test(entry);
+    // one text file (a scene, or a model that needs no other file) travels inline, so links carry it
+    const textLike = /\.(ya?ml|json|xml|urdf|mjcf|usda)$/i.test(entry);
     if (files.size === 1 && textLike && bytes.byteLength <= MAX_INLINE_SCENE) {
       let text: string;
       try {
@@ -433,7 +437,7 @@ export function currentLinkState(snapshot?: {
   if (ref.kind === 'files') {
     throw new LinkError(
       'scene',
-      `this scene came from ${ref.count} dropped files; links carry built-in scenes, URLs and single scene files`,
+      `this scene came from ${ref.count} dropped files; links carry built-in scenes, URLs and single scene or model files`,
     );
   }
   const scene: LinkState['scene'] =
@@ -455,6 +459,7 @@ export function currentLinkState(snapshot?: {
       num_worlds: st.scene?.num_worlds,
       // only when not the default, so links without it (older ones too) mean the CPU
       ...(st.backendChoice !== 'cpu' ? { backend: st.backendChoice } : {}),
+      ...(st.scene?.keyframe ? { keyframe: st.scene.keyframe } : {}),
     },
     camera: cam ? { position: round(cam.position), target: round(cam.target) } : undefined,
     step: snapshot?.step ?? client.latest.step,
@@ -563,7 +568,14 @@ export function applyLink(link: LinkState, consented = false): 'applied' | 'cons
     s.set({ selection: sel !== null && s.scene && sel < s.scene.body_count ? sel : null });
     if (link.playing) send({ type: 'play' });
   };
-  const x: LoadExtras = { num_worlds: link.sim?.num_worlds, options, dt: link.sim?.dt, play: false, after };
+  const x: LoadExtras = {
+    num_worlds: link.sim?.num_worlds,
+    options,
+    dt: link.sim?.dt,
+    keyframe: link.sim?.keyframe,
+    play: false,
+    after,
+  };
   if (link.scene.kind === 'catalog') void loadCatalog(link.scene.id, x);
   else if (link.scene.kind === 'url') void loadUrl(link.scene.url, x);
   else
@@ -704,7 +716,7 @@ export const testApi = {
     const c = client.latest.contacts;
     return c ? { count: c.count, truncated: c.truncated, data: Array.from(c.data) } : null;
   },
-  /** the loaded scene as drawn: every shape (label, body, ShapeFlags, colour, mesh triangles), the loader's warnings and notes */
+  /** the loaded scene as drawn: every shape (label, body, ShapeFlags, colour, mesh triangles), the loader's warnings and notes, the keyframes */
   scene: () => {
     const sc = useStudio.getState().scene;
     if (!sc) return null;
@@ -721,6 +733,8 @@ export const testApi = {
       textures: sc.textures.map((t) => ({ label: t.label, mime: t.mime, bytes: t.bytes.length })),
       warnings: sc.warnings.slice(),
       notes: sc.notes.slice(),
+      keyframes: sc.keyframes.slice(),
+      keyframe: sc.keyframe,
     };
   },
   /** the renderer's image decoding (requested, ready, failed) and what it draws with them */

@@ -36,6 +36,8 @@ export interface StudioApi {
     textures: { label: string; mime: string; bytes: number }[];
     warnings: string[];
     notes: string[];
+    keyframes: string[];
+    keyframe: string | null;
   } | null;
   textures(): {
     requested: number;

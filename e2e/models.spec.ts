@@ -203,3 +203,62 @@ test('Agility Cassie (MJCF, OBJ meshes with a texture atlas) loads from a zip an
   expect(await pngVariance(page, shot)).toBeGreaterThan(20);
   expect(errors).toEqual([]);
 });
+
+test("MuJoCo's humanoid (one MJCF file) starts from a keyframe picked in the panel, and its link carries it", async ({
+  page,
+  browser,
+}) => {
+  const errors = watchConsole(page);
+  await openStudio(page);
+  await page.getByRole('button', { name: 'pause', exact: true }).first().click();
+  await expect.poll(() => studio(page, (s) => s.playing)).toBe(false);
+  let loads = await studio(page, (s) => s.loads);
+  await page.getByTestId('file-input').setInputFiles({
+    name: 'humanoid.xml',
+    mimeType: 'text/xml',
+    buffer: readFileSync(path.join(ASSETS, 'mujoco/humanoid/humanoid.xml')),
+  });
+  await expect.poll(() => studio(page, (s) => [s.loads, s.sceneName])).toEqual([loads + 1, 'Humanoid']);
+  let scene = (await studio(page, (s) => s.scene()))!;
+  expect(scene.keyframes).toEqual(['squat', 'stand_on_left_leg', 'prone', 'supine']);
+  expect(scene.keyframe).toBeNull();
+  await expect(page.getByTestId('loader-notes')).toContainText(
+    'keyframes (squat, stand_on_left_leg, prone, supine)',
+  );
+  const torso = scene.bodies.indexOf('torso');
+  const torsoZ = async (p: Page) => (await studio(p, (s) => s.poses()))[7 * torso + 2];
+  expect(await torsoZ(page)).toBeCloseTo(1.282, 5);
+
+  // pick 'prone': the scene reloads lying on the floor (qpos z 0.0757706), still paused
+  loads = await studio(page, (s) => s.loads);
+  await page.locator('[id="simulation.keyframe"]').selectOption({ label: 'prone' });
+  await expect.poll(() => studio(page, (s) => s.loads)).toBe(loads + 1);
+  scene = (await studio(page, (s) => s.scene()))!;
+  expect(scene.keyframe).toBe('prone');
+  await expect.poll(() => torsoZ(page)).toBeCloseTo(0.0757706, 5);
+  expect(await studio(page, (s) => s.playing)).toBe(false);
+  const shot = await page.screenshot({ path: `${SHOTS}/24-humanoid-keyframe-prone.png` });
+  expect(await pngVariance(page, shot)).toBeGreaterThan(20);
+
+  // the dropped file travels inline in the link, with its keyframe
+  await page.getByRole('button', { name: 'copy link' }).click();
+  await expect(page).toHaveURL(/#link=/);
+  const other = await browser.newPage();
+  const otherErrors = watchConsole(other);
+  await other.goto(page.url());
+  await expect
+    .poll(() => studio(other, (s) => [s.sceneName, s.scene()?.keyframe]))
+    .toEqual(['Humanoid', 'prone']);
+  expect(await torsoZ(other)).toBeCloseTo(0.0757706, 5);
+  // the panel shows it (leva's select values are option indices)
+  await expect(other.locator('[id="simulation.keyframe"] option:checked')).toHaveText('prone');
+  await other.close();
+  expect(otherErrors).toEqual([]);
+
+  // and back to the reference pose
+  loads = await studio(page, (s) => s.loads);
+  await page.locator('[id="simulation.keyframe"]').selectOption({ label: 'qpos0 (reference pose)' });
+  await expect.poll(() => studio(page, (s) => [s.loads, s.scene()?.keyframe])).toEqual([loads + 1, null]);
+  expect(await torsoZ(page)).toBeCloseTo(1.282, 5);
+  expect(errors).toEqual([]);
+});

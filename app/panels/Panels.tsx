@@ -16,6 +16,8 @@ import { STAGE_LABELS, stageRows, type StageLabel } from './stage_times';
 export const PRESET_KEYS = [...Object.keys(PRESETS.approx32), 'line_search_relative_slop'];
 const INTEGER_KEYS = new Set(['line_search_max_iterations', 'max_iterations', 'max_rigid_contact']);
 const BOOLEAN_KEYS = new Set(['use_f64_boundary_pose', 'solve_islands']);
+/** the keyframe menu's entry for the model's own reference pose (no keyframe) */
+export const REFERENCE_POSE = 'qpos0 (reference pose)';
 
 /** a number as the panel shows it: compact, exact enough to round-trip */
 export function formatNumber(x: number): string {
@@ -218,6 +220,28 @@ export function SimulationPanel() {
   useEffect(() => {
     if (scene) set({ dt: formatNumber(scene.dt), num_worlds: scene.num_worlds } as never);
   }, [scene, set]);
+  // an MJCF file's keyframes: choosing one reloads the scene starting from it (reset returns there)
+  const keyframes = useMemo(() => scene?.keyframes ?? [], [scene]);
+  const [, setKey] = useControls(
+    'simulation',
+    () => ({
+      keyframe: {
+        options: { [REFERENCE_POSE]: '', ...Object.fromEntries(keyframes.map((k) => [k, k])) },
+        value: '',
+        hint: 'the MJCF <key> the simulation starts from (reset returns to it); reloads the scene',
+        render: () => keyframes.length > 0,
+        onChange: (v: string, _p: string, ctx: { fromPanel: boolean; initial: boolean }) => {
+          if (!ctx.fromPanel || ctx.initial) return;
+          send({ type: 'reload', keyframe: v === '' ? null : v });
+        },
+      },
+    }),
+    { order: 2 },
+    [keyframes],
+  );
+  useEffect(() => {
+    if (scene) setKey({ keyframe: scene.keyframe ?? '' } as never);
+  }, [scene, setKey]);
   useEffect(() => {
     const l = backendLines(backend);
     set({ backend: choice, 'active backend': l.active, adapter: l.adapter, precision: l.precision } as never);

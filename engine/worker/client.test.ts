@@ -101,6 +101,25 @@ describe('SimClient keeps the engine alive', () => {
     expect(workers).toHaveLength(2);
   });
 
+  it('restarts a dead worker from the keyframe last chosen, not from one that failed', async () => {
+    const humanoid = readFileSync(
+      new URL('../../../shared/assets/mujoco/humanoid/humanoid.xml', import.meta.url),
+      'utf8',
+    );
+    const { client, workers, advance } = setup();
+    client.send({ type: 'load_scene', source: { kind: 'text', text: humanoid, file_name: 'humanoid.xml' } });
+    await settle(workers);
+    client.send({ type: 'reload', keyframe: 'squat' });
+    await settle(workers);
+    client.send({ type: 'reload', keyframe: 'handstand' }); // refused: the squat stays
+    await settle(workers);
+    expect(workers[0].host.info?.keyframe).toBe('squat');
+    workers[0].dead = true;
+    await advance(9250);
+    expect(workers).toHaveLength(2);
+    expect(workers[1].host.info?.keyframe).toBe('squat');
+  });
+
   it('gives a restarted worker the chosen backend before the scene', async () => {
     // no adapter in these fake workers: WebGPU falls back at once (no kernels to compile)
     const { client, workers, advance } = setup({

@@ -239,8 +239,13 @@ export class SimClient {
         this.loading = true;
         break;
       case 'reload':
-        if (this.keptLoad && cmd.num_worlds !== undefined)
-          this.sentLoad = { ...this.keptLoad, num_worlds: cmd.num_worlds };
+        if (this.keptLoad && (cmd.num_worlds !== undefined || cmd.keyframe !== undefined)) {
+          const next: LoadCommand = { ...this.keptLoad };
+          if (cmd.num_worlds !== undefined) next.num_worlds = cmd.num_worlds;
+          if (cmd.keyframe === null) delete next.keyframe;
+          else if (cmd.keyframe !== undefined) next.keyframe = cmd.keyframe;
+          this.sentLoad = next;
+        }
         this.loading = true;
         break;
       case 'set_sim':

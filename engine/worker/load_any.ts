@@ -36,12 +36,24 @@ export interface LoadedAny {
   warnings: string[];
   /** what the loader did that the user should know of, though nothing is wrong (a robot placed on the ground) */
   notes: string[];
+  /** the file's keyframes by name (MJCF `<key>`s; unnamed ones are `key<i>`), in file order */
+  keyframes: string[];
+  /** the keyframe the initial state was taken from, or null (the model's reference pose) */
+  keyframe: string | null;
 }
 
 export interface LoadAnyOptions {
   num_worlds?: number;
   dt?: number;
   strict?: boolean;
+  /** MJCF only: the name or index of the `<key>` whose state (qpos, qvel, ctrl) starts the simulation */
+  keyframe?: string | number;
+}
+
+/** a keyframe was asked of a file that has none to give */
+function keyframeRefused(file: string, kind: string): LoadError {
+  const reason = `a keyframe selects a <key> of an MJCF file, not of ${kind}`;
+  return new LoadError({ code: 'load', file, path: 'keyframe', message: `${file}: ${reason}`, reason });
 }
 
 /** a typed load error carrying the location; `cause` is the importer's or loader's own error */
@@ -209,6 +221,7 @@ export async function loadAnyFile(
   const resolver = new MemoryResolver(norm);
 
   if (SCENE_EXT.has(ext)) {
+    if (opts.keyframe !== undefined) throw keyframeRefused(entry, 'a scene file');
     const text = decode(bytes, entry);
     try {
       const doc = sceneLoader.parseSceneText(text, entry);
@@ -235,6 +248,8 @@ export async function loadAnyFile(
         model: loaded.model,
         warnings: loaded.warnings,
         notes: [],
+        keyframes: [],
+        keyframe: null,
       };
     } catch (e) {
       throw new LoadError(toErrorInfo(e, 'load', entry), e);
@@ -264,10 +279,16 @@ export async function loadAnyFile(
       reason: `${label} format not supported yet`,
     });
   }
+  if (opts.keyframe !== undefined && kind !== 'mjcf') throw keyframeRefused(entry, `a ${label} file`);
   try {
     const builder = new ModelBuilder();
     builder.num_worlds = opts.num_worlds ?? 1;
-    const res = await importer(builder, { path: key }, { resolver });
+    const keyframe = opts.keyframe;
+    const res = await importer(
+      builder,
+      { path: key },
+      keyframe === undefined ? { resolver } : { resolver, keyframe },
+    );
     if (res.gravity) builder.gravity = [res.gravity[0], res.gravity[1], res.gravity[2]];
     const tooBig = builderSizeProblem(builder);
     if (tooBig) throw new ImportError(tooBig, key);
@@ -279,6 +300,14 @@ export async function loadAnyFile(
     const model = builder.finalize();
     assertModelFinite(model);
     const base = entry.slice(entry.lastIndexOf('/') + 1);
+    const keyframes = (res.keyframes ?? []).map((k) => k.name);
+    const chosen =
+      keyframe === undefined ? null : typeof keyframe === 'number' ? keyframes[keyframe] : keyframe;
+    const notes = placed ? [placed] : [];
+    if (keyframes.length && chosen === null)
+      notes.push(
+        `starts from the reference pose (qpos0); the file's keyframes (${keyframes.join(', ')}) are under simulation ▸ keyframe`,
+      );
     return {
       name: res.name || base,
       description: `${label} model ${base}`,
@@ -286,8 +315,10 @@ export async function loadAnyFile(
       max_rigid_contact: 256,
       solver: {},
       model,
-      notes: placed ? [placed] : [],
+      notes,
       warnings: [...(res.warnings ?? []), ...(res.unsupported ?? []).map((u) => `unsupported: ${u}`)],
+      keyframes,
+      keyframe: chosen ?? null,
     };
   } catch (e) {
     throw new LoadError(toErrorInfo(e, 'load', entry), e);

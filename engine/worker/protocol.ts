@@ -68,6 +68,8 @@ export const sceneSourceSchema = z.discriminatedUnion('kind', [
 export type SceneSource = z.infer<typeof sceneSourceSchema>;
 
 const v = z.number().int().min(MIN_PROTOCOL_VERSION).max(PROTOCOL_VERSION);
+/** an MJCF `<key>` by name or index (SceneInfo.keyframes lists the names) */
+const keyframeRef = z.union([z.string().min(1).max(256), z.number().int().min(0).max(1_000_000)]);
 
 export const commandSchema = z.discriminatedUnion('type', [
   /** loads a scene; on failure the current scene keeps running */
@@ -81,13 +83,23 @@ export const commandSchema = z.discriminatedUnion('type', [
     options: z.record(optionValue).optional(),
     /** overrides the scene's dt [s] */
     dt: finite.positive().max(1).optional(),
+    /** MJCF: the keyframe that starts the simulation (absent: the model's reference pose) */
+    keyframe: keyframeRef.optional(),
     /** start playing after loading */
     play: z.boolean().optional(),
     /** echoed in the `ready` event */
     request_id: z.number().int().optional(),
   }),
-  /** reloads the last scene, e.g. with another num_worlds; keeps explicit options */
-  z.object({ v, type: z.literal('reload'), num_worlds: z.number().int().min(1).max(4096).optional() }),
+  /**
+   * reloads the last scene, e.g. with another num_worlds or from another keyframe (null: the
+   * reference pose; absent: the same as before); keeps explicit options
+   */
+  z.object({
+    v,
+    type: z.literal('reload'),
+    num_worlds: z.number().int().min(1).max(4096).optional(),
+    keyframe: keyframeRef.nullable().optional(),
+  }),
   /** merges explicit solver options (null removes a key); answered by `options` or `error` */
   z.object({ v, type: z.literal('set_options'), options: z.record(optionValue) }),
   /** simulation settings that need no reload */
@@ -318,6 +330,10 @@ export interface SceneInfo {
   warnings: string[];
   /** what the loader did that the user should know of, though nothing is wrong (a robot placed on the ground) */
   notes: string[];
+  /** the file's keyframes by name (MJCF `<key>`s), in file order; empty for other formats */
+  keyframes: string[];
+  /** the keyframe the initial state came from, or null (the model's reference pose) */
+  keyframe: string | null;
 }
 
 /** the solver options in force: the explicit keys and their full expansion */

@@ -267,3 +267,102 @@ describe('SimHost island labels', () => {
     expect(of('frame').at(-1)!.islands).toBeUndefined();
   });
 });
+
+describe('SimHost keyframes (MJCF <key>)', () => {
+  const humanoid = readFileSync(
+    new URL('../../../shared/assets/mujoco/humanoid/humanoid.xml', import.meta.url),
+    'utf8',
+  );
+  const source = { kind: 'text' as const, text: humanoid, file_name: 'humanoid.xml' };
+
+  it('starts from a chosen keyframe, reloads from another or from the reference pose, and refuses unknown ones', async () => {
+    const events: WorkerEvent[] = [];
+    const h = new SimHost((e) => events.push(e));
+    const of = <T extends WorkerEvent['type']>(t: T) =>
+      events.filter((e): e is Extract<WorkerEvent, { type: T }> => e.type === t);
+    const torso = () => {
+      const b = h.sim!.model.body_label.indexOf('torso');
+      return Array.from(h.sim!.state.body_q.subarray(7 * b, 7 * b + 7));
+    };
+
+    // the reference pose: the keyframes are listed, and a note says where to find them
+    h.handle({ v, type: 'load_scene', source });
+    await h.idle();
+    let scene = of('ready').at(-1)!.scene;
+    expect(scene.keyframes).toEqual(['squat', 'stand_on_left_leg', 'prone', 'supine']);
+    expect(scene.keyframe).toBeNull();
+    expect(scene.notes.join('\n')).toMatch(/keyframes \(squat, stand_on_left_leg, prone, supine\)/);
+    expect(torso()[2]).toBeCloseTo(1.282, 9);
+
+    // 'prone' (qpos 0.4 0 0.0757706, wxyz 0.7325 0 0.680767 0)
+    h.handle({ v, type: 'reload', keyframe: 'prone' });
+    await h.idle();
+    scene = of('ready').at(-1)!.scene;
+    expect(scene.keyframe).toBe('prone');
+    expect(scene.notes.join('\n')).not.toMatch(/keyframes/);
+    const p = torso();
+    expect(p.slice(0, 3).map((x) => +x.toFixed(7))).toEqual([0.4, 0, 0.0757706]);
+    // the same rotation (xyzw, either sign): |⟨q, q_key⟩| = 1
+    const qKey = [0, 0.680767, 0, 0.7325].map((x) => x / Math.hypot(0.7325, 0.680767));
+    expect(Math.abs(p.slice(3).reduce((s, x, i) => s + x * qKey[i], 0))).toBeCloseTo(1, 9);
+
+    // a reload for another world count keeps it; reset returns to it
+    h.handle({ v, type: 'reload', num_worlds: 2 });
+    h.handle({ v, type: 'step', n: 20 });
+    await h.idle();
+    expect(of('ready').at(-1)!.scene.keyframe).toBe('prone');
+    expect(h.sim!.model.num_worlds).toBe(2);
+    expect(torso()[0]).not.toBe(0.4);
+    h.handle({ v, type: 'reset' });
+    await h.idle();
+    expect(torso()[0]).toBeCloseTo(0.4, 9);
+
+    // an unknown key: a located error, and the running scene stays
+    const sim = h.sim;
+    h.handle({ v, type: 'reload', keyframe: 'handstand' });
+    await h.idle();
+    const err = of('error').at(-1)!.error;
+    expect(err.file).toBe('humanoid.xml');
+    expect(err.message).toMatch(
+      /keyframe 'handstand' not found \(have: squat, stand_on_left_leg, prone, supine\)/,
+    );
+    expect(h.sim).toBe(sim);
+
+    // by index, then back to the reference pose
+    h.handle({ v, type: 'reload', keyframe: 0 });
+    await h.idle();
+    expect(of('ready').at(-1)!.scene.keyframe).toBe('squat');
+    expect(torso()[2]).toBeCloseTo(0.596, 9);
+    h.handle({ v, type: 'reload', keyframe: null });
+    await h.idle();
+    expect(of('ready').at(-1)!.scene.keyframe).toBeNull();
+    expect(torso()[2]).toBeCloseTo(1.282, 9);
+  });
+
+  it('refuses a keyframe for a scene file or a URDF, keeping the running scene', async () => {
+    const { h, of } = await host('box_stack');
+    const sim = h.sim;
+    h.handle({
+      v,
+      type: 'load_scene',
+      source: { kind: 'text', text: scene('pendulum'), file_name: 'p.yaml' },
+      keyframe: 'home',
+    });
+    h.handle({
+      v,
+      type: 'load_scene',
+      source: { kind: 'text', text: '<robot name="r"><link name="a"/></robot>', file_name: 'r.urdf' },
+      keyframe: 0,
+    });
+    await h.idle();
+    const errs = of('error').map((e) => e.error);
+    expect(errs.map((e) => [e.file, e.path])).toEqual([
+      ['p.yaml', 'keyframe'],
+      ['r.urdf', 'keyframe'],
+    ]);
+    expect(errs[0].message).toMatch(/a keyframe selects a <key> of an MJCF file, not of a scene file/);
+    expect(errs[1].message).toMatch(/not of a URDF file/);
+    expect(h.sim).toBe(sim);
+    expect(of('ready')).toHaveLength(1);
+  });
+});

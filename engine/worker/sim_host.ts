@@ -126,7 +126,7 @@ export class SimHost {
   stepCount = 0;
 
   private source: SceneSource | null = null;
-  private loadOpts: { num_worlds?: number; dt?: number } = {};
+  private loadOpts: SceneLoadOptions = {};
   private explicit: Record<string, OptionValue> = {};
   private ablator: OneStepAblator | null = null;
   private ablContacts: SapContacts | null = null;
@@ -307,7 +307,7 @@ export class SimHost {
 
   private async loadCommand(cmd: Extract<Command, { type: 'load_scene' | 'reload' }>): Promise<void> {
     let source: SceneSource;
-    let loadOpts: { num_worlds?: number; dt?: number };
+    let loadOpts: SceneLoadOptions;
     let extra: Record<string, OptionValue | null> = {};
     if (cmd.type === 'reload') {
       if (!this.source) {
@@ -316,9 +316,13 @@ export class SimHost {
       }
       source = this.source;
       loadOpts = { ...this.loadOpts, num_worlds: cmd.num_worlds ?? this.loadOpts.num_worlds };
+      // null returns to the reference pose, absent keeps the keyframe
+      if (cmd.keyframe === null) delete loadOpts.keyframe;
+      else if (cmd.keyframe !== undefined) loadOpts.keyframe = cmd.keyframe;
     } else {
       source = cmd.source;
       loadOpts = { num_worlds: cmd.num_worlds, dt: cmd.dt };
+      if (cmd.keyframe !== undefined) loadOpts.keyframe = cmd.keyframe;
       extra = cmd.options ?? {};
     }
     const entry = source.kind === 'text' ? source.file_name : source.entry;
@@ -368,6 +372,8 @@ export class SimHost {
         contact_capacity: sim.contacts.capacity,
         warnings: loaded.warnings,
         notes: loaded.notes,
+        keyframes: loaded.keyframes,
+        keyframe: loaded.keyframe,
       });
       this.emit({
         v: PROTOCOL_VERSION,
@@ -1254,6 +1260,14 @@ function stageMs(of: (k: StepStage) => number): StageMs {
   return s;
 }
 
+/** what a load may override of the file: replication, step size and (MJCF) the starting keyframe */
+export interface SceneLoadOptions {
+  num_worlds?: number;
+  /** [s] */
+  dt?: number;
+  keyframe?: string | number;
+}
+
 /** a loaded scene and its simulation, not yet shown */
 export interface PreparedScene {
   loaded: LoadedAny;
@@ -1268,7 +1282,7 @@ export interface PreparedScene {
  */
 export async function prepareScene(
   source: SceneSource,
-  loadOpts: { num_worlds?: number; dt?: number },
+  loadOpts: SceneLoadOptions,
   extra: Record<string, OptionValue | null> | null,
   keep: Record<string, OptionValue> = {},
 ): Promise<PreparedScene> {
