@@ -40,6 +40,8 @@ export const series = {
   dmMax: [] as number[],
   iterations: [] as number[],
   contacts: [] as number[],
+  lineSearch: [] as number[],
+  stepMs: [] as number[],
   version: 0,
 };
 const MAX_POINTS = 4000;
@@ -57,6 +59,8 @@ const SERIES_COLUMNS: unknown[][] = [
   series.dmMax,
   series.iterations,
   series.contacts,
+  series.lineSearch,
+  series.stepMs,
 ];
 /** after a push: keeps the newest MAX_POINTS rows of `columns`, then tells the plots */
 function changed(columns: unknown[][], bump: () => void): void {
@@ -83,6 +87,8 @@ function pushSample(s: AblationSample): void {
   series.dmMax.push(s.delta_model_max);
   series.iterations.push(s.iterations);
   series.contacts.push(s.contacts);
+  series.lineSearch.push(s.line_search_iterations);
+  series.stepMs.push(s.step_ms);
   changed(SERIES_COLUMNS, () => series.version++);
 }
 
@@ -127,7 +133,9 @@ export function setTrajectory(on: boolean): void {
 
 /** CSV of the series */
 export function seriesCsv(): string {
-  const rows = ['time_s,delta_precision,delta_model,delta_precision_max,delta_model_max,iterations,contacts'];
+  const rows = [
+    'time_s,delta_precision,delta_model,delta_precision_max,delta_model_max,iterations,contacts,line_search_iterations,step_ms',
+  ];
   for (let i = 0; i < series.time.length; i++) {
     rows.push(
       [
@@ -138,6 +146,8 @@ export function seriesCsv(): string {
         series.dmMax[i],
         series.iterations[i],
         series.contacts[i],
+        series.lineSearch[i],
+        series.stepMs[i],
       ].join(','),
     );
   }

@@ -137,6 +137,16 @@ test('every solver knob applies live through the panel; the Δ plots draw on the
       return Math.min(dp.length, dm.length);
     })
     .toBeGreaterThan(5);
+  // the solver chart: Newton and line-search iterations, contacts and the step's wall time
+  const solver = (await studio(page, (s) => s.plotData()))!.solver;
+  expect(solver).toHaveLength(5);
+  const [newton, lineSearch, , stepMs] = solver
+    .slice(1)
+    .map((col) => col.filter((v) => v !== null) as number[]);
+  expect(newton.length).toBeGreaterThan(5);
+  expect(lineSearch.length).toBe(newton.length);
+  expect(lineSearch.every((v) => Number.isFinite(v) && v >= 0) && lineSearch.some((v) => v > 0)).toBe(true);
+  expect(stepMs.every((v) => Number.isFinite(v) && v > 0)).toBe(true);
   await page.screenshot({ path: `${SHOTS}/03-solver-and-plots.png` });
   // pause the plots, export what was recorded
   await page.getByTestId('plots-pause').click();
@@ -146,7 +156,9 @@ test('every solver knob applies live through the panel; the Δ plots draw on the
   const [png] = await Promise.all([page.waitForEvent('download'), page.getByTestId('plots-png').click()]);
   expect(png.suggestedFilename()).toBe('sap-ablation.png');
   const lines = (await (await csv.createReadStream()).toArray()).join('').trim().split('\n');
-  expect(lines[0]).toMatch(/^time_s,delta_precision,delta_model/);
+  expect(lines[0]).toMatch(
+    /^time_s,delta_precision,delta_model,.*,iterations,contacts,line_search_iterations,step_ms$/,
+  );
   expect(lines.length).toBeGreaterThan(5);
 
   // trajectory-mode ablation: approx32, approx64 and drake shadows from now, beside the live scene

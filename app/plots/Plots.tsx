@@ -1,6 +1,7 @@
 /**
  * Ablation plots (SPEC §3.8, §8): Δprecision = ‖v(approx64) − v(approx32)‖ and Δmodel =
- * ‖v(drake) − v(approx64)‖ side by side on log scales, plus Newton iterations and contact count,
+ * ‖v(drake) − v(approx64)‖ side by side on log scales, plus Newton and line-search iterations,
+ * contact count and step wall time,
  * all against the scene clock with a shared hover cursor. Samples stream from the worker (one-step
  * ablation every N steps); the charts redraw at most once per animation frame. Pause freezes the
  * drawing (samples keep arriving); CSV and PNG export what is recorded. The trajectory chart shows
@@ -44,19 +45,28 @@ function makeChart(
     return new uPlot(
       {
         ...common,
-        scales: { x: { time: false }, it: { auto: true }, ct: { auto: true } },
+        scales: { x: { time: false }, it: { auto: true }, ct: { auto: true }, ms: { auto: true } },
         axes: [
           { ...xAxis, label: 't [s]' },
           { ...xAxis, scale: 'it', label: 'iterations' },
-          { ...xAxis, scale: 'ct', side: 1, label: 'contacts', grid: { show: false } },
+          { ...xAxis, scale: 'ct', side: 1, label: 'contacts', grid: { show: false }, size: 40 },
+          { ...xAxis, scale: 'ms', side: 1, label: 'step [ms]', grid: { show: false }, size: 40 },
         ],
         series: [
           { label: 't [s]', value: (_u, v) => (v === null || v === undefined ? '—' : Number(v).toFixed(3)) },
           { label: 'Newton iterations', scale: 'it', stroke: '#7fd1ff', width: 1.5 },
+          { label: 'line-search iterations', scale: 'it', stroke: '#7fd1ff', width: 1, dash: [4, 3] },
           { label: 'contacts', scale: 'ct', stroke: '#ffb86b', width: 1.5 },
+          {
+            label: 'step [ms]',
+            scale: 'ms',
+            stroke: '#b8e986',
+            width: 1,
+            value: (_u, v) => (v === null || v === undefined ? '—' : Number(v).toFixed(2)),
+          },
         ],
       },
-      [[], [], []],
+      [[], [], [], [], []],
       el,
     );
   }
@@ -130,7 +140,13 @@ function setAll(c: { dp: uPlot; dm: uPlot; so: uPlot; tr: uPlot }): void {
   const t = series.time.slice();
   c.dp.setData([t, series.dp.slice()]);
   c.dm.setData([t, series.dm.slice()]);
-  c.so.setData([t, series.iterations.slice(), series.contacts.slice()]);
+  c.so.setData([
+    t,
+    series.iterations.slice(),
+    series.lineSearch.slice(),
+    series.contacts.slice(),
+    series.stepMs.slice(),
+  ]);
   c.tr.setData([
     trajectory.time.slice(),
     trajectory.qp.slice(),

@@ -450,9 +450,13 @@ export interface AblationSample {
   delta_model: number;
   delta_precision_max: number;
   delta_model_max: number;
-  /** Newton iterations and contacts of the live step at that time */
+  /** Newton iterations (mean over worlds) and contacts of the live step at that time */
   iterations: number;
   contacts: number;
+  /** line-search iterations of the live step at that time (mean over worlds) */
+  line_search_iterations: number;
+  /** mean wall time of the live steps since the previous sample (collision included) [ms] */
+  step_ms: number;
   /** wall time of the ablation [ms] */
   ms: number;
 }

@@ -122,6 +122,17 @@ describe('SimHost', () => {
     const a = of('ablation').at(-1)!.sample;
     expect(a.step).toBe(10);
     expect(Number.isFinite(a.delta_model)).toBe(true);
+    // the live step's solver numbers ride along: Newton and line-search iterations, contacts, and
+    // the mean wall time of the steps since the previous sample
+    const r = h.sim!.last_report!;
+    expect([a.iterations, a.line_search_iterations, a.contacts]).toEqual([
+      r.iterations_mean,
+      r.line_search_iterations,
+      4,
+    ]);
+    expect(a.line_search_iterations).toBeGreaterThan(0);
+    expect(a.step_ms).toBeGreaterThan(0);
+    expect(a.step_ms).toBeLessThan(1000);
 
     h.handle({ v, type: 'play' });
     await h.idle();

@@ -116,6 +116,8 @@ function rotate(q: ArrayLike<number>, o: number, v: ArrayLike<number>, out: numb
 export class SimHost {
   sim: Simulation | null = null;
   info: SceneInfo | null = null;
+  /** the live steps since the last ablation sample: their count and wall time [ms] */
+  private sampleWindow = { steps: 0, ms: 0 };
   playing = false;
   speed = 1;
   sendContacts = false;
@@ -355,6 +357,7 @@ export class SimHost {
       this.stopTrajectory();
       this.ablContacts = sim.collision.contacts();
       this.lastAblationStep = -1;
+      this.sampleWindow = { steps: 0, ms: 0 };
       this.history = new HistoryRing(
         loaded.model.joint_coord_count,
         loaded.model.joint_dof_count,
@@ -700,7 +703,10 @@ export class SimHost {
 
   /** the bookkeeping after a step: stats, fault injection, divergence containment, history */
   private afterStep(sim: Simulation, r: StepReport, t0: number, onGpu: boolean): boolean {
-    addToStatWindow(this.statWindow, this.now() - t0, r, onGpu);
+    const ms = this.now() - t0;
+    addToStatWindow(this.statWindow, ms, r, onGpu);
+    this.sampleWindow.steps++;
+    this.sampleWindow.ms += ms;
     this.lastReport = r;
     this.stepCount++;
     if (this.faultInjection) {
@@ -883,6 +889,7 @@ export class SimHost {
     this.stepCount = 0;
     this.lastReport = null;
     this.lastAblationStep = -1;
+    this.sampleWindow = { steps: 0, ms: 0 };
     this.history?.clear();
     this.history?.push(0, 0, sim.state.joint_q, sim.state.joint_qd);
     this.recovery?.clear();
@@ -907,6 +914,7 @@ export class SimHost {
     this.drag = null;
     this.stepCount = snap.step;
     this.lastAblationStep = -1;
+    this.sampleWindow = { steps: 0, ms: 0 };
     this.recovery?.clear();
     this.frozenAt.clear();
     // the contact buffer belongs to the step that produced it: empty until the next step
@@ -993,6 +1001,7 @@ export class SimHost {
     this.stepCount = cmd.step;
     this.drag = null;
     this.lastAblationStep = -1;
+    this.sampleWindow = { steps: 0, ms: 0 };
     this.history?.clear();
     this.history?.push(cmd.step, cmd.time, sim.state.joint_q, sim.state.joint_qd);
     this.recovery?.clear();
@@ -1052,8 +1061,13 @@ export class SimHost {
       delta_model_max: r.delta_model.max_abs,
       iterations: this.lastReport?.iterations_mean ?? 0,
       contacts: this.lastReport?.contact_count ?? 0,
+      line_search_iterations: this.lastReport
+        ? this.lastReport.line_search_iterations / Math.max(1, this.lastReport.worlds.length)
+        : 0,
+      step_ms: this.sampleWindow.steps > 0 ? this.sampleWindow.ms / this.sampleWindow.steps : 0,
       ms: this.now() - t0,
     };
+    this.sampleWindow = { steps: 0, ms: 0 };
     this.emit({ v: PROTOCOL_VERSION, type: 'ablation', sample });
     return sample;
   }
