@@ -30,7 +30,7 @@ describe('share links', () => {
     time: 0.24,
     playing: false,
     selection: 3,
-    view: { overlay: true, collision: false },
+    view: { overlay: true, collision: false, follow: true },
   };
 
   it('round-trips every field', () => {

@@ -130,6 +130,8 @@ export const linkSchema = z
         overlay: z.boolean().optional(),
         collision: z.boolean().optional(),
         visual: z.boolean().optional(),
+        /** the camera follows the selected body */
+        follow: z.boolean().optional(),
       })
       .strict()
       .optional(),

@@ -479,7 +479,12 @@ export function currentLinkState(snapshot?: {
       : {}),
     playing: st.playing,
     selection: st.selection,
-    view: { overlay: st.view.overlay, collision: st.view.collision, visual: st.view.visual },
+    view: {
+      overlay: st.view.overlay,
+      collision: st.view.collision,
+      visual: st.view.visual,
+      ...(st.view.follow ? { follow: true } : {}),
+    },
   };
 }
 

@@ -40,6 +40,8 @@ export interface ViewState {
   shadows: boolean;
   /** colour bodies by their constraint island (CPU backend) */
   islands: boolean;
+  /** the camera follows the selected body (the first body when none is selected) */
+  follow: boolean;
 }
 
 export interface StudioState {
@@ -97,6 +99,7 @@ export const useStudio = create<StudioState>()((set) => ({
     force_scale: 0.01,
     shadows: true,
     islands: false,
+    follow: false,
   },
   set: (partial) => set(partial),
   setView: (partial) => set((s) => ({ view: { ...s.view, ...partial } })),

@@ -6,7 +6,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { zipSync } from 'fflate';
-import { openStudio, pngVariance, studio, watchConsole } from './helpers';
+import { openStudio, pngVariance, studio, toggleCheckbox, watchConsole } from './helpers';
 
 const SHOTS = 'dist/e2e-results/screens';
 const ASSETS = path.resolve('..', 'shared', 'assets');
@@ -204,7 +204,7 @@ test('Agility Cassie (MJCF, OBJ meshes with a texture atlas) loads from a zip an
   expect(errors).toEqual([]);
 });
 
-test("MuJoCo's humanoid (one MJCF file) starts from a keyframe picked in the panel, and its link carries it", async ({
+test("MuJoCo's humanoid (one MJCF file) starts from a keyframe picked in the panel, its link carries it, the camera follows it", async ({
   page,
   browser,
 }) => {
@@ -260,5 +260,22 @@ test("MuJoCo's humanoid (one MJCF file) starts from a keyframe picked in the pan
   await page.locator('[id="simulation.keyframe"]').selectOption({ label: 'qpos0 (reference pose)' });
   await expect.poll(() => studio(page, (s) => [s.loads, s.scene()?.keyframe])).toEqual([loads + 1, null]);
   expect(await torsoZ(page)).toBeCloseTo(1.282, 5);
+
+  // follow: the camera keeps its place relative to the falling torso (the first body; none selected)
+  expect(torso).toBe(0);
+  await toggleCheckbox(page, 'view.follow');
+  const offset = async () => {
+    const cam = (await studio(page, (s) => s.camera()))!;
+    const p = (await studio(page, (s) => s.bodyPosition(0)))!;
+    return cam.target.map((t, i) => t - p[i]);
+  };
+  const before = await offset();
+  await page.getByTestId('play-toggle').click();
+  await expect.poll(() => torsoZ(page)).toBeLessThan(0.9);
+  await page.getByTestId('play-toggle').click();
+  await expect.poll(() => studio(page, (s) => s.playing)).toBe(false);
+  await expect
+    .poll(async () => Math.max(...(await offset()).map((d, i) => Math.abs(d - before[i]))))
+    .toBeLessThan(1e-4);
   expect(errors).toEqual([]);
 });

@@ -8,7 +8,7 @@ import { useEffect, useMemo } from 'react';
 import { PRESETS, SOLVER_OPTION_KEYS, allowedValues, resolveSolverOptions } from '../../engine/index';
 import { CATALOG, DEFAULT_SCENE } from '../catalog';
 import { copyLink, loadCatalog, send, setBackend, setPlaying, viewport } from '../session';
-import { useStudio } from '../store';
+import { useStudio, type ViewState } from '../store';
 import type { BackendInfo } from '../../engine/worker/protocol';
 import { STAGE_LABELS, stageRows, type StageLabel } from './stage_times';
 
@@ -249,8 +249,22 @@ export function SimulationPanel() {
   return null;
 }
 
+/** the view panel's control for each view setting */
+const VIEW_CONTROLS: Record<keyof ViewState, string> = {
+  visual: 'visual geometry',
+  collision: 'collision geometry',
+  overlay: 'contact overlay',
+  islands: 'colour by island',
+  normals: 'normals',
+  forces: 'forces',
+  force_scale: 'force scale (m/N)',
+  shadows: 'shadows',
+  follow: 'follow',
+};
+
 export function ViewPanel() {
-  useControls(
+  const view = useStudio((s) => s.view);
+  const [, set, get] = useControls(
     'view',
     () => ({
       'visual geometry': {
@@ -288,9 +302,23 @@ export function ViewPanel() {
         'frame all': () => viewport.handle?.frameAll(),
         'frame selected': () => viewport.handle?.frameSelected(),
       }),
+      follow: {
+        value: false,
+        hint: 'the camera moves with the selected body (the first body when none is selected)',
+        onChange: (v: boolean) => useStudio.getState().setView({ follow: v }),
+      },
     }),
     { order: 3 },
   );
+  // settings that arrive from elsewhere (a link) show in the panel
+  useEffect(() => {
+    const patch: Record<string, unknown> = {};
+    for (const [key, control] of Object.entries(VIEW_CONTROLS)) {
+      const v = view[key as keyof ViewState];
+      if (get(control as never) !== v) patch[control] = v;
+    }
+    if (Object.keys(patch).length) set(patch as never);
+  }, [view, set, get]);
   return null;
 }
 

@@ -4,7 +4,7 @@
  * read and move the camera (frame all, frame selected).
  */
 import { OrbitControls } from '@react-three/drei';
-import { Canvas, useThree } from '@react-three/fiber';
+import { Canvas, useFrame, useThree } from '@react-three/fiber';
 import { useEffect, useMemo, useRef } from 'react';
 import * as THREE from 'three';
 import type { SceneInfo } from '../../engine/worker/protocol';
@@ -215,6 +215,31 @@ function CameraRig({
   useEffect(() => {
     viewport.handle?.frameAll();
   }, [loads, ctl]);
+
+  // follow: camera and orbit target move with the followed body, so the view around it is kept
+  const follow = useStudio((s) => s.view.follow);
+  const selection = useStudio((s) => s.selection);
+  const followed = useRef<{ body: number; at: THREE.Vector3 } | null>(null);
+  useEffect(() => {
+    followed.current = null; // start again from where the body is now, without a jump
+  }, [follow, selection, loads]);
+  useFrame(() => {
+    if (!follow || !ctl) return;
+    const body = selection ?? 0;
+    const p = viewport.handle?.bodyPosition(body);
+    if (!p) return;
+    const now = new THREE.Vector3(p[0], p[1], p[2]);
+    const f = followed.current;
+    if (f && f.body === body) {
+      const d = now.clone().sub(f.at);
+      if (d.lengthSq() > 0) {
+        camera.position.add(d);
+        ctl.target.add(d);
+        ctl.update();
+      }
+    }
+    followed.current = { body, at: now };
+  });
   return null;
 }
 
