@@ -219,26 +219,28 @@ function CameraRig({
   // follow: camera and orbit target move with the followed body, so the view around it is kept
   const follow = useStudio((s) => s.view.follow);
   const selection = useStudio((s) => s.selection);
-  const followed = useRef<{ body: number; at: THREE.Vector3 } | null>(null);
+  const followed = useMemo(() => ({ valid: false, at: new THREE.Vector3(), step: new THREE.Vector3() }), []);
   useEffect(() => {
-    followed.current = null; // start again from where the body is now, without a jump
-  }, [follow, selection, loads]);
+    followed.valid = false; // start again from where the body is now, without a jump
+  }, [follow, selection, loads, followed]);
   useFrame(() => {
-    if (!follow || !ctl) return;
     const body = selection ?? 0;
-    const p = viewport.handle?.bodyPosition(body);
-    if (!p) return;
-    const now = new THREE.Vector3(p[0], p[1], p[2]);
-    const f = followed.current;
-    if (f && f.body === body) {
-      const d = now.clone().sub(f.at);
-      if (d.lengthSq() > 0) {
-        camera.position.add(d);
-        ctl.target.add(d);
-        ctl.update();
-      }
+    const poses = client.poses();
+    if (!follow || !ctl || !poses || body >= scene.body_count) return;
+    const off = scene.world_offset[scene.body_world[body]] ?? [0, 0, 0];
+    const d = followed.step.set(
+      poses[body * 7] + off[0],
+      poses[body * 7 + 1] + off[1],
+      poses[body * 7 + 2] + off[2],
+    );
+    d.sub(followed.at);
+    followed.at.add(d);
+    if (followed.valid && d.lengthSq() > 0) {
+      camera.position.add(d);
+      ctl.target.add(d);
+      ctl.update();
     }
-    followed.current = { body, at: now };
+    followed.valid = true;
   });
   return null;
 }

@@ -1816,7 +1816,7 @@ class MjcfBuilder {
         const qpos = rd.nums(k, 'main', 'qpos') ?? [];
         const qvel = rd.nums(k, 'main', 'qvel') ?? [];
         const key: ImportedKeyframe = {
-          name: k.attrs.name ?? `key${keys.length}`,
+          name: k.attrs.name || `key${keys.length}`,
           time: rd.num(k, 'main', 'time') ?? 0,
           joint_q: [],
           joint_qd: [],
