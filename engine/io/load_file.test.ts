@@ -35,10 +35,17 @@ describe('loadModelFile keyframes (--keyframe)', () => {
   const BARKOUR = path.join(SHARED_ASSETS, 'mujoco_menagerie/google_barkour_vb/scene.xml');
 
   it("an MJCF <key> by name or index starts the model there: Barkour vB's 'home' stands it 28 cm up", async () => {
-    const q0 = (await loadModelFile(BARKOUR)).model.joint_q0;
+    const atQpos0 = await loadModelFile(BARKOUR);
+    const q0 = atQpos0.model.joint_q0;
     expect(Array.from(q0.subarray(0, 3))).toEqual([0, 0, 0]); // qpos0: the torso at the floor
+    // a note names the keys there are
+    expect(atQpos0.notes).toEqual([
+      "starts from the reference pose (qpos0); the file's keyframes: home (--keyframe NAME starts from one)",
+    ]);
     for (const keyframe of ['home', 0]) {
-      const home = (await loadModelFile(BARKOUR, { keyframe })).model;
+      const loaded = await loadModelFile(BARKOUR, { keyframe });
+      expect(loaded.notes).toEqual([]);
+      const home = loaded.model;
       // free joint p + quat (xyzw), then the legs' 0, 0.5, 1.0 rad (scene.xml's qpos)
       expect(Array.from(home.joint_q0.subarray(0, 7))).toEqual([0, 0, 0.28, 0, 0, 0, 1]);
       const q = (label: string) => home.joint_q0[home.joint_q_start[home.joint_label.indexOf(label)]];

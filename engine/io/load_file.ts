@@ -108,6 +108,14 @@ export async function loadModelFile(file: string, opts: LoadFileOptions = {}): P
       ...(opts.keyframe !== undefined ? { keyframe: opts.keyframe } : {}),
     },
   );
+  // an MJCF file's keys, when none was chosen: say which there are
+  const keys = (loaded.result.keyframes ?? []).map((k) => k.name);
+  const keyNote =
+    keys.length && opts.keyframe === undefined
+      ? [
+          `starts from the reference pose (qpos0); the file's keyframes: ${keys.join(', ')} (--keyframe NAME starts from one)`,
+        ]
+      : [];
   return {
     name: loaded.name,
     dt: loaded.dt,
@@ -115,6 +123,6 @@ export async function loadModelFile(file: string, opts: LoadFileOptions = {}): P
     solver: loaded.solver,
     model: loaded.model,
     warnings: loaded.warnings,
-    notes: loaded.notes,
+    notes: [...loaded.notes, ...keyNote],
   };
 }
