@@ -671,15 +671,16 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       mkdirSync(path.dirname(spec.file), { recursive: true });
       writeFileSync(spec.file, pileSceneYaml(id, spec.pile));
     }
+    // how the scene file loads, for us and for the peers' worker
+    const fileOptions: LoadFileOptions = {
+      ...(spec.asset_root ? { asset_root: spec.asset_root } : {}),
+      ...(spec.lenient ? { strict: false } : {}),
+      keyframe: spec.keyframe,
+    };
     for (const nw of o.num_worlds) {
       let scene: LoadedSceneFile;
       try {
-        scene = await loadModelFile(spec.file, {
-          num_worlds: nw,
-          ...(spec.asset_root ? { asset_root: spec.asset_root } : {}),
-          ...(spec.lenient ? { strict: false } : {}),
-          ...(spec.keyframe !== undefined ? { keyframe: spec.keyframe } : {}),
-        });
+        scene = await loadModelFile(spec.file, { num_worlds: nw, ...fileOptions });
         if (nw === o.num_worlds[0])
           for (const w of scene.warnings)
             notes.push(`${id}: loaded with a warning: ${w.length > 200 ? `${w.slice(0, 200)}…` : w}`);
@@ -861,12 +862,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
             const setup = { id, spec, snaps, spacing, steps, duration, q0, driven, warmupMs };
             try {
               const pr = o.peer_worker
-                ? await workerPeer(o.peer_worker, peer, setup, {
-                    num_worlds: 1,
-                    ...(spec.asset_root ? { asset_root: spec.asset_root } : {}),
-                    ...(spec.lenient ? { strict: false } : {}),
-                    ...(spec.keyframe !== undefined ? { keyframe: spec.keyframe } : {}),
-                  })
+                ? await workerPeer(o.peer_worker, peer, setup, { num_worlds: 1, ...fileOptions })
                 : inlinePeer(
                     peer === 'rapier'
                       ? await startRapier({ ...setup, scene })

@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SapModel } from '../model';
+import { keyframeRefusal } from './assets/importer';
 import { NodeFsResolver } from './assets/node_fs';
 import {
   assetTypeOfPath,
@@ -57,8 +58,7 @@ export async function loadModelFile(file: string, opts: LoadFileOptions = {}): P
   const ext = path.extname(file).toLowerCase();
   const resolver = new NodeFsResolver({ packages: opts.packages });
   const abs = resolver.abs(file);
-  const keyframeOnly = (kind: string) =>
-    new SceneUnsupportedError([], `${file}: a keyframe selects a <key> of an MJCF file, not of ${kind}`);
+  const keyframeOnly = (kind: string) => new SceneUnsupportedError([], `${file}: ${keyframeRefusal(kind)}`);
   if (SCENE_EXT.has(ext)) {
     if (opts.keyframe !== undefined) throw keyframeOnly('a scene file');
     const text = await readFile(file, 'utf8');
@@ -105,7 +105,7 @@ export async function loadModelFile(file: string, opts: LoadFileOptions = {}): P
       resolver,
       num_worlds: opts.num_worlds,
       strict: opts.strict === true,
-      ...(opts.keyframe !== undefined ? { keyframe: opts.keyframe } : {}),
+      keyframe: opts.keyframe,
     },
   );
   // an MJCF file's keys, when none was chosen: say which there are

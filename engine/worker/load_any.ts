@@ -16,6 +16,7 @@ import { ModelBuilder, type SapModel } from '../model';
 import { MemoryResolver } from '../io/assets/resolvers';
 import { firstInvalidUtf8 } from '../io/assets/resolver';
 import { ImportError } from '../io/assets/errors';
+import { keyframeRefusal } from '../io/assets/importer';
 import { builderSizeProblem } from '../io/limits';
 import { assertModelFinite } from '../io/model_check';
 import { hasGroundPlane, standOnGround } from '../io/placement';
@@ -52,7 +53,7 @@ export interface LoadAnyOptions {
 
 /** a keyframe was asked of a file that has none to give */
 function keyframeRefused(file: string, kind: string): LoadError {
-  const reason = `a keyframe selects a <key> of an MJCF file, not of ${kind}`;
+  const reason = keyframeRefusal(kind);
   return new LoadError({ code: 'load', file, path: 'keyframe', message: `${file}: ${reason}`, reason });
 }
 
@@ -284,11 +285,7 @@ export async function loadAnyFile(
     const builder = new ModelBuilder();
     builder.num_worlds = opts.num_worlds ?? 1;
     const keyframe = opts.keyframe;
-    const res = await importer(
-      builder,
-      { path: key },
-      keyframe === undefined ? { resolver } : { resolver, keyframe },
-    );
+    const res = await importer(builder, { path: key }, { resolver, keyframe });
     if (res.gravity) builder.gravity = [res.gravity[0], res.gravity[1], res.gravity[2]];
     const tooBig = builderSizeProblem(builder);
     if (tooBig) throw new ImportError(tooBig, key);

@@ -54,8 +54,8 @@ export function buildSceneInfo(
     contact_capacity: number;
     warnings: string[];
     notes: string[];
-    keyframes?: string[];
-    keyframe?: string | null;
+    keyframes: string[];
+    keyframe: string | null;
   },
 ): SceneInfo {
   const shapes: ShapeInfo[] = [];
@@ -197,7 +197,7 @@ export function buildSceneInfo(
     contact_capacity: meta.contact_capacity,
     warnings: meta.warnings,
     notes: meta.notes,
-    keyframes: meta.keyframes ?? [],
-    keyframe: meta.keyframe ?? null,
+    keyframes: meta.keyframes,
+    keyframe: meta.keyframe,
   };
 }

@@ -117,7 +117,7 @@ export class SimHost {
   sim: Simulation | null = null;
   info: SceneInfo | null = null;
   /** the live steps since the last ablation sample: their count and wall time [ms] */
-  private sampleWindow = { steps: 0, ms: 0 };
+  private readonly sampleWindow = { steps: 0, ms: 0 };
   playing = false;
   speed = 1;
   sendContacts = false;
@@ -356,8 +356,7 @@ export class SimHost {
       sim.solver.track_islands = this.sendIslands;
       this.stopTrajectory();
       this.ablContacts = sim.collision.contacts();
-      this.lastAblationStep = -1;
-      this.sampleWindow = { steps: 0, ms: 0 };
+      this.restartSampling();
       this.history = new HistoryRing(
         loaded.model.joint_coord_count,
         loaded.model.joint_dof_count,
@@ -888,8 +887,7 @@ export class SimHost {
     this.drag = null;
     this.stepCount = 0;
     this.lastReport = null;
-    this.lastAblationStep = -1;
-    this.sampleWindow = { steps: 0, ms: 0 };
+    this.restartSampling();
     this.history?.clear();
     this.history?.push(0, 0, sim.state.joint_q, sim.state.joint_qd);
     this.recovery?.clear();
@@ -913,8 +911,7 @@ export class SimHost {
     sim.solver.updateBodyState(sim.state);
     this.drag = null;
     this.stepCount = snap.step;
-    this.lastAblationStep = -1;
-    this.sampleWindow = { steps: 0, ms: 0 };
+    this.restartSampling();
     this.recovery?.clear();
     this.frozenAt.clear();
     // the contact buffer belongs to the step that produced it: empty until the next step
@@ -1000,8 +997,7 @@ export class SimHost {
     sim.solver.updateBodyState(sim.state);
     this.stepCount = cmd.step;
     this.drag = null;
-    this.lastAblationStep = -1;
-    this.sampleWindow = { steps: 0, ms: 0 };
+    this.restartSampling();
     this.history?.clear();
     this.history?.push(cmd.step, cmd.time, sim.state.joint_q, sim.state.joint_qd);
     this.recovery?.clear();
@@ -1043,6 +1039,13 @@ export class SimHost {
 
   // ------------------------------------------------------------------------------------------ read-outs
 
+  /** the next step is sampled afresh (after a load, reset, seek or restore): no ablation yet, an empty step-time window */
+  private restartSampling(): void {
+    this.lastAblationStep = -1;
+    this.sampleWindow.steps = 0;
+    this.sampleWindow.ms = 0;
+  }
+
   /** one-step ablation from the current state (SPEC §3.8) */
   ablate(): AblationSample | null {
     const sim = this.sim;
@@ -1067,7 +1070,8 @@ export class SimHost {
       step_ms: this.sampleWindow.steps > 0 ? this.sampleWindow.ms / this.sampleWindow.steps : 0,
       ms: this.now() - t0,
     };
-    this.sampleWindow = { steps: 0, ms: 0 };
+    this.sampleWindow.steps = 0;
+    this.sampleWindow.ms = 0;
     this.emit({ v: PROTOCOL_VERSION, type: 'ablation', sample });
     return sample;
   }

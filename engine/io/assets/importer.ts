@@ -55,6 +55,11 @@ export interface ImportOptions {
   load_sites?: boolean;
 }
 
+/** why a keyframe cannot be asked of `kind` ('a scene file', 'a URDF file', …): only MJCF files have `<key>`s */
+export function keyframeRefusal(kind: string): string {
+  return `a keyframe selects a <key> of an MJCF file, not of ${kind}`;
+}
+
 /** one MJCF keyframe, already mapped to builder joints (public joint_q convention, xyzw quaternions) */
 export interface ImportedKeyframe {
   name: string;
