@@ -4,6 +4,7 @@
  * Everything is rendered as React text: nothing from a file or a link becomes HTML.
  */
 import { useEffect, useState } from 'react';
+import { timeAtStep } from '../../engine/worker/history';
 import type { ErrorInfo } from '../../engine/worker/protocol';
 import { filesFromDrop, type DropError } from '../files';
 import { client, loadFiles, send } from '../session';
@@ -190,7 +191,6 @@ export function Timeline() {
   const h = stats?.history;
   if (!stats || !h || !Number.isFinite(h.first_step)) return <div className="timeline" />;
   const value = drag ?? stats.step;
-  const dt = useStudio.getState().scene?.dt ?? 0;
   return (
     <div className="timeline" data-testid="timeline">
       <button onClick={() => send({ type: playing ? 'pause' : 'play' })} data-testid="play-toggle">
@@ -213,7 +213,7 @@ export function Timeline() {
         onKeyUp={() => setDrag(null)}
       />
       <span className="clock" data-testid="clock">
-        t = {(value * dt).toFixed(3)} s · step {value}
+        t = {timeAtStep(value, stats).toFixed(3)} s · step {value}
       </span>
       <span className="muted">{client.transport === 'ring' ? 'poses: shared ring' : 'poses: message'}</span>
     </div>

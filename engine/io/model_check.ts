@@ -105,6 +105,8 @@ export function assertModelFinite(m: SapModel): void {
       );
     }
   }
+  if (!Number.isFinite(m.time0))
+    throw new ModelError('time0', `is ${m.time0} (the initial time must be finite)`);
   for (const field of NOT_NAN) {
     const a = m[field] as unknown;
     if (!(a instanceof Float64Array || a instanceof Float32Array)) continue;

@@ -282,6 +282,8 @@ export class ModelBuilder {
   default_shape: ShapeConfig = { ...DEFAULT_SHAPE_CONFIG };
   default_joint: JointDofConfig = { ...DEFAULT_JOINT_CONFIG };
   num_worlds = 1;
+  /** initial simulated time [s] (an MJCF keyframe's `time`) */
+  time0 = 0;
   /** world offset spacing [m] (centered grid over the non-zero axes) */
   spacing: [number, number, number] = [0, 0, 0];
 
@@ -868,6 +870,7 @@ export class ModelBuilder {
       joint_collision_filter_parent: new Uint8Array(NB),
       joint_q0: new Float64Array(NQ),
       joint_qd0: new Float64Array(NV),
+      time0: this.time0,
       joint_target_pos: new Float64Array(NV),
       joint_target_vel: new Float64Array(NV),
       name: this.name,

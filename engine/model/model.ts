@@ -244,6 +244,8 @@ export interface SapModel {
   readonly joint_q0: Float64Array;
   /** (joint_dof_count) initial velocities, public convention */
   readonly joint_qd0: Float64Array;
+  /** initial simulated time [s]: an MJCF keyframe's `time` when one is loaded, else 0 */
+  readonly time0: number;
   /** (joint_dof_count) default drive targets */
   readonly joint_target_pos: Float64Array;
   readonly joint_target_vel: Float64Array;

@@ -39,7 +39,7 @@ export function makeState(m: SapModel): SapState {
     body_q: new Float64Array(m.body_count * 7),
     body_qd: new Float64Array(m.body_count * 6),
     body_f: new Float64Array(m.body_count * 6),
-    time: 0,
+    time: m.time0,
   };
 }
 

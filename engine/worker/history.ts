@@ -8,6 +8,30 @@ import { LIMITS } from '../io/limits';
 /** most bytes the ring may hold */
 export const HISTORY_MAX_BYTES = LIMITS.max_history_bytes;
 
+/** the steps and simulated times [s] of a history ring's oldest and newest snapshots (NaN when empty) */
+export interface HistoryRange {
+  first_step: number;
+  last_step: number;
+  first_time: number;
+  last_time: number;
+}
+
+/**
+ * The simulated time [s] shown for `step` on a scrubber: the live `time` at the live `step`, else
+ * interpolated between the ring's ends (exact while dt is constant; the step's own time arrives with
+ * the seek).
+ */
+export function timeAtStep(
+  step: number,
+  live: { step: number; time: number; history: HistoryRange },
+): number {
+  if (step === live.step) return live.time;
+  const h = live.history;
+  const span = h.last_step - h.first_step;
+  if (!(span > 0)) return h.first_time;
+  return h.first_time + ((step - h.first_step) / span) * (h.last_time - h.first_time);
+}
+
 export class HistoryRing {
   readonly capacity: number;
   private readonly stride: number;
@@ -61,7 +85,7 @@ export class HistoryRing {
   }
 
   /** first and last stored step and time (NaN when empty) */
-  range(): { first_step: number; last_step: number; first_time: number; last_time: number } {
+  range(): HistoryRange {
     if (this.size === 0) return { first_step: NaN, last_step: NaN, first_time: NaN, last_time: NaN };
     const a = this.slot(0),
       b = this.slot(this.size - 1);

@@ -14,6 +14,7 @@
 import { z } from 'zod';
 import { LIMITS, limitMessage } from '../io/limits';
 import type { StageMs } from '../pipeline/report';
+import type { HistoryRange } from './history';
 
 /** v3: backend switch (`set_backend` command, `backend` event); events carry this version */
 export const PROTOCOL_VERSION = 3;
@@ -424,7 +425,7 @@ export interface StatsInfo {
   playing: boolean;
   speed: number;
   resyncs: number;
-  history: { first_step: number; last_step: number; first_time: number; last_time: number };
+  history: HistoryRange;
 }
 
 /** trajectory-mode ablation: divergence of the three shadow simulations since `start_time` */

@@ -350,6 +350,28 @@ describe('SimHost keyframes (MJCF <key>)', () => {
     expect(torso()[2]).toBeCloseTo(1.282, 9);
   });
 
+  it("starts the clock at a keyframe's time; reset returns to it, the reference pose to 0", async () => {
+    const events: WorkerEvent[] = [];
+    const h = new SimHost((e) => events.push(e));
+    const text = humanoid.replace('<key name="prone"', '<key name="prone" time="2.5"');
+    expect(text).not.toBe(humanoid);
+    h.handle({ v, type: 'load_scene', source: { ...source, text }, keyframe: 'prone' });
+    await h.idle();
+    expect(h.sim!.state.time).toBe(2.5);
+    const dt = h.sim!.dt;
+    h.handle({ v, type: 'step', n: 20 });
+    await h.idle();
+    expect(h.sim!.state.time).toBeCloseTo(2.5 + 20 * dt, 12);
+    const stats = events.filter((e) => e.type === 'stats').at(-1);
+    expect(stats?.type === 'stats' && stats.stats.history.first_time).toBe(2.5);
+    h.handle({ v, type: 'reset' });
+    await h.idle();
+    expect(h.sim!.state.time).toBe(2.5);
+    h.handle({ v, type: 'reload', keyframe: null });
+    await h.idle();
+    expect(h.sim!.state.time).toBe(0);
+  });
+
   it('refuses a keyframe for a scene file or a URDF, keeping the running scene', async () => {
     const { h, of } = await host('box_stack');
     const sim = h.sim;

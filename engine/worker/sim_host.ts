@@ -362,7 +362,7 @@ export class SimHost {
         loaded.model.joint_dof_count,
         this.opts.historyCapacity,
       );
-      this.history.push(0, 0, sim.state.joint_q, sim.state.joint_qd);
+      this.history.push(0, sim.state.time, sim.state.joint_q, sim.state.joint_qd);
       this.energy = new EnergyGuard(loaded.model, sim.state);
       this.recovery = new RecoveryLog(loaded.model.num_worlds);
       this.frozenAt.clear();
@@ -889,7 +889,7 @@ export class SimHost {
     this.lastReport = null;
     this.restartSampling();
     this.history?.clear();
-    this.history?.push(0, 0, sim.state.joint_q, sim.state.joint_qd);
+    this.history?.push(0, sim.state.time, sim.state.joint_q, sim.state.joint_qd);
     this.recovery?.clear();
     this.frozenAt.clear();
     this.pacer.restart();

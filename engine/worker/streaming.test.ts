@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { RingReader, RingWriter, ringBytes } from './frame_ring';
-import { HistoryRing } from './history';
+import { HistoryRing, timeAtStep } from './history';
 
 describe('SharedArrayBuffer pose ring', () => {
   it('publishes frames the reader copies, newest first', () => {
@@ -48,6 +48,19 @@ describe('history ring', () => {
     expect(h.find(5)!.q[0]).toBe(9);
     h.clear();
     expect(h.find(0)).toBeNull();
+  });
+
+  it("gives the scrubber's clock: the live time at the live step, else interpolated over the ring", () => {
+    const h = new HistoryRing(1, 1, 100);
+    for (let s = 10; s <= 30; s++) h.push(s, 1.5 + (s - 10) * 0.002, [0], [0]);
+    const live = { step: 30, time: 1.54, history: h.range() };
+    expect(timeAtStep(30, live)).toBe(1.54);
+    expect(timeAtStep(10, live)).toBe(1.5);
+    expect(timeAtStep(20, live)).toBeCloseTo(1.52, 12);
+    // one snapshot: its time
+    h.clear();
+    h.push(7, 0.3, [0], [0]);
+    expect(timeAtStep(8, { step: 7, time: 0.3, history: h.range() })).toBe(0.3);
   });
 
   it('caps memory', () => {

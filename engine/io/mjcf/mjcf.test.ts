@@ -226,6 +226,28 @@ describe('MJCF import', () => {
     ]);
   });
 
+  it("a keyframe's time is the initial time (MuJoCo's mj_resetDataKeyframe); a non-finite one is refused where it stands", async () => {
+    const xml = (t: string) => `
+<mujoco>
+  <worldbody><body name="b" pos="0 0 1"><freejoint/><geom size="0.1"/></body></worldbody>
+  <keyframe><key name="k" time="${t}" qpos="0 0 2 1 0 0 0"/></keyframe>
+</mujoco>`;
+    const { b } = await load(xml('1.25'), {}, { keyframe: 'k' });
+    const m = b.finalize();
+    expect(m.time0).toBe(1.25);
+    const sim = new Simulation(m, { dt: 0.01 });
+    expect(sim.state.time).toBe(1.25);
+    sim.step();
+    expect(sim.state.time).toBeCloseTo(1.26, 14);
+    sim.reset();
+    expect(sim.state.time).toBe(1.25);
+    // without the keyframe the clock starts at 0
+    expect((await load(xml('1.25'))).b.finalize().time0).toBe(0);
+    await expect(
+      loadModelAsset('mjcf', { text: xml('1e999'), path: 'k.xml' }, { keyframe: 'k' }),
+    ).rejects.toThrow(/4:13: <key time="1e999">: expected finite numbers/);
+  });
+
   it('equality connect / weld / joint, contact exclude, fixed tendons, includes and meshes with negative scale', async () => {
     const tet = 'v 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nf 1 3 2\nf 1 2 4\nf 1 4 3\nf 2 3 4\n';
     // an included file's top-level children replace the <include> element

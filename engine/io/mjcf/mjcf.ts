@@ -1866,6 +1866,7 @@ class MjcfBuilder {
       throw new ImportError(
         `keyframe '${sel}' not found (have: ${keys.map((k) => k.name).join(', ') || 'none'})`,
       );
+    b.time0 = key.time;
     for (const { joint, q } of key.joint_q) b.jointQ(joint).splice(0, q.length, ...q);
     for (const { joint, qd } of key.joint_qd) b.jointQd(joint).splice(0, qd.length, ...qd);
     key.ctrl.forEach((u, i) => {
