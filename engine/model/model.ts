@@ -234,7 +234,10 @@ export interface SapModel {
   readonly tendon_limit_kd: Float64Array;
   readonly tendon_label: readonly string[];
 
-  /** (joint_dof_count) Coulomb joint friction [N·m or N] (stored; not yet a SAP constraint) */
+  /**
+   * (joint_dof_count) dry (Coulomb) joint friction bound [N·m or N]: a SAP joint-friction constraint
+   * on revolute and prismatic DOFs (MuJoCo's frictionloss); not applied to ball and free joints
+   */
   readonly joint_friction: Float64Array;
   /** (joint_count) 1 when the parent's and child's shapes are filtered from colliding */
   readonly joint_collision_filter_parent: Uint8Array;

@@ -5,6 +5,8 @@
  * added only inside the window q₀ ± 2·dt·max(|v₀|, |v*|) (a violated side is always inside).
  * PD drives (1-DOF joints with target_ke or target_kd > 0): implicit PD with the effort limit on PD +
  * feed-forward together; the feed-forward of driven DOFs enters here, not the free motion.
+ * Dry friction (1-DOF joints with a finite joint_friction > 0; Drake's SapJointFrictionConstraint,
+ * σ = 1e-3): after the DOF's drive.
  * On free and ball joints a drive acts as a velocity drive (kd only) on the internal DOF: angular
  * DOFs are ω (world for free joints, parent frame for ball); the linear DOFs of a free joint are
  * the velocity of the joint frame's origin. Position gains have no meaning for quaternion
@@ -14,6 +16,7 @@ import { publicDofIndex } from '../kinematics';
 import { JointType, type SapModel } from '../model';
 import type { SapControl } from '../state';
 import { NEAR_RIGID_BETA } from '../sap/constraints/common';
+import { JOINT_FRICTION_SIGMA } from '../sap/constraints/joint_friction';
 import type { PackedSapProblem } from '../sap/packed_problem';
 import type { SapConstraintSpec } from '../sap/problem';
 
@@ -46,7 +49,13 @@ export function hasDrive(m: SapModel, d: number): boolean {
   return m.joint_target_ke[d] > 0 || m.joint_target_kd[d] > 0;
 }
 
-/** appends limit and PD constraints of the joints [j0, j1) */
+/** true when 1-DOF joint DOF d carries dry friction (a finite bound > 0) */
+export function hasJointFriction(m: SapModel, d: number): boolean {
+  const f = m.joint_friction[d];
+  return f > 0 && f < Infinity;
+}
+
+/** appends limit, PD and joint-friction constraints of the joints [j0, j1) */
 export function buildJointConstraints(
   m: SapModel,
   j0: number,
@@ -121,6 +130,8 @@ export function buildJointConstraints(
         u0: control.joint_f[d],
       });
     }
+    if (hasJointFriction(m, d))
+      out.push({ kind: 'joint_friction', clique, dof, friction: m.joint_friction[d] });
   }
 }
 
@@ -167,5 +178,7 @@ export function packJointConstraints(
         NaN,
       );
     }
+    if (hasJointFriction(m, d))
+      pp.addJointFriction(clique, dof, m.joint_friction[d], JOINT_FRICTION_SIGMA, NaN);
   }
 }

@@ -94,6 +94,52 @@ describe('pendulum', () => {
   }
 });
 
+describe('joint dry friction (frictionloss) on a horizontal pendulum', () => {
+  // held horizontal: gravity's torque about the hinge is m·g·d, the hinge's inertia I = I_yy + m·d²
+  const setup = (ratio: number, line_search_variant = 'exact_root') => {
+    const m0 = pendulum();
+    const mass = m0.body_mass[0];
+    const d = -m0.body_com[2];
+    const I = m0.body_inertia[4] + mass * d * d;
+    const tauG = mass * 9.81 * d;
+    const sim = new Simulation(pendulum(ratio * tauG), {
+      dt: 0.001,
+      solver: { contact_preset_variant: 'drake', line_search_variant },
+    });
+    sim.state.joint_q[0] = Math.PI / 2;
+    return { sim, I, tauG };
+  };
+
+  it('holds the arm when the friction bound exceeds the gravity torque (creep below 1e-4 rad in 0.5 s)', () => {
+    const { sim } = setup(1.2);
+    for (let i = 0; i < 500; i++) sim.step();
+    expect(Math.abs(sim.state.joint_q[0] - Math.PI / 2)).toBeLessThan(1e-4);
+    expect(Math.abs(sim.state.joint_qd[0])).toBeLessThan(1e-3);
+  });
+
+  for (const ratio of [0, 0.5, 0.9]) {
+    it(`slips at the angular acceleration (τ_g − τ_c)/I with τ_c = ${ratio}·τ_g (within 1%)`, () => {
+      const { sim, I, tauG } = setup(ratio);
+      const steps = 20;
+      for (let i = 0; i < steps; i++) sim.step();
+      // (the arm turns by ~1e-3 rad: the gravity torque stays m·g·d within 1e-6)
+      const alpha = Math.abs(sim.state.joint_qd[0]) / (steps * 0.001);
+      const expected = (tauG * (1 - ratio)) / I;
+      expect(Math.abs(alpha - expected) / expected).toBeLessThan(0.01);
+    });
+  }
+
+  it('slips at the same acceleration under monotone_decay once moving (its cost criterion ends the first step in the stiction well)', () => {
+    const { sim, I, tauG } = setup(0.5, 'monotone_decay');
+    sim.step();
+    const v1 = Math.abs(sim.state.joint_qd[0]);
+    for (let i = 1; i < 20; i++) sim.step();
+    const alpha = (Math.abs(sim.state.joint_qd[0]) - v1) / (19 * 0.001);
+    const expected = (0.5 * tauG) / I;
+    expect(Math.abs(alpha - expected) / expected).toBeLessThan(0.01);
+  });
+});
+
 function energyAndMomentum(sim: Simulation): { ke: number; L: number[] } {
   const m = sim.model;
   const s = sim.state;

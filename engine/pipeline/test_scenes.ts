@@ -64,7 +64,7 @@ export function boxStacks(stacks: number, n: number, h = 0.1, mu = 0.6): SapMode
 }
 
 /** a compound pendulum about y: rod (capsule) plus bob, pivot at height 2 */
-export function pendulum(): SapModel {
+export function pendulum(friction = 0): SapModel {
   const b = new ModelBuilder();
   const link = b.addBody({ label: 'link', X_wb: [0, 0, 2, 0, 0, 0, 1] });
   b.addShape({
@@ -88,6 +88,7 @@ export function pendulum(): SapModel {
     axis: [0, 1, 0],
     X_p: [0, 0, 2, 0, 0, 0, 1],
     label: 'hinge',
+    friction,
   });
   return b.finalize();
 }

@@ -13,11 +13,13 @@
  * sit in `phys` ({@link PHYS_STRIDE} numbers per constraint, NaN for "use the default"):
  * - contact:   mu, stiffness, tau_d, phi0, beta, sigma, w
  * - limit:     dof, q0, lower, upper, stiffness, tau_d, beta, w
- * - pd:        dof, q0, qd, vd, kp, kd, effort_limit, u0, w
+ * - pd:        dof, q0, qd, vd, kp, kd, effort_limit, u0, w, friction σ (NaN: a drive; a number: joint
+ *              friction of bound effort_limit, see constraints/joint_friction.ts)
  * - holonomic: stiffness, tau_d, beta, w, g0[0 .. rows)
  * - tendon:    l0, lower, upper, stiffness, tau_d, beta, w (Jacobian rows +a, −a per finite side)
  */
 
+import { JOINT_FRICTION_SIGMA } from './constraints/joint_friction';
 import type { SapConstraintSpec } from './problem';
 
 /** constraint kind codes */
@@ -248,6 +250,18 @@ export class PackedSapProblem {
     P[o + 6] = effort_limit;
     P[o + 7] = u0;
     P[o + 8] = w;
+    P[o + 9] = NaN;
+    return i;
+  }
+
+  /**
+   * Appends dry friction of bound `friction` [N·m or N] on `dof` of clique `c` (Drake's
+   * SapJointFrictionConstraint, regularization R = σ·w): a PD-kind record (see
+   * constraints/joint_friction.ts)
+   */
+  addJointFriction(c: number, dof: number, friction: number, sigma: number, w: number): number {
+    const i = this.addPd(c, dof, 0, 0, 0, 0, 0, friction, 0, w);
+    this.phys[i * PHYS_STRIDE + 9] = sigma;
     return i;
   }
 
@@ -360,6 +374,9 @@ export class PackedSapProblem {
         s.beta ?? NaN,
         s.w ?? NaN,
       );
+    }
+    if (s.kind === 'joint_friction') {
+      return this.addJointFriction(s.clique, s.dof, s.friction, s.sigma ?? JOINT_FRICTION_SIGMA, s.w ?? NaN);
     }
     return this.addPd(s.clique, s.dof, s.q0, s.qd, s.vd, s.kp, s.kd, s.effort_limit, s.u0, s.w ?? NaN);
   }

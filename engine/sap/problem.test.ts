@@ -9,6 +9,7 @@ import {
   cliquePile,
   diag,
   holonomicMix,
+  jointFrictionMix,
   limitsAndDrives,
   pointOnPlane,
   tendonMix,
@@ -32,6 +33,7 @@ const PROBLEMS: [string, () => SapProblem][] = [
   ['box with 4 contacts (stick)', () => boxOnPlane({ spin: 0, mu: 1.5 })],
   ['two cliques in contact', () => twoCliques()],
   ['limits, PD drives and a contact', () => limitsAndDrives()],
+  ['joint friction (slip, stick, with a PD drive)', () => jointFrictionMix()],
   ['couplers and holonomic constraints across cliques', () => holonomicMix()],
   ['tendon limits across cliques, a joint limit and a contact', () => tendonMix()],
 ];
@@ -107,6 +109,32 @@ function momentum(p: SapProblem, v: Float64Array): Float64Array {
   });
   return out;
 }
+
+describe('joint friction', () => {
+  it('slips at the bound δt·τ_c against the motion, or sticks inside it (creeping below σ·w·δt·τ_c)', () => {
+    const p = jointFrictionMix();
+    const r = solveSapProblem(p, TIGHT);
+    expect(r.status, r.message).toBe('converged');
+    const dt = p.dt;
+    const A = p.cliques[0].A;
+    // dof 0 slips: γ = −δt·τ_c, opposite to its velocity
+    expect(r.gamma[0][0]).toBeCloseTo(-dt * 5, 15);
+    expect(r.v[0]).toBeGreaterThan(0);
+    // dof 1 sticks: |γ| inside the bound, |v| below R·γ_max with R = σ/A_11
+    expect(Math.abs(r.gamma[1][0])).toBeLessThan(dt * 200);
+    expect(Math.abs(r.v[1])).toBeLessThanOrEqual((1e-3 / A[4]) * dt * 200);
+  });
+
+  it('rejects a bound that is not positive and finite, naming the field', () => {
+    for (const friction of [0, -1, NaN, Infinity]) {
+      const p = jointFrictionMix();
+      p.constraints[0] = { kind: 'joint_friction', clique: 0, dof: 0, friction };
+      const r = solveSapProblem(p, TIGHT);
+      expect(r.status).toBe('invalid_input');
+      expect(r.message).toMatch(/constraints\[0\].*friction.*must be finite and > 0/);
+    }
+  });
+});
 
 describe('solveSapProblem on hand-built problems', () => {
   for (const [name, make] of PROBLEMS) {

@@ -39,6 +39,9 @@ export interface SapProblem {
  *   first (vc = +v for the lower row, −v for the upper row); β default 0.1; w default 1/A_dof,dof.
  * - `pd`: implicit PD drive with effort limit on PD + feed-forward; w default 1/A_dof,dof (used by
  *   the near-rigid gain clamp, β = 0.1). γ = δt·u [N·s or N·m·s].
+ * - `joint_friction`: dry friction of bound `friction` τ_c > 0 [N·m or N] on dof `dof` of clique
+ *   `clique` (Drake's SapJointFrictionConstraint, MuJoCo's frictionloss): γ = clamp(−vc/R, ±δt·τ_c)
+ *   with R = σ·w; σ default 1e-3, w default 1/A_dof,dof. γ [N·s or N·m·s].
  * - `holonomic`: g(q) = 0 with n = g0.length ≤ 6 rows (coupler, ball, weld); `J[c]` is n×nv_c
  *   row-major with Σ_c J_c v_c = ġ; stiffness may be +∞ (near-rigid, β = 0.1 by default);
  *   w default ‖Σ_c J_c diag(A_c)⁻¹ J_cᵀ‖_F / n. γ is unbounded [N·s or N·m·s].
@@ -75,6 +78,7 @@ export type SapConstraintSpec =
       u0: number;
       w?: number;
     }
+  | { kind: 'joint_friction'; clique: number; dof: number; friction: number; sigma?: number; w?: number }
   | ({ kind: 'tendon'; cliques: number[]; a: Float64Array[]; w?: number } & TendonParamsInput)
   | {
       kind: 'holonomic';
@@ -94,7 +98,7 @@ export type SapSolveStatus = 'converged' | 'max_iterations' | 'line_search_faile
  * Result of a solve. Impulses, velocities and costs are reported at the returned `v`.
  *
  * - `v`: all velocities (Σ nv); cliques touched by no constraint keep v*.
- * - `gamma`: per constraint in input order (contact 3, limit and tendon 0–2, pd 1 entries) [N·s].
+ * - `gamma`: per constraint in input order (contact 3, limit and tendon 0–2, pd and joint_friction 1 entry) [N·s].
  * - `j`: generalized impulse Jᵀγ (Σ nv entries; 0 on non-participating cliques).
  * - `iterations`: Newton updates made (0 when the guess is already optimal or there are no
  *   constraints); `line_search_iterations`: total cost evaluations along search lines.

@@ -50,6 +50,7 @@ import {
 } from './constraints/contact';
 import { limitCalc, limitRowSigns, makeLimitParams } from './constraints/limit';
 import { makeTendonParams } from './constraints/tendon';
+import { makeJointFrictionParams } from './constraints/joint_friction';
 import { makePdParams, pdCalc, pdEval } from './constraints/pd';
 import { BlockSparseCholesky } from './linalg/block_sparse';
 import { CHOLESKY_TILE, DenseCholesky, choleskyFactor } from './linalg/cholesky';
@@ -1386,6 +1387,17 @@ export class SapSolver {
         const n = pk.cliqueNv[c];
         const dof = P[x];
         const w = orDefault(P[x + 8], 1 / pk.cliqueA[c][dof * n + dof]);
+        const sigma = P[x + 9];
+        if (!Number.isNaN(sigma)) {
+          // joint friction: a PD record with Kp = 0, Kd = 1/(δt·σ·w)
+          makeJointFrictionParams(P[x + 6], sigma, dt, w, this.params, po);
+          const kd = this.params[po + 2];
+          if (!(kd > 0 && Number.isFinite(kd))) {
+            return `constraints[${i}] (joint_friction): regularization is not positive and finite (R = ${sigma * w}); check sigma and w`;
+          }
+          this.stiffness = Math.max(this.stiffness, w * dt * kd);
+          continue;
+        }
         const d = this.pdIn;
         d.q0 = P[x + 1];
         d.qd = P[x + 2];
@@ -1720,6 +1732,16 @@ export class SapSolver {
       if (s.w !== undefined && !(fin(s.w) && s.w > 0)) return bad('w', 'must be finite and > 0');
       return checkLimitSides(s, bad);
     }
+    if (s.kind === 'joint_friction') {
+      if (!isIndex(s.clique, nCl)) return bad('clique', `must be a clique index in [0, ${nCl})`);
+      const n = this.cliqueOff[s.clique + 1] - this.cliqueOff[s.clique];
+      if (!isIndex(s.dof, n)) return bad('dof', `must be a dof index in [0, ${n})`);
+      if (!(fin(s.friction) && s.friction > 0)) return bad('friction', 'must be finite and > 0');
+      if (s.sigma !== undefined && !(fin(s.sigma) && s.sigma > 0))
+        return bad('sigma', 'must be finite and > 0');
+      if (s.w !== undefined && !(fin(s.w) && s.w > 0)) return bad('w', 'must be finite and > 0');
+      return null;
+    }
     if (s.kind === 'limit' || s.kind === 'pd') {
       if (!isIndex(s.clique, nCl)) return bad('clique', `must be a clique index in [0, ${nCl})`);
       const n = this.cliqueOff[s.clique + 1] - this.cliqueOff[s.clique];
@@ -1737,7 +1759,7 @@ export class SapSolver {
         return bad('effort_limit', 'must be > 0');
       return null;
     }
-    return `constraints[${i}]: unknown kind '${String((s as { kind?: unknown }).kind)}' (allowed: contact, limit, pd, holonomic, tendon)`;
+    return `constraints[${i}]: unknown kind '${String((s as { kind?: unknown }).kind)}' (allowed: contact, limit, pd, joint_friction, holonomic, tendon)`;
   }
 
   private invalidResult(p: SapProblem, message: string): SapSolveResult {

@@ -217,6 +217,26 @@ export function limitsAndDrives(seed = 7): SapProblem {
 }
 
 /**
+ * Joint dry friction on a 3-dof clique with a random SPD A: a DOF that slips (its free-motion
+ * momentum exceeds δt·τ_c), one that sticks, and one with friction and a PD drive together.
+ */
+export function jointFrictionMix(seed = 11): SapProblem {
+  const rng = seededRandom(seed);
+  const dt = 0.002;
+  return {
+    dt,
+    cliques: [{ nv: 3, A: randomSpd(3, rng, 1) }],
+    v_star: Float64Array.from([0.8, -0.002, 0.3]),
+    constraints: [
+      { kind: 'joint_friction', clique: 0, dof: 0, friction: 5 },
+      { kind: 'joint_friction', clique: 0, dof: 1, friction: 200 },
+      { kind: 'pd', clique: 0, dof: 2, q0: 0, qd: 0.2, vd: 0, kp: 100, kd: 5, effort_limit: 50, u0: 0 },
+      { kind: 'joint_friction', clique: 0, dof: 2, friction: 1, sigma: 1e-2 },
+    ],
+  };
+}
+
+/**
  * Holonomic constraints across two cliques: a coupler (1 row, q₀ of clique 0 against q₁ of
  * clique 1), a 3-row ball-like constraint with random Jacobian blocks in both cliques (rigid), a
  * compliant 2-row one inside clique 1, and a contact.

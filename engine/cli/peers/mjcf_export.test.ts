@@ -427,6 +427,55 @@ describe('exportMjcf', () => {
       mm.delete();
     }
   });
+  it('exports joint dry friction as frictionloss: a horizontal arm held or slipping in MuJoCo as in ours', async () => {
+    // the arm of `pendulum` (0.9 kg at 0.4 m) horizontal on its y hinge: gravity's torque about it
+    // is τ_g = m·g·0.4; friction bounds 1.2·τ_g (holds) and 0.5·τ_g (slips at (τ_g − τ_c)/I)
+    const build = (friction: number): SapModel => {
+      const b = new ModelBuilder();
+      const [, j] = pendulum(b, [0, 0, 1], 0.4);
+      b.joints[j].dof.friction = friction;
+      return b.finalize();
+    };
+    const m0 = build(0);
+    const tauG = m0.body_mass[0] * 9.81 * 0.4;
+    const dt = 0.002;
+    const mj = await mujoco();
+    const velocities: number[][] = [];
+    for (const ratio of [1.2, 0.5]) {
+      const m = build(ratio * tauG);
+      const exp = exportMjcf(m, dt);
+      expect(exp.xml).toMatch(new RegExp(`frictionloss="${(ratio * tauG).toPrecision(6).slice(0, 6)}`));
+      const sim = new Simulation(m, {
+        dt,
+        solver: { contact_preset_variant: 'drake', line_search_variant: 'exact_root' },
+      });
+      const { m: mm, d } = mujocoFromXml(mj, exp.xml);
+      try {
+        setMujocoState(m, sim.state, exp, mm, d);
+        mj.mj_forward(mm, d);
+        for (let i = 0; i < 100; i++) {
+          sim.step();
+          mj.mj_step(mm, d);
+        }
+        velocities.push([sim.state.joint_qd[0], d.qvel[0]]);
+      } finally {
+        d.delete();
+        mm.delete();
+      }
+    }
+    const I = m0.body_inertia[4] + m0.body_mass[0] * 0.4 * 0.4;
+    const slip = (0.5 * tauG) / I; // [rad/s²] while the arm is near horizontal
+    // held: after 0.2 s ours creeps at 4.9e-5 rad/s (σ = 1e-3), MuJoCo's softer friction (default
+    // solreffriction) at 0.026 rad/s, 1.1% of the slipping arm's speed
+    expect(Math.abs(velocities[0][0])).toBeLessThan(1e-4 * slip * 0.2);
+    expect(Math.abs(velocities[0][1])).toBeLessThan(0.02 * slip * 0.2);
+    // slipping: both at (τ_g − τ_c)/I (2.40211 rad/s after 0.2 s in both, 1e-6 apart; 1.2% below
+    // slip·t, as the arm has turned by 0.24 rad and gravity's torque fallen with its cosine)
+    const [ours, theirs] = velocities[1].map(Math.abs);
+    expect(Math.abs(ours - slip * 0.2) / (slip * 0.2)).toBeLessThan(0.02);
+    expect(Math.abs(theirs - ours) / ours).toBeLessThan(1e-5);
+  });
+
   it('writes angles in radians: a hinge limit and spring reference act where ours do', async () => {
     // a pendulum (1 kg point mass 0.5 m out along x) on a y hinge limited to [−0.5, 0.5] rad with
     // a spring about 0.3 rad, started at q = 0.45 (inside the limit) and at q = 0.55 (past it)

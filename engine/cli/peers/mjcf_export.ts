@@ -10,7 +10,7 @@
  * ellipsoid) carry the shape friction μ.
  * Angles are radians (`<compiler angle="radian"/>`: MJCF's default unit is degrees, which would
  * turn our hinge limits and spring references into limits of a few degrees).
- * Joint limits, armature, damping and springs (stiffness, springref) carry over; PD drives become
+ * Joint limits, armature, damping, springs (stiffness, springref) and dry friction (frictionloss) carry over; PD drives become
  * `position` actuators with kp = target_ke, kv = target_kd and the effort limit as force range.
  * Contact stiffness is left to MuJoCo's defaults (the models differ there by design); the shapes'
  * margins and speculative gaps carry over as geom `margin`/`gap`, so MuJoCo detects the contacts
@@ -50,6 +50,7 @@ import { makePairFilter, pairAllowed } from '../../collision/filter';
 import { forwardKinematics, makeKinematicsData } from '../../kinematics';
 import { EqualityType, JointType, ShapeFlags, ShapeType, type SapModel } from '../../model';
 import type { SapState } from '../../state';
+import { hasJointFriction } from '../../pipeline/joint_constraints';
 
 export interface MjcfExport {
   xml: string;
@@ -230,7 +231,9 @@ export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfEx
       const limited = Number.isFinite(lo) && Number.isFinite(hi) && m.joint_limit_ke[d] > 0;
       const ks = m.joint_stiffness[d];
       const spring = ks !== 0 ? ` stiffness="${f(ks)}" springref="${f(m.joint_spring_ref[d])}"` : '';
-      s += `${indent}  <joint name="j${b}" type="${jt === JointType.REVOLUTE ? 'hinge' : 'slide'}" pos="${v3(Xc, b * 7)}" axis="${axis.map(f).join(' ')}" armature="${f(m.joint_armature[d])}" damping="${f(m.joint_damping[d])}"${spring}${limited ? ` limited="true" range="${f(lo)} ${f(hi)}"` : ' limited="false"'}/>\n`;
+      // dry friction as MuJoCo's frictionloss (ours: joint_constraints.ts)
+      const fl = hasJointFriction(m, d) ? ` frictionloss="${f(m.joint_friction[d])}"` : '';
+      s += `${indent}  <joint name="j${b}" type="${jt === JointType.REVOLUTE ? 'hinge' : 'slide'}" pos="${v3(Xc, b * 7)}" axis="${axis.map(f).join(' ')}" armature="${f(m.joint_armature[d])}" damping="${f(m.joint_damping[d])}"${spring}${fl}${limited ? ` limited="true" range="${f(lo)} ${f(hi)}"` : ' limited="false"'}/>\n`;
       joints.push(b);
       if (m.joint_target_ke[d] > 0 || m.joint_target_kd[d] > 0) act.push({ j: b, dof: d });
     } else if (jt !== JointType.FIXED) {
