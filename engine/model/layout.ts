@@ -26,6 +26,12 @@
  * offset + i·W + k. Counts: see {@link LayoutCountSymbol}.
  */
 
+/**
+ * constraint rows the GPU keeps per DOF (kernels/sap_constraints.wgsl): lower limit, upper limit,
+ * PD drive, joint friction
+ */
+export const DOF_ROWS = 4;
+
 /** arena of a field */
 export type LayoutArena = 'model' | 'input' | 'data';
 /** scalar type: df64 (two f32 per element) or i32 */
@@ -35,7 +41,7 @@ export type LayoutScalar = 'df64' | 'i32';
  * count symbols (number of elements of a field):
  * body/joint/dof/coord/tree/world/slot: model counts and contact slots (num_worlds × capacity);
  * `*1`: count + 1 (start offsets); one: 1; tree_A: Σ_t nv_t²; world_H: Σ_w nv_w²;
- * row: constraint rows (3·slots + 3·dof); gslot: constraint Hessian entries (9·slots + 3·dof);
+ * row: constraint rows (3·slots + DOF_ROWS·dof); gslot: constraint Hessian entries (9·slots + DOF_ROWS·dof);
  * slot_J: contact Jacobian entries (slots × 2 blocks × 3 rows × max tree nv);
  * cost: num_worlds × (max_iterations + 1);
  * eq/eq1: equality slots (+1): the model's equality constraints and its fixed tendons, per world
@@ -139,6 +145,7 @@ export const GPU_LAYOUT: readonly LayoutField[] = [
   f('joint_target_ke', 'model', 'df64', 1, 'dof', 'PD stiffness'),
   f('joint_target_kd', 'model', 'df64', 1, 'dof', 'PD damping'),
   f('joint_effort_limit', 'model', 'df64', 1, 'dof', 'effort limit; 1e30 stands for ∞'),
+  f('dof_friction', 'model', 'df64', 1, 'dof', 'dry-friction bound τ_c of a 1-DOF joint [N·m or N], 0 none'),
   f('eq_anchor', 'model', 'df64', 6, 'eq', 'anchor0, anchor1 in the body frames (world for -1) [m]'),
   f('eq_relpose', 'model', 'df64', 7, 'eq', 'weld: target pose of body1 in the anchor0 frame'),
   f('eq_coupler', 'model', 'df64', 2, 'eq', 'coupler ratio ρ, offset Δq'),
@@ -203,6 +210,7 @@ export const GPU_LAYOUT: readonly LayoutField[] = [
   // joint constraints
   f('lim_param', 'data', 'df64', 4, 'dof', 'R and v̂ of the lower, then the upper row'),
   f('pd_param', 'data', 'df64', 8, 'dof', 'dt, Kp, Kd, e, q₀, q_d, v_d, u₀'),
+  f('fr_param', 'data', 'df64', 2, 'dof', 'joint friction: R = σ·w, γ_max = δt·τ_c'),
   // equality (holonomic) constraints
   f('eq_J', 'data', 'df64', 1, 'eq_J', 'per equality 2 blocks of 6 × nv_tree, row-major'),
   f('eq_param', 'data', 'df64', 12, 'eq', 'per row R, v̂'),
@@ -248,6 +256,7 @@ export const GPU_LAYOUT: readonly LayoutField[] = [
   f('con_slip', 'data', 'i32', 1, 'slot', 'ContactSlip'),
   f('lim_rows', 'data', 'i32', 1, 'dof', 'limit rows: bit 0 lower, bit 1 upper'),
   f('pd_active', 'data', 'i32', 1, 'dof', '1 when the DOF has a PD constraint'),
+  f('fr_active', 'data', 'i32', 1, 'dof', '1 when the DOF has a joint-friction constraint'),
   f('eq_tree', 'data', 'i32', 2, 'eq', 'trees of the Jacobian blocks, -1'),
   f('eq_active', 'data', 'i32', 1, 'eq', '0 no participating tree, 1 constraint, 2 invalid parameters'),
   f('world_i', 'data', 'i32', 8, 'world', 'nvp, status, active, iterations, ls iterations, -, -, -'),

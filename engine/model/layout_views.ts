@@ -98,6 +98,8 @@ export interface GpuLayoutOffsets {
   joint_target_kd: number;
   /** model_d: (dof × 1) effort limit; 1e30 stands for ∞ */
   joint_effort_limit: number;
+  /** model_d: (dof × 1) dry-friction bound τ_c of a 1-DOF joint [N·m or N], 0 none */
+  dof_friction: number;
   /** model_d: (eq × 6) anchor0, anchor1 in the body frames (world for -1) [m] */
   eq_anchor: number;
   /** model_d: (eq × 7) weld: target pose of body1 in the anchor0 frame */
@@ -212,6 +214,8 @@ export interface GpuLayoutOffsets {
   lim_param: number;
   /** data_d: (dof × 8) dt, Kp, Kd, e, q₀, q_d, v_d, u₀ */
   pd_param: number;
+  /** data_d: (dof × 2) joint friction: R = σ·w, γ_max = δt·τ_c */
+  fr_param: number;
   /** data_d: (eq_J × 1) per equality 2 blocks of 6 × nv_tree, row-major */
   eq_J: number;
   /** data_d: (eq × 12) per row R, v̂ */
@@ -280,6 +284,8 @@ export interface GpuLayoutOffsets {
   lim_rows: number;
   /** data_i: (dof × 1) 1 when the DOF has a PD constraint */
   pd_active: number;
+  /** data_i: (dof × 1) 1 when the DOF has a joint-friction constraint */
+  fr_active: number;
   /** data_i: (eq × 2) trees of the Jacobian blocks, -1 */
   eq_tree: number;
   /** data_i: (eq × 1) 0 no participating tree, 1 constraint, 2 invalid parameters */
@@ -421,6 +427,7 @@ export function computeGpuLayout(c: LayoutCounts): GpuLayout {
     joint_target_ke: at('model_d', c.dof),
     joint_target_kd: at('model_d', c.dof),
     joint_effort_limit: at('model_d', c.dof),
+    dof_friction: at('model_d', c.dof),
     eq_anchor: at('model_d', c.eq * 6),
     eq_relpose: at('model_d', c.eq * 7),
     eq_coupler: at('model_d', c.eq * 2),
@@ -478,6 +485,7 @@ export function computeGpuLayout(c: LayoutCounts): GpuLayout {
     con_w: at('data_d', c.slot),
     lim_param: at('data_d', c.dof * 4),
     pd_param: at('data_d', c.dof * 8),
+    fr_param: at('data_d', c.dof * 2),
     eq_J: at('data_d', c.eq_J),
     eq_param: at('data_d', c.eq * 12),
     eq_w: at('data_d', c.eq),
@@ -512,6 +520,7 @@ export function computeGpuLayout(c: LayoutCounts): GpuLayout {
     con_slip: at('data_i', c.slot),
     lim_rows: at('data_i', c.dof),
     pd_active: at('data_i', c.dof),
+    fr_active: at('data_i', c.dof),
     eq_tree: at('data_i', c.eq * 2),
     eq_active: at('data_i', c.eq),
     world_i: at('data_i', c.world * 8),
@@ -607,6 +616,7 @@ export interface GpuViews {
   joint_target_ke: Float32Array;
   joint_target_kd: Float32Array;
   joint_effort_limit: Float32Array;
+  dof_friction: Float32Array;
   eq_anchor: Float32Array;
   eq_relpose: Float32Array;
   eq_coupler: Float32Array;
@@ -664,6 +674,7 @@ export interface GpuViews {
   con_w: Float32Array;
   lim_param: Float32Array;
   pd_param: Float32Array;
+  fr_param: Float32Array;
   eq_J: Float32Array;
   eq_param: Float32Array;
   eq_w: Float32Array;
@@ -698,6 +709,7 @@ export interface GpuViews {
   con_slip: Int32Array;
   lim_rows: Int32Array;
   pd_active: Int32Array;
+  fr_active: Int32Array;
   eq_tree: Int32Array;
   eq_active: Int32Array;
   world_i: Int32Array;
@@ -793,6 +805,7 @@ export function gpuViews(a: GpuArenas, l: GpuLayout, c: LayoutCounts): GpuViews 
     joint_target_ke: a.model_d.subarray(2 * o.joint_target_ke, 2 * o.joint_target_ke + 2 * c.dof),
     joint_target_kd: a.model_d.subarray(2 * o.joint_target_kd, 2 * o.joint_target_kd + 2 * c.dof),
     joint_effort_limit: a.model_d.subarray(2 * o.joint_effort_limit, 2 * o.joint_effort_limit + 2 * c.dof),
+    dof_friction: a.model_d.subarray(2 * o.dof_friction, 2 * o.dof_friction + 2 * c.dof),
     eq_anchor: a.model_d.subarray(2 * o.eq_anchor, 2 * o.eq_anchor + 12 * c.eq),
     eq_relpose: a.model_d.subarray(2 * o.eq_relpose, 2 * o.eq_relpose + 14 * c.eq),
     eq_coupler: a.model_d.subarray(2 * o.eq_coupler, 2 * o.eq_coupler + 4 * c.eq),
@@ -850,6 +863,7 @@ export function gpuViews(a: GpuArenas, l: GpuLayout, c: LayoutCounts): GpuViews 
     con_w: a.data_d.subarray(2 * o.con_w, 2 * o.con_w + 2 * c.slot),
     lim_param: a.data_d.subarray(2 * o.lim_param, 2 * o.lim_param + 8 * c.dof),
     pd_param: a.data_d.subarray(2 * o.pd_param, 2 * o.pd_param + 16 * c.dof),
+    fr_param: a.data_d.subarray(2 * o.fr_param, 2 * o.fr_param + 4 * c.dof),
     eq_J: a.data_d.subarray(2 * o.eq_J, 2 * o.eq_J + 2 * c.eq_J),
     eq_param: a.data_d.subarray(2 * o.eq_param, 2 * o.eq_param + 24 * c.eq),
     eq_w: a.data_d.subarray(2 * o.eq_w, 2 * o.eq_w + 2 * c.eq),
@@ -884,6 +898,7 @@ export function gpuViews(a: GpuArenas, l: GpuLayout, c: LayoutCounts): GpuViews 
     con_slip: a.data_i.subarray(o.con_slip, o.con_slip + c.slot),
     lim_rows: a.data_i.subarray(o.lim_rows, o.lim_rows + c.dof),
     pd_active: a.data_i.subarray(o.pd_active, o.pd_active + c.dof),
+    fr_active: a.data_i.subarray(o.fr_active, o.fr_active + c.dof),
     eq_tree: a.data_i.subarray(o.eq_tree, o.eq_tree + 2 * c.eq),
     eq_active: a.data_i.subarray(o.eq_active, o.eq_active + c.eq),
     world_i: a.data_i.subarray(o.world_i, o.world_i + 8 * c.world),
@@ -919,7 +934,7 @@ export function gpuViews(a: GpuArenas, l: GpuLayout, c: LayoutCounts): GpuViews 
 }
 
 /** size of the Layout uniform [bytes] */
-export const LAYOUT_UNIFORM_BYTES = 832;
+export const LAYOUT_UNIFORM_BYTES = 848;
 
 /** step parameters of the Layout uniform (df64 parameters are given as numbers) */
 export interface GpuUniformParams {
@@ -1073,126 +1088,129 @@ export function writeLayoutUniform(p: GpuUniformParams, o: GpuLayoutOffsets, out
   out.setUint32(332, o.joint_target_ke, true);
   out.setUint32(336, o.joint_target_kd, true);
   out.setUint32(340, o.joint_effort_limit, true);
-  out.setUint32(344, o.eq_anchor, true);
-  out.setUint32(348, o.eq_relpose, true);
-  out.setUint32(352, o.eq_coupler, true);
-  out.setUint32(356, o.eq_inv_k, true);
-  out.setUint32(360, o.eq_tau, true);
-  out.setUint32(364, o.eq_limit, true);
-  out.setUint32(368, o.tendon_coef, true);
-  out.setUint32(372, o.joint_q, true);
-  out.setUint32(376, o.joint_qd, true);
-  out.setUint32(380, o.body_f, true);
-  out.setUint32(384, o.joint_f, true);
-  out.setUint32(388, o.joint_target_pos, true);
-  out.setUint32(392, o.joint_target_vel, true);
-  out.setUint32(396, o.contact_point0, true);
-  out.setUint32(400, o.contact_point1, true);
-  out.setUint32(404, o.contact_normal, true);
-  out.setUint32(408, o.contact_phi0, true);
-  out.setUint32(412, o.contact_inv_ke, true);
-  out.setUint32(416, o.contact_tau, true);
-  out.setUint32(420, o.contact_mu, true);
-  out.setUint32(424, o.contact_alpha0, true);
-  out.setUint32(428, o.contact_count, true);
-  out.setUint32(432, o.contact_body0, true);
-  out.setUint32(436, o.contact_body1, true);
-  out.setUint32(440, o.body_X, true);
-  out.setUint32(444, o.body_R, true);
-  out.setUint32(448, o.body_com_w, true);
-  out.setUint32(452, o.body_I_w, true);
-  out.setUint32(456, o.joint_X_wF, true);
-  out.setUint32(460, o.joint_anchor, true);
-  out.setUint32(464, o.dof_S, true);
-  out.setUint32(468, o.body_V, true);
-  out.setUint32(472, o.body_c, true);
-  out.setUint32(476, o.cbody_X, true);
-  out.setUint32(480, o.cbody_R, true);
-  out.setUint32(484, o.cbody_com_w, true);
-  out.setUint32(488, o.cdof_S, true);
-  out.setUint32(492, o.cjoint_X_wF, true);
-  out.setUint32(496, o.v_n, true);
-  out.setUint32(500, o.v_prev, true);
-  out.setUint32(504, o.tau, true);
-  out.setUint32(508, o.composite, true);
-  out.setUint32(512, o.rnea_A, true);
-  out.setUint32(516, o.rnea_f, true);
-  out.setUint32(520, o.bias, true);
-  out.setUint32(524, o.tree_A, true);
-  out.setUint32(528, o.tree_L, true);
-  out.setUint32(532, o.fm_rhs, true);
-  out.setUint32(536, o.v_star, true);
-  out.setUint32(540, o.A_diag, true);
-  out.setUint32(544, o.con_frame, true);
-  out.setUint32(548, o.con_point, true);
-  out.setUint32(552, o.con_J, true);
-  out.setUint32(556, o.con_param, true);
-  out.setUint32(560, o.con_w, true);
-  out.setUint32(564, o.lim_param, true);
-  out.setUint32(568, o.pd_param, true);
-  out.setUint32(572, o.eq_J, true);
-  out.setUint32(576, o.eq_param, true);
-  out.setUint32(580, o.eq_w, true);
-  out.setUint32(584, o.sap_v, true);
-  out.setUint32(588, o.sap_vstar, true);
-  out.setUint32(592, o.sap_dinv, true);
-  out.setUint32(596, o.sap_Ar, true);
-  out.setUint32(600, o.sap_p, true);
-  out.setUint32(604, o.sap_jv, true);
-  out.setUint32(608, o.sap_grad, true);
-  out.setUint32(612, o.sap_dv, true);
-  out.setUint32(616, o.sap_dp, true);
-  out.setUint32(620, o.sap_H, true);
-  out.setUint32(624, o.sap_vc, true);
-  out.setUint32(628, o.sap_dvc, true);
-  out.setUint32(632, o.sap_gamma, true);
-  out.setUint32(636, o.sap_G, true);
-  out.setUint32(640, o.sap_scalar, true);
-  out.setUint32(644, o.sap_start, true);
-  out.setUint32(648, o.sap_cost, true);
-  out.setUint32(652, o.v_next, true);
-  out.setUint32(656, o.q_out, true);
-  out.setUint32(660, o.qd_out, true);
-  out.setUint32(664, o.body_q_out, true);
-  out.setUint32(668, o.body_qd_out, true);
-  out.setUint32(672, o.con_force, true);
-  out.setUint32(676, o.tree_fm_bad, true);
-  out.setUint32(680, o.tree_red, true);
-  out.setUint32(684, o.red_dof, true);
-  out.setUint32(688, o.con_tree, true);
-  out.setUint32(692, o.con_active, true);
-  out.setUint32(696, o.con_slip, true);
-  out.setUint32(700, o.lim_rows, true);
-  out.setUint32(704, o.pd_active, true);
-  out.setUint32(708, o.eq_tree, true);
-  out.setUint32(712, o.eq_active, true);
-  out.setUint32(716, o.world_i, true);
-  out.setUint32(720, o.shape_type, true);
-  out.setUint32(724, o.shape_body, true);
-  out.setUint32(728, o.cpair, true);
-  out.setUint32(732, o.world_cpair_start, true);
-  out.setUint32(736, o.shape_X_bs, true);
-  out.setUint32(740, o.shape_size, true);
-  out.setUint32(744, o.shape_infl, true);
-  out.setUint32(748, o.cpair_d, true);
-  out.setUint32(752, o.pc_normal, true);
-  out.setUint32(756, o.pc_pa, true);
-  out.setUint32(760, o.pc_pb, true);
-  out.setUint32(764, o.pc_dist, true);
-  out.setUint32(768, o.gc_point0, true);
-  out.setUint32(772, o.gc_point1, true);
-  out.setUint32(776, o.gc_normal, true);
-  out.setUint32(780, o.gc_phi0, true);
-  out.setUint32(784, o.gc_inv_ke, true);
-  out.setUint32(788, o.gc_tau, true);
-  out.setUint32(792, o.gc_mu, true);
-  out.setUint32(796, o.gc_alpha0, true);
-  out.setUint32(800, o.pc_count, true);
-  out.setUint32(804, o.pc_feature, true);
-  out.setUint32(808, o.gc_count, true);
-  out.setUint32(812, o.gc_body0, true);
-  out.setUint32(816, o.gc_body1, true);
-  out.setUint32(820, o.gc_shape, true);
-  out.setUint32(824, o.gc_feature, true);
-  out.setUint32(828, o.gc_truncated, true);
+  out.setUint32(344, o.dof_friction, true);
+  out.setUint32(348, o.eq_anchor, true);
+  out.setUint32(352, o.eq_relpose, true);
+  out.setUint32(356, o.eq_coupler, true);
+  out.setUint32(360, o.eq_inv_k, true);
+  out.setUint32(364, o.eq_tau, true);
+  out.setUint32(368, o.eq_limit, true);
+  out.setUint32(372, o.tendon_coef, true);
+  out.setUint32(376, o.joint_q, true);
+  out.setUint32(380, o.joint_qd, true);
+  out.setUint32(384, o.body_f, true);
+  out.setUint32(388, o.joint_f, true);
+  out.setUint32(392, o.joint_target_pos, true);
+  out.setUint32(396, o.joint_target_vel, true);
+  out.setUint32(400, o.contact_point0, true);
+  out.setUint32(404, o.contact_point1, true);
+  out.setUint32(408, o.contact_normal, true);
+  out.setUint32(412, o.contact_phi0, true);
+  out.setUint32(416, o.contact_inv_ke, true);
+  out.setUint32(420, o.contact_tau, true);
+  out.setUint32(424, o.contact_mu, true);
+  out.setUint32(428, o.contact_alpha0, true);
+  out.setUint32(432, o.contact_count, true);
+  out.setUint32(436, o.contact_body0, true);
+  out.setUint32(440, o.contact_body1, true);
+  out.setUint32(444, o.body_X, true);
+  out.setUint32(448, o.body_R, true);
+  out.setUint32(452, o.body_com_w, true);
+  out.setUint32(456, o.body_I_w, true);
+  out.setUint32(460, o.joint_X_wF, true);
+  out.setUint32(464, o.joint_anchor, true);
+  out.setUint32(468, o.dof_S, true);
+  out.setUint32(472, o.body_V, true);
+  out.setUint32(476, o.body_c, true);
+  out.setUint32(480, o.cbody_X, true);
+  out.setUint32(484, o.cbody_R, true);
+  out.setUint32(488, o.cbody_com_w, true);
+  out.setUint32(492, o.cdof_S, true);
+  out.setUint32(496, o.cjoint_X_wF, true);
+  out.setUint32(500, o.v_n, true);
+  out.setUint32(504, o.v_prev, true);
+  out.setUint32(508, o.tau, true);
+  out.setUint32(512, o.composite, true);
+  out.setUint32(516, o.rnea_A, true);
+  out.setUint32(520, o.rnea_f, true);
+  out.setUint32(524, o.bias, true);
+  out.setUint32(528, o.tree_A, true);
+  out.setUint32(532, o.tree_L, true);
+  out.setUint32(536, o.fm_rhs, true);
+  out.setUint32(540, o.v_star, true);
+  out.setUint32(544, o.A_diag, true);
+  out.setUint32(548, o.con_frame, true);
+  out.setUint32(552, o.con_point, true);
+  out.setUint32(556, o.con_J, true);
+  out.setUint32(560, o.con_param, true);
+  out.setUint32(564, o.con_w, true);
+  out.setUint32(568, o.lim_param, true);
+  out.setUint32(572, o.pd_param, true);
+  out.setUint32(576, o.fr_param, true);
+  out.setUint32(580, o.eq_J, true);
+  out.setUint32(584, o.eq_param, true);
+  out.setUint32(588, o.eq_w, true);
+  out.setUint32(592, o.sap_v, true);
+  out.setUint32(596, o.sap_vstar, true);
+  out.setUint32(600, o.sap_dinv, true);
+  out.setUint32(604, o.sap_Ar, true);
+  out.setUint32(608, o.sap_p, true);
+  out.setUint32(612, o.sap_jv, true);
+  out.setUint32(616, o.sap_grad, true);
+  out.setUint32(620, o.sap_dv, true);
+  out.setUint32(624, o.sap_dp, true);
+  out.setUint32(628, o.sap_H, true);
+  out.setUint32(632, o.sap_vc, true);
+  out.setUint32(636, o.sap_dvc, true);
+  out.setUint32(640, o.sap_gamma, true);
+  out.setUint32(644, o.sap_G, true);
+  out.setUint32(648, o.sap_scalar, true);
+  out.setUint32(652, o.sap_start, true);
+  out.setUint32(656, o.sap_cost, true);
+  out.setUint32(660, o.v_next, true);
+  out.setUint32(664, o.q_out, true);
+  out.setUint32(668, o.qd_out, true);
+  out.setUint32(672, o.body_q_out, true);
+  out.setUint32(676, o.body_qd_out, true);
+  out.setUint32(680, o.con_force, true);
+  out.setUint32(684, o.tree_fm_bad, true);
+  out.setUint32(688, o.tree_red, true);
+  out.setUint32(692, o.red_dof, true);
+  out.setUint32(696, o.con_tree, true);
+  out.setUint32(700, o.con_active, true);
+  out.setUint32(704, o.con_slip, true);
+  out.setUint32(708, o.lim_rows, true);
+  out.setUint32(712, o.pd_active, true);
+  out.setUint32(716, o.fr_active, true);
+  out.setUint32(720, o.eq_tree, true);
+  out.setUint32(724, o.eq_active, true);
+  out.setUint32(728, o.world_i, true);
+  out.setUint32(732, o.shape_type, true);
+  out.setUint32(736, o.shape_body, true);
+  out.setUint32(740, o.cpair, true);
+  out.setUint32(744, o.world_cpair_start, true);
+  out.setUint32(748, o.shape_X_bs, true);
+  out.setUint32(752, o.shape_size, true);
+  out.setUint32(756, o.shape_infl, true);
+  out.setUint32(760, o.cpair_d, true);
+  out.setUint32(764, o.pc_normal, true);
+  out.setUint32(768, o.pc_pa, true);
+  out.setUint32(772, o.pc_pb, true);
+  out.setUint32(776, o.pc_dist, true);
+  out.setUint32(780, o.gc_point0, true);
+  out.setUint32(784, o.gc_point1, true);
+  out.setUint32(788, o.gc_normal, true);
+  out.setUint32(792, o.gc_phi0, true);
+  out.setUint32(796, o.gc_inv_ke, true);
+  out.setUint32(800, o.gc_tau, true);
+  out.setUint32(804, o.gc_mu, true);
+  out.setUint32(808, o.gc_alpha0, true);
+  out.setUint32(812, o.pc_count, true);
+  out.setUint32(816, o.pc_feature, true);
+  out.setUint32(820, o.gc_count, true);
+  out.setUint32(824, o.gc_body0, true);
+  out.setUint32(828, o.gc_body1, true);
+  out.setUint32(832, o.gc_shape, true);
+  out.setUint32(836, o.gc_feature, true);
+  out.setUint32(840, o.gc_truncated, true);
 }

@@ -87,6 +87,7 @@ struct Layout {
   o_joint_target_ke: u32,
   o_joint_target_kd: u32,
   o_joint_effort_limit: u32,
+  o_dof_friction: u32,
   o_eq_anchor: u32,
   o_eq_relpose: u32,
   o_eq_coupler: u32,
@@ -144,6 +145,7 @@ struct Layout {
   o_con_w: u32,
   o_lim_param: u32,
   o_pd_param: u32,
+  o_fr_param: u32,
   o_eq_J: u32,
   o_eq_param: u32,
   o_eq_w: u32,
@@ -178,6 +180,7 @@ struct Layout {
   o_con_slip: u32,
   o_lim_rows: u32,
   o_pd_active: u32,
+  o_fr_active: u32,
   o_eq_tree: u32,
   o_eq_active: u32,
   o_world_i: u32,
@@ -323,6 +326,8 @@ fn get_joint_target_ke(i: u32) -> df { return model_d[L.o_joint_target_ke + i]; 
 fn get_joint_target_kd(i: u32) -> df { return model_d[L.o_joint_target_kd + i]; }
 // joint_effort_limit: (dof × 1) effort limit; 1e30 stands for ∞
 fn get_joint_effort_limit(i: u32) -> df { return model_d[L.o_joint_effort_limit + i]; }
+// dof_friction: (dof × 1) dry-friction bound τ_c of a 1-DOF joint [N·m or N], 0 none
+fn get_dof_friction(i: u32) -> df { return model_d[L.o_dof_friction + i]; }
 // eq_anchor: (eq × 6) anchor0, anchor1 in the body frames (world for -1) [m]
 fn get_eq_anchor(i: u32, k: u32) -> df { return model_d[L.o_eq_anchor + i * 6u + k]; }
 // eq_relpose: (eq × 7) weld: target pose of body1 in the anchor0 frame
@@ -470,6 +475,9 @@ fn set_lim_param(i: u32, k: u32, v: df) { data_d[L.o_lim_param + i * 4u + k] = v
 // pd_param: (dof × 8) dt, Kp, Kd, e, q₀, q_d, v_d, u₀
 fn get_pd_param(i: u32, k: u32) -> df { return data_d[L.o_pd_param + i * 8u + k]; }
 fn set_pd_param(i: u32, k: u32, v: df) { data_d[L.o_pd_param + i * 8u + k] = v; }
+// fr_param: (dof × 2) joint friction: R = σ·w, γ_max = δt·τ_c
+fn get_fr_param(i: u32, k: u32) -> df { return data_d[L.o_fr_param + i * 2u + k]; }
+fn set_fr_param(i: u32, k: u32, v: df) { data_d[L.o_fr_param + i * 2u + k] = v; }
 // eq_J: (eq_J × 1) per equality 2 blocks of 6 × nv_tree, row-major
 fn get_eq_J(i: u32) -> df { return data_d[L.o_eq_J + i]; }
 fn set_eq_J(i: u32, v: df) { data_d[L.o_eq_J + i] = v; }
@@ -572,6 +580,9 @@ fn set_lim_rows(i: u32, v: i32) { data_i[L.o_lim_rows + i] = v; }
 // pd_active: (dof × 1) 1 when the DOF has a PD constraint
 fn get_pd_active(i: u32) -> i32 { return data_i[L.o_pd_active + i]; }
 fn set_pd_active(i: u32, v: i32) { data_i[L.o_pd_active + i] = v; }
+// fr_active: (dof × 1) 1 when the DOF has a joint-friction constraint
+fn get_fr_active(i: u32) -> i32 { return data_i[L.o_fr_active + i]; }
+fn set_fr_active(i: u32, v: i32) { data_i[L.o_fr_active + i] = v; }
 // eq_tree: (eq × 2) trees of the Jacobian blocks, -1
 fn get_eq_tree(i: u32, k: u32) -> i32 { return data_i[L.o_eq_tree + i * 2u + k]; }
 fn set_eq_tree(i: u32, k: u32, v: i32) { data_i[L.o_eq_tree + i * 2u + k] = v; }

@@ -1,6 +1,6 @@
-// Joint-limit and PD-drive constraints (SPEC §3.3), one invocation per DOF: the twin of
-// engine/pipeline/joint_constraints.ts with makeLimitParams and makePdParams
-// (engine/sap/constraints/{limit,pd}.ts). df64 throughout. Only 1-DOF (revolute, prismatic) joints
+// Joint-limit, PD-drive and joint-friction constraints (SPEC §3.3), one invocation per DOF: the
+// twin of engine/pipeline/joint_constraints.ts with makeLimitParams, makePdParams and
+// makeJointFrictionParams (engine/sap/constraints/{limit,pd,joint_friction}.ts). df64 throughout. Only 1-DOF (revolute, prismatic) joints
 // carry these constraints. Needs df64, spatial, layout.
 
 const NEAR_RIGID_BETA2 = df(0.009999999776482582, 2.2351742678949904e-10);
@@ -17,6 +17,7 @@ fn joint_constraints(@builtin(global_invocation_id) gid: vec3<u32>) {
   }
   set_lim_rows(d, 0);
   set_pd_active(d, 0);
+  set_fr_active(d, 0);
   let j = u32(get_dof_joint(d));
   let ty = get_joint_type(j);
   if (ty != 2 && ty != 3) {
@@ -74,5 +75,12 @@ fn joint_constraints(@builtin(global_invocation_id) gid: vec3<u32>) {
     set_pd_param(d, 6u, get_joint_target_vel(d));
     set_pd_param(d, 7u, get_joint_f(d));
     set_pd_active(d, 1);
+  }
+  let tau_c = get_dof_friction(d);
+  if (tau_c.x > 0.0) {
+    // joint friction: R = σ·w with σ = JOINT_FRICTION_SIGMA = 1e-3, γ_max = δt·τ_c
+    set_fr_param(d, 0u, df_div(w, df(1000.0, 0.0)));
+    set_fr_param(d, 1u, df_mul(dt, tau_c));
+    set_fr_active(d, 1);
   }
 }

@@ -4,19 +4,22 @@
 // All df64 (contact_solve_precision fp64; fp32 rounds the stored results, see sap_newton.wgsl).
 //
 // Per-world storage (w = world, C = contact capacity, dof_w = world_dof_start[w]):
-//   rows  (sap_vc, sap_dvc, sap_gamma) at row_start(w) = 3·C·w + 3·dof_w:
-//           contact slot i → rows 3i..3i+2;  DOF d (local index l) → 3C + 3l (+0 lower limit,
-//           +1 upper limit, +2 PD)
-//   G     (sap_G) at g_start(w) = 9·C·w + 3·dof_w: contact i → 9i (3×3); DOF l → 9C + 3l (+0, +1,
-//           +2: diagonal entries of the limit rows and the PD row)
-//   equality slot e (after every world's rows): rows at eq_row(e) = 3·slots + 3·dofs + 6e, its
-//           diagonal G at eq_gi(e) = 9·slots + 3·dofs + 6e; Jacobian blocks (6 × nv_tree) at
+//   rows  (sap_vc, sap_dvc, sap_gamma) at row_start(w) = 3·C·w + 4·dof_w:
+//           contact slot i → rows 3i..3i+2;  DOF d (local index l) → 3C + 4l (+0 lower limit,
+//           +1 upper limit, +2 PD, +3 joint friction; DOF_ROWS = 4)
+//   G     (sap_G) at g_start(w) = 9·C·w + 4·dof_w: contact i → 9i (3×3); DOF l → 9C + 4l (+0 … +3:
+//           diagonal entries of the limit rows, the PD row and the friction row)
+//   equality slot e (after every world's rows): rows at eq_row(e) = 3·slots + 4·dofs + 6e, its
+//           diagonal G at eq_gi(e) = 9·slots + 4·dofs + 6e; Jacobian blocks (6 × nv_tree) at
 //           eq_J_base. A slot is an equality constraint or a fixed tendon (EQ_TENDON: two
 //           unilateral rows, lower then upper; a row outside the step's window has J = 0 and a
 //           record that gives γ = 0)
 //   reduced vectors (sap_v, …) at dof_w + r, r = tree_red[tree] + (d − tree_dof_start[tree])
-// Constraint order (the reference's): contacts by slot, then per DOF the limit, then the PD drive,
-// then the world's equalities (equality_constraints.ts order), then its fixed tendons.
+// Constraint order (the reference's): contacts by slot, then per DOF the limit, the PD drive and
+// the joint friction, then the world's equalities (equality_constraints.ts order), then its fixed tendons.
+
+// constraint rows per DOF (engine/model/layout.ts DOF_ROWS)
+const DOF_ROWS: u32 = 4u;
 
 const SOFT_NORM_EPS2 = df(9.9999998245167e-15, 1.7548329481321553e-22);
 const INV_4PI2 = df(0.02533029578626156, 1.243228853198275e-10);
@@ -50,11 +53,11 @@ const SS_D2A: u32 = 5u;
 const SS_DPHI0: u32 = 6u;
 
 fn row_start(w: u32) -> u32 {
-  return 3u * L.capacity * w + 3u * u32(get_world_dof_start(w));
+  return 3u * L.capacity * w + DOF_ROWS * u32(get_world_dof_start(w));
 }
 
 fn g_start(w: u32) -> u32 {
-  return 9u * L.capacity * w + 3u * u32(get_world_dof_start(w));
+  return 9u * L.capacity * w + DOF_ROWS * u32(get_world_dof_start(w));
 }
 
 fn tree_nv(t: u32) -> u32 {
@@ -98,11 +101,11 @@ fn eq_J_base(e: u32, b: u32) -> u32 {
 }
 
 fn eq_row(e: u32) -> u32 {
-  return 3u * L.slot_count + 3u * L.dof_count + 6u * e;
+  return 3u * L.slot_count + DOF_ROWS * L.dof_count + 6u * e;
 }
 
 fn eq_gi(e: u32) -> u32 {
-  return 9u * L.slot_count + 3u * L.dof_count + 6u * e;
+  return 9u * L.slot_count + DOF_ROWS * L.dof_count + 6u * e;
 }
 
 fn eq_live(e: u32) -> bool {
@@ -173,11 +176,12 @@ fn world_Jx(w: u32, xb: u32, outb: u32) {
   for (var d = d0; d < d1; d++) {
     let lr = get_lim_rows(d);
     let pd = get_pd_active(d);
-    if (lr == 0 && pd == 0) {
+    let fr = get_fr_active(d);
+    if (lr == 0 && pd == 0 && fr == 0) {
       continue;
     }
     let x = data_d[xb + red_of_dof(d)];
-    let r = rs + 3u * L.capacity + 3u * (d - d0);
+    let r = rs + 3u * L.capacity + DOF_ROWS * (d - d0);
     if ((lr & 1) != 0) {
       data_d[outb + r] = x;
     }
@@ -186,6 +190,9 @@ fn world_Jx(w: u32, xb: u32, outb: u32) {
     }
     if (pd != 0) {
       data_d[outb + r + 2u] = x;
+    }
+    if (fr != 0) {
+      data_d[outb + r + 3u] = x;
     }
   }
   for (var e = u32(get_world_eq_start(w)); e < u32(get_world_eq_start(w + 1u)); e++) {
@@ -324,6 +331,21 @@ fn pd_calc(d: u32, v: df) -> RowEval {
   return RowEval(df_div(df_mul(dt, psi), c), df_mul(dt, u), g);
 }
 
+// joint friction (joint_friction.ts, as the reference's PD record with Kp = 0, Kd = 1/(δt·R)):
+// γ = clamp(−vc/R, ±γ_max), ℓ = vc²/(2R) in stiction, γ_max·|vc| − R·γ_max²/2 sliding
+fn friction_calc(d: u32, v: df) -> RowEval {
+  let R = get_fr_param(d, 0u);
+  let gmax = get_fr_param(d, 1u);
+  let y = df_div(-v, R);
+  if (df_gt(y, gmax)) {
+    return RowEval(df_sub(df_mul(gmax, -v), df_mul_f(df_mul(R, df_mul(gmax, gmax)), 0.5)), gmax, df(0.0, 0.0));
+  }
+  if (df_lt(y, -gmax)) {
+    return RowEval(df_sub(df_mul(gmax, v), df_mul_f(df_mul(R, df_mul(gmax, gmax)), 0.5)), -gmax, df(0.0, 0.0));
+  }
+  return RowEval(df_mul_f(df_mul(R, df_mul(y, y)), 0.5), y, df_div(df(1.0, 0.0), R));
+}
+
 // evaluates every constraint of world w at the rows in `vcb` (row field base); writes γ into
 // `gb` and G into `Gb` when those are not 0xffffffff; returns Σ ℓᵢ
 const NO_OUT: u32 = 0xffffffffu;
@@ -356,8 +378,8 @@ fn world_constraints(w: u32, vcb: u32, gb: u32, Gb: u32) -> df {
   let d1 = u32(get_world_dof_start(w + 1u));
   for (var d = d0; d < d1; d++) {
     let lr = get_lim_rows(d);
-    let r = rs + 3u * L.capacity + 3u * (d - d0);
-    let gi = gs + 9u * L.capacity + 3u * (d - d0);
+    let r = rs + 3u * L.capacity + DOF_ROWS * (d - d0);
+    let gi = gs + 9u * L.capacity + DOF_ROWS * (d - d0);
     for (var side = 0u; side < 2u; side++) {
       if ((lr & (1 << side)) == 0) {
         continue;
@@ -379,6 +401,16 @@ fn world_constraints(w: u32, vcb: u32, gb: u32, Gb: u32) -> df {
       }
       if (Gb != NO_OUT) {
         data_d[Gb + gi + 2u] = e.G;
+      }
+    }
+    if (get_fr_active(d) != 0) {
+      let e = friction_calc(d, data_d[vcb + r + 3u]);
+      cost = df_add(cost, e.cost);
+      if (gb != NO_OUT) {
+        data_d[gb + r + 3u] = e.g;
+      }
+      if (Gb != NO_OUT) {
+        data_d[Gb + gi + 3u] = e.G;
       }
     }
   }
@@ -439,10 +471,11 @@ fn world_JTx(w: u32, rowsb: u32, outb: u32) {
   for (var d = d0; d < u32(get_world_dof_start(w + 1u)); d++) {
     let lr = get_lim_rows(d);
     let pd = get_pd_active(d);
-    if (lr == 0 && pd == 0) {
+    let fr = get_fr_active(d);
+    if (lr == 0 && pd == 0 && fr == 0) {
       continue;
     }
-    let r = rs + 3u * L.capacity + 3u * (d - d0);
+    let r = rs + 3u * L.capacity + DOF_ROWS * (d - d0);
     let o = outb + d0 + red_of_dof(d);
     if ((lr & 1) != 0) {
       data_d[o] = df_add(data_d[o], data_d[rowsb + r]);
@@ -452,6 +485,9 @@ fn world_JTx(w: u32, rowsb: u32, outb: u32) {
     }
     if (pd != 0) {
       data_d[o] = df_add(data_d[o], data_d[rowsb + r + 2u]);
+    }
+    if (fr != 0) {
+      data_d[o] = df_add(data_d[o], data_d[rowsb + r + 3u]);
     }
   }
   for (var e = u32(get_world_eq_start(w)); e < u32(get_world_eq_start(w + 1u)); e++) {

@@ -109,7 +109,7 @@ fn sap_setup(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
   }
   for (var d = d0; d < d1; d++) {
-    if (get_lim_rows(d) != 0 || get_pd_active(d) != 0) {
+    if (get_lim_rows(d) != 0 || get_pd_active(d) != 0 || get_fr_active(d) != 0) {
       set_tree_red(u32(get_dof_tree(d)), 0);
     }
   }
@@ -188,7 +188,7 @@ fn sap_eval(@builtin(global_invocation_id) gid: vec3<u32>) {
   let costC = world_constraints(w, L.o_sap_vc, L.o_sap_gamma, L.o_sap_G);
   if (L.solve_fp32 != 0u) {
     let rs = row_start(w);
-    let nrows = 3u * L.capacity + 3u * (u32(get_world_dof_start(w + 1u)) - d0);
+    let nrows = 3u * L.capacity + DOF_ROWS * (u32(get_world_dof_start(w + 1u)) - d0);
     for (var r = 0u; r < nrows; r++) {
       set_sap_gamma(rs + r, cs_round(get_sap_gamma(rs + r)));
     }
@@ -392,10 +392,11 @@ fn sap_hessian(@builtin(global_invocation_id) gid: vec3<u32>) {
   for (var d = d0; d < d1; d++) {
     let lr = get_lim_rows(d);
     let pd = get_pd_active(d);
-    if (lr == 0 && pd == 0) {
+    let fr = get_fr_active(d);
+    if (lr == 0 && pd == 0 && fr == 0) {
       continue;
     }
-    let gi = gs + 9u * L.capacity + 3u * (d - d0);
+    let gi = gs + 9u * L.capacity + DOF_ROWS * (d - d0);
     let r = red_of_dof(d);
     var add = df(0.0, 0.0);
     if ((lr & 1) != 0) {
@@ -406,6 +407,9 @@ fn sap_hessian(@builtin(global_invocation_id) gid: vec3<u32>) {
     }
     if (pd != 0) {
       add = df_add(add, get_sap_G(gi + 2u));
+    }
+    if (fr != 0) {
+      add = df_add(add, get_sap_G(gi + 3u));
     }
     set_sap_H(hb + r * np + r, df_add(get_sap_H(hb + r * np + r), add));
   }
@@ -516,7 +520,7 @@ fn line_eval(w: u32, alpha: df, order: u32) -> LineSample {
   let d1 = u32(get_world_dof_start(w + 1u));
   for (var d = d0; d < d1; d++) {
     let lr = get_lim_rows(d);
-    let r = rs + 3u * L.capacity + 3u * (d - d0);
+    let r = rs + 3u * L.capacity + DOF_ROWS * (d - d0);
     for (var side = 0u; side < 2u; side++) {
       if ((lr & (1 << side)) == 0) {
         continue;
@@ -530,6 +534,13 @@ fn line_eval(w: u32, alpha: df, order: u32) -> LineSample {
     if (get_pd_active(d) != 0) {
       let dv = get_sap_dvc(r + 2u);
       let e = pd_calc(d, df_add(get_sap_vc(r + 2u), df_mul(alpha, dv)));
+      cost = df_add(cost, e.cost);
+      sg = df_add(sg, df_mul(dv, e.g));
+      sG = df_add(sG, df_mul(dv, df_mul(e.G, dv)));
+    }
+    if (get_fr_active(d) != 0) {
+      let dv = get_sap_dvc(r + 3u);
+      let e = friction_calc(d, df_add(get_sap_vc(r + 3u), df_mul(alpha, dv)));
       cost = df_add(cost, e.cost);
       sg = df_add(sg, df_mul(dv, e.g));
       sG = df_add(sG, df_mul(dv, df_mul(e.G, dv)));

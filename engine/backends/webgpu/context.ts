@@ -11,7 +11,7 @@
  */
 import { transformInverse } from '../../math';
 import { JointType, type SapModel } from '../../model';
-import { GPU_INFINITY, GPU_LAYOUT, arenaOf } from '../../model/layout';
+import { DOF_ROWS, GPU_INFINITY, GPU_LAYOUT, arenaOf } from '../../model/layout';
 import {
   LAYOUT_UNIFORM_BYTES,
   computeGpuLayout,
@@ -24,7 +24,7 @@ import {
   type LayoutCounts,
 } from '../../model/layout_views';
 import { publicDofIndex } from '../../kinematics';
-import { hasDrive } from '../../pipeline/joint_constraints';
+import { hasDrive, hasJointFriction } from '../../pipeline/joint_constraints';
 import { makeContactStageData } from '../../pipeline/contact_jacobian';
 import type { SapContacts } from '../../collision/contacts';
 import type { SapControl, SapState } from '../../state';
@@ -85,8 +85,8 @@ export function layoutCounts(m: SapModel, cfg: GpuContextConfig): LayoutCounts {
     slot_J: slot * 6 * maxTreeNv,
     tree_A: treeA,
     world_H: worldH,
-    row: 3 * slot + 3 * m.joint_dof_count + 6 * eq,
-    gslot: 9 * slot + 3 * m.joint_dof_count + 6 * eq,
+    row: 3 * slot + DOF_ROWS * m.joint_dof_count + 6 * eq,
+    gslot: 9 * slot + DOF_ROWS * m.joint_dof_count + 6 * eq,
     cost: m.num_worlds * (cfg.max_iterations + 1),
     eq,
     eq1: eq + 1,
@@ -181,6 +181,13 @@ export function packModel(m: SapModel, v: GpuViews): void {
   putDf(v.joint_target_ke, m.joint_target_ke);
   putDf(v.joint_target_kd, m.joint_target_kd);
   putDf(v.joint_effort_limit, m.joint_effort_limit);
+  const friction = new Float64Array(m.joint_dof_count);
+  for (let j = 0; j < m.joint_count; j++) {
+    const d = m.joint_qd_start[j];
+    const oneDof = m.joint_type[j] === JointType.REVOLUTE || m.joint_type[j] === JointType.PRISMATIC;
+    if (oneDof && hasJointFriction(m, d)) friction[d] = m.joint_friction[d];
+  }
+  putDf(v.dof_friction, friction);
   packEqualities(m, v);
   packCollision(m, v);
 }

@@ -1,9 +1,10 @@
 /**
  * Maps the GPU's fixed-position constraint storage (kernels/sap_constraints.wgsl) to the reference
- * solver's packed order (contacts by slot, then per DOF: limit rows, PD row, then the world's
- * equalities), for parity tests.
+ * solver's packed order (contacts by slot, then per DOF: limit rows, PD row, joint-friction row,
+ * then the world's equalities), for parity tests.
  */
 import type { SapModel } from '../../../model';
+import { DOF_ROWS } from '../../../model/layout';
 import type { GpuViews } from '../../../model/layout_views';
 
 /** rows per EqualityType (coupler, ball, weld) */
@@ -16,7 +17,7 @@ export interface GpuRowMap {
   gdiag: number[];
   /** contact slots of the live contacts, in order */
   slots: number[];
-  /** DOFs with a limit or PD constraint, in order */
+  /** DOFs with a limit, PD or joint-friction constraint, in order */
   dofs: number[];
   /** live equality constraints of the world, in order */
   eqs: number[];
@@ -24,8 +25,8 @@ export interface GpuRowMap {
 
 export function gpuRowMap(m: SapModel, g: GpuViews, w: number, capacity: number): GpuRowMap {
   const d0 = m.world_dof_start[w];
-  const rs = 3 * capacity * w + 3 * d0;
-  const gs = 9 * capacity * w + 3 * d0;
+  const rs = 3 * capacity * w + DOF_ROWS * d0;
+  const gs = 9 * capacity * w + DOF_ROWS * d0;
   const out: GpuRowMap = { rows: [], gdiag: [], slots: [], dofs: [], eqs: [] };
   for (let i = 0; i < g.contact_count[w]; i++) {
     const s = w * capacity + i;
@@ -39,10 +40,11 @@ export function gpuRowMap(m: SapModel, g: GpuViews, w: number, capacity: number)
   for (let d = d0; d < m.world_dof_start[w + 1]; d++) {
     const lr = g.lim_rows[d];
     const pd = g.pd_active[d];
-    if (!lr && !pd) continue;
+    const fr = g.fr_active[d];
+    if (!lr && !pd && !fr) continue;
     out.dofs.push(d);
-    const r = rs + 3 * capacity + 3 * (d - d0);
-    const gi = gs + 9 * capacity + 3 * (d - d0);
+    const r = rs + 3 * capacity + DOF_ROWS * (d - d0);
+    const gi = gs + 9 * capacity + DOF_ROWS * (d - d0);
     for (let side = 0; side < 2; side++) {
       if (!(lr & (1 << side))) continue;
       out.rows.push(r + side);
@@ -52,6 +54,10 @@ export function gpuRowMap(m: SapModel, g: GpuViews, w: number, capacity: number)
       out.rows.push(r + 2);
       out.gdiag.push(gi + 2);
     }
+    if (fr) {
+      out.rows.push(r + 3);
+      out.gdiag.push(gi + 3);
+    }
   }
   const slots = m.num_worlds * capacity;
   const n = m.joint_dof_count;
@@ -59,8 +65,8 @@ export function gpuRowMap(m: SapModel, g: GpuViews, w: number, capacity: number)
     if (g.eq_active[e] !== 1) continue;
     out.eqs.push(e);
     for (let k = 0; k < EQ_ROWS[g.eq_type[e]]; k++) {
-      out.rows.push(3 * slots + 3 * n + 6 * e + k);
-      out.gdiag.push(9 * slots + 3 * n + 6 * e + k);
+      out.rows.push(3 * slots + DOF_ROWS * n + 6 * e + k);
+      out.gdiag.push(9 * slots + DOF_ROWS * n + 6 * e + k);
     }
   }
   return out;

@@ -33,6 +33,7 @@ import type { GpuViews } from '../../../model/layout_views';
 import { makeContactParams } from '../../../sap/constraints/contact';
 import { makeLimitParams } from '../../../sap/constraints/limit';
 import { makePdParams } from '../../../sap/constraints/pd';
+import { JOINT_FRICTION_SIGMA } from '../../../sap/constraints/joint_friction';
 import { makeHolonomicParams } from '../../../sap/constraints/holonomic';
 import { diagDelassusWeight } from '../../../sap/solver';
 import { equalityScene } from './equality_models';
@@ -44,7 +45,15 @@ import type { GpuHandle } from '../device';
 import { CpuNewtonTwin, cpuWorldProblem } from './cpu_twin';
 import { stageFixture, type StageFixture } from './fixtures';
 import { EQ_ROWS, gpuRowMap, pick, slice } from './gpu_rows';
-import { HOLONOMIC_TOL_FACTOR, TOL_DF64, TOL_FP32, relErr, relErrDf } from './parity';
+import {
+  HOLONOMIC_TOL_FACTOR,
+  TOL_DF64,
+  TOL_FP32,
+  loadRepoScene,
+  relErr,
+  relErrDf,
+  type TestScene,
+} from './parity';
 
 export const PRESETS = ['approx32', 'approx64', 'drake'] as const;
 export const LINE_SEARCHES = ['monotone_decay', 'armijo_decay', 'exact_root'] as const;
@@ -68,6 +77,16 @@ export const STAGE_SCENES: { name: string; warm: number; adjust?: Parameters<typ
   },
   { name: 'arm7', warm: 20 },
 ];
+
+/**
+ * arm7 with dry friction on its seven joints (1 N·m: under its PD drives some stick, some slip), so
+ * the joint-friction rows run beside the drives on the same DOFs
+ */
+export function arm7WithFriction(): TestScene {
+  const sc = loadRepoScene('arm7');
+  sc.model.joint_friction.fill(1);
+  return { ...sc, name: 'arm7+friction' };
+}
 
 /** the built equality model (coupler, ball, weld; engine/backends/webgpu/testing/equality_models.ts) */
 export const EQUALITY_STAGE_SCENE = { warm: 20, load: () => equalityScene() };
@@ -187,8 +206,10 @@ export async function checkStages(
       'con_point',
       'lim_rows',
       'pd_active',
+      'fr_active',
       'lim_param',
       'pd_param',
+      'fr_param',
       'world_i',
       'eq_active',
       'eq_tree',
@@ -263,6 +284,14 @@ export async function checkStages(
         errL = Math.max(
           errL,
           relErr(slice(g.pd_param, 8 * d, 8), makePdParams(spec, fx.dt, w).subarray(0, 8)),
+        );
+      }
+      if (g.fr_active[d]) {
+        const spec = jointSpecs[si++];
+        if (spec.kind !== 'joint_friction') throw new Error('joint friction order');
+        errL = Math.max(
+          errL,
+          relErr(slice(g.fr_param, 2 * d, 2), [JOINT_FRICTION_SIGMA * w, fx.dt * spec.friction]),
         );
       }
     }
@@ -543,6 +572,12 @@ export function stageParityTests(gpu: () => GpuHandle): void {
       it(`${sc.name} / ${preset} / ${ls}: every stage matches its CPU twin`, async () => {
         await checkStages(gpu(), stageFixture(sc.name, sc.warm, sc.adjust), preset, ls);
       });
+    });
+  });
+  PRESETS.forEach((preset, pi) => {
+    const ls = LINE_SEARCHES[pi];
+    it(`arm7 + joint friction / ${preset} / ${ls}: every stage matches its CPU twin`, async () => {
+      await checkStages(gpu(), stageFixture(arm7WithFriction(), 20), preset, ls);
     });
   });
   PRESETS.forEach((preset, pi) => {

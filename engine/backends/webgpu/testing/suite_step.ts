@@ -23,7 +23,7 @@ import { HOLONOMIC_TOL_FACTOR, TOL_DF64, TOL_FP32, loadRepoScene, type TestScene
 import { equalityScene } from './equality_models';
 import { tendonScene } from './tendon_models';
 import { mulberry32 } from './rng';
-import { PRESETS, lineSearchFor } from './suite_stages';
+import { PRESETS, arm7WithFriction, lineSearchFor } from './suite_stages';
 
 /** worst whole-step error per scene/preset, printed by the suite */
 export const STEP_TABLE: Record<string, Record<string, number | string>> = {};
@@ -77,6 +77,7 @@ function worldSlice(m: SapModel, s: SapState, w: number): { q: Float64Array; qd:
  * and three replicated worlds); the test file adds imported models (engine/io is above this layer) */
 const STEP_SCENES: StepScene[] = [
   ...['box_stack', 'cartpole', 'arm7'].map((name) => ({ name, load: () => loadRepoScene(name) })),
+  { name: 'arm7 + joint friction', load: () => arm7WithFriction() },
   { name: 'equalities', load: () => equalityScene(1) },
   { name: 'equalities×3', load: () => equalityScene(3) },
   { name: 'tendons×3', load: () => tendonScene(3) },
