@@ -346,6 +346,21 @@ fn friction_calc(d: u32, v: df) -> RowEval {
   return RowEval(df_mul_f(df_mul(R, df_mul(y, y)), 0.5), y, df_div(df(1.0, 0.0), R));
 }
 
+// a DOF's one-row constraints after its limit rows: row 2 the PD drive, row 3 the joint friction
+fn dof_row_on(d: u32, k: u32) -> bool {
+  if (k == 2u) {
+    return get_pd_active(d) != 0;
+  }
+  return get_fr_active(d) != 0;
+}
+
+fn dof_row_calc(d: u32, k: u32, v: df) -> RowEval {
+  if (k == 2u) {
+    return pd_calc(d, v);
+  }
+  return friction_calc(d, v);
+}
+
 // evaluates every constraint of world w at the rows in `vcb` (row field base); writes γ into
 // `gb` and G into `Gb` when those are not 0xffffffff; returns Σ ℓᵢ
 const NO_OUT: u32 = 0xffffffffu;
@@ -393,24 +408,17 @@ fn world_constraints(w: u32, vcb: u32, gb: u32, Gb: u32) -> df {
         data_d[Gb + gi + side] = e.G;
       }
     }
-    if (get_pd_active(d) != 0) {
-      let e = pd_calc(d, data_d[vcb + r + 2u]);
+    for (var k = 2u; k < DOF_ROWS; k++) {
+      if (!dof_row_on(d, k)) {
+        continue;
+      }
+      let e = dof_row_calc(d, k, data_d[vcb + r + k]);
       cost = df_add(cost, e.cost);
       if (gb != NO_OUT) {
-        data_d[gb + r + 2u] = e.g;
+        data_d[gb + r + k] = e.g;
       }
       if (Gb != NO_OUT) {
-        data_d[Gb + gi + 2u] = e.G;
-      }
-    }
-    if (get_fr_active(d) != 0) {
-      let e = friction_calc(d, data_d[vcb + r + 3u]);
-      cost = df_add(cost, e.cost);
-      if (gb != NO_OUT) {
-        data_d[gb + r + 3u] = e.g;
-      }
-      if (Gb != NO_OUT) {
-        data_d[Gb + gi + 3u] = e.G;
+        data_d[Gb + gi + k] = e.G;
       }
     }
   }

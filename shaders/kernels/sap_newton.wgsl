@@ -531,16 +531,12 @@ fn line_eval(w: u32, alpha: df, order: u32) -> LineSample {
       sg = df_add(sg, df_mul(dv, e.g));
       sG = df_add(sG, df_mul(dv, df_mul(e.G, dv)));
     }
-    if (get_pd_active(d) != 0) {
-      let dv = get_sap_dvc(r + 2u);
-      let e = pd_calc(d, df_add(get_sap_vc(r + 2u), df_mul(alpha, dv)));
-      cost = df_add(cost, e.cost);
-      sg = df_add(sg, df_mul(dv, e.g));
-      sG = df_add(sG, df_mul(dv, df_mul(e.G, dv)));
-    }
-    if (get_fr_active(d) != 0) {
-      let dv = get_sap_dvc(r + 3u);
-      let e = friction_calc(d, df_add(get_sap_vc(r + 3u), df_mul(alpha, dv)));
+    for (var k = 2u; k < DOF_ROWS; k++) {
+      if (!dof_row_on(d, k)) {
+        continue;
+      }
+      let dv = get_sap_dvc(r + k);
+      let e = dof_row_calc(d, k, df_add(get_sap_vc(r + k), df_mul(alpha, dv)));
       cost = df_add(cost, e.cost);
       sg = df_add(sg, df_mul(dv, e.g));
       sG = df_add(sG, df_mul(dv, df_mul(e.G, dv)));

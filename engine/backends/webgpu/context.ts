@@ -139,6 +139,7 @@ export function packModel(m: SapModel, v: GpuViews): void {
     v.world_H_start[w] = h;
     if (w < m.num_worlds) h += (m.world_dof_start[w + 1] - m.world_dof_start[w]) ** 2;
   }
+  const friction = new Float64Array(m.joint_dof_count);
   for (let j = 0; j < m.joint_count; j++) {
     const s = m.joint_qd_start[j];
     const oneDof = m.joint_type[j] === JointType.REVOLUTE || m.joint_type[j] === JointType.PRISMATIC;
@@ -146,6 +147,7 @@ export function packModel(m: SapModel, v: GpuViews): void {
       v.dof_public[d] = publicDofIndex(m, j, d - s);
       v.dof_drive[d] = hasDrive(m, d) ? 1 : 0;
       v.dof_limit[d] = oneDof && m.joint_limit_ke[d] > 0 ? 1 : 0;
+      friction[d] = oneDof && hasJointFriction(m, d) ? m.joint_friction[d] : 0;
       v.dof_joint[d] = j;
       v.dof_tree[d] = m.joint_tree[j];
     }
@@ -181,12 +183,6 @@ export function packModel(m: SapModel, v: GpuViews): void {
   putDf(v.joint_target_ke, m.joint_target_ke);
   putDf(v.joint_target_kd, m.joint_target_kd);
   putDf(v.joint_effort_limit, m.joint_effort_limit);
-  const friction = new Float64Array(m.joint_dof_count);
-  for (let j = 0; j < m.joint_count; j++) {
-    const d = m.joint_qd_start[j];
-    const oneDof = m.joint_type[j] === JointType.REVOLUTE || m.joint_type[j] === JointType.PRISMATIC;
-    if (oneDof && hasJointFriction(m, d)) friction[d] = m.joint_friction[d];
-  }
   putDf(v.dof_friction, friction);
   packEqualities(m, v);
   packCollision(m, v);
