@@ -663,6 +663,16 @@ export class ModelBuilder {
   }
 
   /**
+   * The body's mass [kg], COM in the body frame [m] and inertia about the COM in the body frame
+   * (row-major 3 × 3) [kg·m²], as `finalize` will compute them from its authored values and shapes.
+   */
+  bodyMassProperties(body: number): { mass: number; com: number[]; inertia: number[] } {
+    const b = this.bodies[body];
+    if (!b) throw new ModelError(`bodies[${body}]`, 'no such body');
+    return this.bodyMass(b, body);
+  }
+
+  /**
    * The joint-space inertia of a 1-DOF joint with every body at its authored pose, armature included
    * [kg·m² or kg]: the joint's diagonal entry of M(q) there (MuJoCo's `dof_M0`). Revolute: Σ over
    * the bodies the joint moves of m·‖a × (c − p)‖² + aᵀI_c·a (axis a through p); prismatic: Σ m.

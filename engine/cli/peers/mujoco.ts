@@ -30,6 +30,10 @@ export interface MjData {
   nisland: number;
   /** solver iterations per island (the first mjNISLAND islands) */
   solver_niter: Int32Array;
+  /** (nbody × 3) each body's COM in the world [m] */
+  xipos: Float64Array;
+  /** (nbody × 4) each body frame's orientation in the world, wxyz */
+  xquat: Float64Array;
   time: number;
   delete(): void;
 }
@@ -39,6 +43,8 @@ export interface MujocoModule {
   MjData: new (m: MjModel) => MjData;
   mj_step(m: MjModel, d: MjData): void;
   mj_forward(m: MjModel, d: MjData): void;
+  /** resets the data to keyframe `key` (qpos, qvel, act, ctrl, time, mocap) */
+  mj_resetDataKeyframe(m: MjModel, d: MjData, key: number): void;
   mj_versionString(): string;
   /** the disable bits (MuJoCo ≥ 3.3.6 has mjDSBL_ISLAND, island discovery) */
   mjtDisableBit?: { mjDSBL_ISLAND?: { value: number } };

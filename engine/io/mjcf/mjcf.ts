@@ -44,8 +44,8 @@
  *   higher terms unsupported). Fixed tendons: their range → a tendon-limit constraint (spring, damping,
  *   friction loss and spatial tendons unsupported). Contact pairs, tendon/flex equalities: unsupported.
  * - Keyframes: qpos (free: p + quat wxyz → p + quat xyzw, moved by `xform`; ball wxyz → xyzw) and qvel
- *   (free: linear at the body origin, angular rotated from the body frame to the world) are exposed per
- *   builder joint; `opts.keyframe` applies one as the initial state.
+ *   (free: MuJoCo's body-origin velocity and body-frame ω → the COM's velocity and ω in the world) are
+ *   exposed per builder joint; `opts.keyframe` applies one as the initial state.
  */
 import {
   meshMassProperties,
@@ -1845,10 +1845,14 @@ class MjcfBuilder {
           if (v.length === nv && v.some((x) => x !== 0)) {
             let out = [...v];
             if (j.kind === 'free') {
-              const qw = q.length === 7 ? [q[4], q[5], q[6], q[3]] : p.world.slice(3);
-              const rq = quatMult(this.xform.slice(3), qw);
-              out = [...rotate(this.xform.slice(3), v.slice(0, 3)), ...rotate(rq, v.slice(3, 6))];
-              this.log.warn(`keyframe '${key.name}': free-joint qvel is taken as the body-origin velocity`);
+              // MuJoCo: the body origin's velocity (world), ω in the body frame; ours: the COM's
+              // velocity and ω, both in the world: v_C = v_O + ω × (R·c)
+              const rq =
+                q.length === 7 ? quatMult(this.xform.slice(3), [q[4], q[5], q[6], q[3]]) : p.world.slice(3); // qpos0: the authored pose, xform included
+              const w = rotate(rq, v.slice(3, 6));
+              const r = rotate(rq, b.bodyMassProperties(b.joints[bj].child).com);
+              const vo = rotate(this.xform.slice(3), v.slice(0, 3));
+              out = [...vo.map((x, k) => x + cross(w, r)[k]), ...w];
             }
             key.joint_qd.push({ joint: bj, qd: out });
           }

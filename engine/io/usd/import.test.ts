@@ -612,6 +612,61 @@ def Xform "W" {
     expect(r.unsupported.some((u) => u.includes('kinematic'))).toBe(true);
   });
 
+  it("a floating body's physics:velocity / angularVelocity (parent space, units/s and deg/s) start it moving", async () => {
+    // Y-up in centimetres; the body's parent turns +90° about the up axis, so its x is the stage's −z,
+    // which is the world's +y after the up-axis turn; its y (up) is the world's z
+    const text = `#usda 1.0
+(
+    upAxis = "Y"
+    metersPerUnit = 0.01
+)
+def Xform "P" {
+    float xformOp:rotateY = 90
+    uniform token[] xformOpOrder = ["xformOp:rotateY"]
+    def Sphere "ball" ( prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI", "PhysicsCollisionAPI"] ) {
+        double radius = 5
+        float physics:mass = 1
+        double3 xformOp:translate = (0, 100, 0)
+        uniform token[] xformOpOrder = ["xformOp:translate"]
+        vector3f physics:velocity = (150, 0, 0)
+        vector3f physics:angularVelocity = (0, 90, 0)
+        def Xform "arm" ( prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"] ) {
+            float physics:mass = 1
+            vector3f physics:velocity = (0, 5, 0)
+        }
+        def PhysicsRevoluteJoint "hinge" { rel physics:body0 = </P/ball>
+            rel physics:body1 = </P/ball/arm>
+            uniform token physics:axis = "X" }
+    }
+}
+`;
+    const b = new ModelBuilder();
+    const r = await importUsd(b, 'v.usda', memResolver({ 'v.usda': text }));
+    const root = b.joints[b.findJoint('ball_free')];
+    expect(root.qd.map((x) => +x.toFixed(12) + 0)).toEqual([0, 1.5, 0, 0, 0, +(Math.PI / 2).toFixed(12)]);
+    expect(r.warnings.filter((w) => w.includes('</P/ball/arm>: initial velocity ignored'))).toHaveLength(1);
+    // free flight: the COM keeps its horizontal velocity (the hinge's arm sits on the COM's axis)
+    const m = b.finalize();
+    const sim = new Simulation(m, { dt: 0.001, solver: DRAKE });
+    const y0 = sim.state.joint_q[1];
+    for (let i = 0; i < 100; i++) sim.step();
+    expect(sim.state.joint_q[1] - y0).toBeCloseTo(0.15, 9);
+    // without velocities nothing moves and nothing is said
+    const still = text.replace(/\s*vector3f physics:\w*[vV]elocity = \([^)]*\)/g, '');
+    const b2 = new ModelBuilder();
+    const r2 = await importUsd(b2, 'v.usda', memResolver({ 'v.usda': still }));
+    expect(b2.joints[b2.findJoint('ball_free')].qd).toEqual([0, 0, 0, 0, 0, 0]);
+    expect(r2.warnings.filter((w) => w.includes('initial velocity'))).toEqual([]);
+    // a non-finite velocity is refused at its prim
+    await expect(
+      importUsd(
+        new ModelBuilder(),
+        'v.usda',
+        memResolver({ 'v.usda': text.replace('(150, 0, 0)', '(inf, 0, 0)') }),
+      ),
+    ).rejects.toThrow(/\/P\/ball.*must be finite/);
+  });
+
   it('maps cones, planes, mesh approximations, filtered pairs and excluded joints', async () => {
     const cubeMesh = `point3f[] points = [(-1,-1,-1),(1,-1,-1),(1,1,-1),(-1,1,-1),(-1,-1,1),(1,-1,1),(1,1,1),(-1,1,1),(0,0,0)]
             int[] faceVertexCounts = [4, 4, 4, 4, 4, 4]

@@ -14,7 +14,9 @@
  *   remaining component (an ArticulationRootAPI body, else the first body in traversal order) with a
  *   free joint (floating) or a fixed one (`floating: false`); joints that close loops (and joints with
  *   `physics:excludeFromArticulation`) become equality constraints: fixed → weld, revolute/spherical
- *   → ball (a revolute closure keeps only its anchor coincidence).
+ *   → ball (a revolute closure keeps only its anchor coincidence);
+ * - a floating root body's `physics:velocity` (its COM's, parent space) and `physics:angularVelocity`
+ *   (deg/s) become its free joint's initial velocity; a velocity on an articulated link is a warning.
  */
 import {
   ModelError,
@@ -1548,6 +1550,7 @@ class UsdPhysicsImporter {
       }
     }
     for (let k = 0; k < nb; k++) if (!pushed.has(k)) order.push(k);
+    const floatingRoots = new Set<number>();
     for (const r of order) {
       if (inTree[r]) continue;
       inTree[r] = 1;
@@ -1562,7 +1565,17 @@ class UsdPhysicsImporter {
         label: this.label(body.prim) + (fixed ? '_fixed' : '_free'),
       });
       result.joints.push(ji);
+      const qd = fixed ? undefined : this.initialVelocity(body.prim);
+      if (qd) b.jointQd(ji).splice(0, 6, ...qd);
+      floatingRoots.add(r);
       bfs(r, c);
+    }
+    for (let k = 0; k < nb; k++) {
+      if (floating !== false && !floatingRoots.has(k) && this.initialVelocity(this.bodies[k].prim)) {
+        this.warnings.push(
+          `<${this.bodies[k].prim.path}>: initial velocity ignored (only a floating root body's is applied; its joints start at rest)`,
+        );
+      }
     }
     // excluded joints close loops too
     joints.forEach((j, e) => {
@@ -1570,6 +1583,27 @@ class UsdPhysicsImporter {
     });
     for (const e of loops) this.closeLoop(joints[e], result);
     return comp;
+  }
+
+  /**
+   * A floating body's authored initial velocity (RigidBodyAPI `physics:velocity`, the COM's, in
+   * the parent's space [units/s], and `physics:angularVelocity` [deg/s]) as its free joint's
+   * [v_C; ω] in the world [m/s, rad/s]; undefined when none is authored or both are zero.
+   */
+  private initialVelocity(p: UsdPrim): number[] | undefined {
+    const v = this.vec3(p, 'physics:velocity') ?? [0, 0, 0];
+    const w = this.vec3(p, 'physics:angularVelocity') ?? [0, 0, 0];
+    if (![...v, ...w].some((x) => x !== 0)) return undefined;
+    if (![...v, ...w].every(Number.isFinite)) {
+      throw new UsdError('schema', { primPath: p.path }, 'physics:velocity / angularVelocity must be finite');
+    }
+    // parent space: its linear part carries units, scale and the up axis; ω turns with its rotation
+    const P = p.parent ? this.worldOf(p.parent) : this.C;
+    const R = decompose(P).R;
+    const row = (M: ArrayLike<number>, stride: number, r: number, x: number[]) =>
+      M[r * stride] * x[0] + M[r * stride + 1] * x[1] + M[r * stride + 2] * x[2];
+    const d2r = Math.PI / 180;
+    return [0, 1, 2].map((r) => row(P, 4, r, v)).concat([0, 1, 2].map((r) => row(R, 3, r, w) * d2r));
   }
 
   /** the joint coordinate that reproduces the authored body poses (0 when consistent) */
