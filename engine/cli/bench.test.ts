@@ -298,8 +298,8 @@ describe('runBench', () => {
   it('lists the 12 SAP Warp example scenes as a group, with their asset root', async () => {
     expect(BENCH_GROUPS.sap_warp).toHaveLength(12);
     for (const id of BENCH_GROUPS.sap_warp) expect(BENCH_SCENES[id].asset_root).toBeDefined();
-    const res = await runBench({
-      scenes: ['sapwarp_basic_cartpole_usd'],
+    // a brief measurement: drake, one world, three steps, no peers, no settled-state cache
+    const brief = {
       presets: ['drake'],
       num_worlds: [1],
       steps: 3,
@@ -308,9 +308,21 @@ describe('runBench', () => {
       peers: [],
       settle_cache: null,
       warmup_ms: 0,
-    });
+    };
+    const res = await runBench({ ...brief, scenes: ['sapwarp_basic_cartpole_usd'] });
     expect(res.notes).toEqual([]);
-    expect(res.rows.map((r) => r.scene)).toEqual(['sapwarp_basic_cartpole_usd']);
+    // SAP Warp's default line search, then the scene's own (its file names armijo_decay)
+    expect(res.rows.map((r) => [r.scene, r.line_search])).toEqual([
+      ['sapwarp_basic_cartpole_usd', 'monotone_decay'],
+      ['sapwarp_basic_cartpole_usd', 'armijo_decay'],
+    ]);
+    // a scene whose own is monotone_decay measures it once
+    const one = await runBench({
+      ...brief,
+      scenes: ['scenes/box_at_rest.yaml'],
+      line_searches: ['monotone_decay', 'scene'],
+    });
+    expect(one.rows.map((r) => r.line_search)).toEqual(['monotone_decay']);
   }, 60_000);
 
   it('measures the WebGPU backend beside the CPU on the same snapshot (or says why not)', async () => {

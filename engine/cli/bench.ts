@@ -64,7 +64,7 @@ export interface BenchScene {
   /** timed steps per repeat */
   steps: number;
   repeats: number;
-  /** line searches measured when --line-search is not given */
+  /** line searches measured when --line-search is not given; `scene` is the scene file's own */
   line_searches: string[];
   /** solve_islands values measured when --islands is not given (default [false]) */
   islands?: boolean[];
@@ -264,7 +264,8 @@ for (const name of SAP_WARP_SCENES) {
     // that the median does not ride on a few sub-millisecond rounds (with 5 rounds of one play
     // each, the Piper's ratio read 0.90 in 2 runs of 12 against 1.3–1.4)
     repeats: 41,
-    line_searches: ['monotone_decay'],
+    // SAP Warp's default, and the scene's own (armijo_decay in all but multi_joints)
+    line_searches: ['monotone_decay', 'scene'],
     peers: ['mujoco', 'rapier'],
   };
 }
@@ -760,7 +761,14 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
       log(
         `[bench] ${id} (${nw} world${nw > 1 ? 's' : ''}): ${arrangements > 1 ? `${arrangements} arrangements, ` : ''}${cached ? `settled state${arrangements > 1 ? 's' : ''} of ${settle} steps from ${cacheDir}` : `settled ${settle} steps in ${((performance.now() - ts) / 1000).toFixed(1)} s`}`,
       );
-      const lss = o.line_searches ?? spec.line_searches;
+      // 'scene': the line search the scene file names (monotone_decay when it names none)
+      const sceneLs = String(
+        (scene.solver as { line_search_variant?: unknown } | undefined)?.line_search_variant ??
+          'monotone_decay',
+      );
+      const lss = [
+        ...new Set((o.line_searches ?? spec.line_searches).map((l) => (l === 'scene' ? sceneLs : l))),
+      ];
       const isls = o.islands ?? spec.islands ?? [false];
       const variants = o.variants ?? spec.variants ?? [{}];
       // every configuration is built and warmed up first, then timed in interleaved rounds (each

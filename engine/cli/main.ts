@@ -39,7 +39,8 @@ const USAGE = `usage: npm run sim -- <command> [options]
   bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--islands off,on] [--variant key=value,…]... [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,mujoco_whole,mujoco_elliptic,rapier|none] [--steps N] [--repeats R] [--settle N] [--warmup-ms MS] [--peers-inline] [--linear-solver auto|dense|block_sparse] [--json]
   bench webgpu [SCENE] [--worlds 1,64,256,1024,4096] [--steps N] [--json]
 run, inspect and ablate also take --asset-root DIR (a scene's git-backed assets) and --keyframe NAME|INDEX
-(an MJCF <key> as the initial state, e.g. a MuJoCo Menagerie robot's 'home').`;
+(an MJCF <key> as the initial state, e.g. a MuJoCo Menagerie robot's 'home'). bench --line-search takes
+monotone_decay, armijo_decay, exact_root and scene (the one the scene file names).`;
 
 /** the loader options of run, inspect and ablate */
 function loadOptions(values: { 'asset-root'?: string; keyframe?: string }): {

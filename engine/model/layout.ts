@@ -334,6 +334,7 @@ export const GPU_UNIFORMS: readonly UniformParam[] = [
   u('opt_rel_tol', 'df64', 'optimality_rel_tol'),
   u('contact_beta', 'df64', ''),
   u('contact_sigma', 'df64', ''),
+  u('joint_friction_sigma', 'df64', 'joint friction regularization σ (R = σ·w)'),
 ];
 
 /** stand-in for ±∞ in df64 model fields (WGSL may assume finite floats) */

@@ -6,7 +6,7 @@
  * PD drives (1-DOF joints with target_ke or target_kd > 0): implicit PD with the effort limit on PD +
  * feed-forward together; the feed-forward of driven DOFs enters here, not the free motion.
  * Dry friction (1-DOF joints with a finite joint_friction > 0; Drake's SapJointFrictionConstraint,
- * σ = 1e-3): after the DOF's drive.
+ * σ = the solver option joint_friction_sigma, default 1e-3): after the DOF's drive.
  * On free and ball joints a drive acts as a velocity drive (kd only) on the internal DOF: angular
  * DOFs are ω (world for free joints, parent frame for ball); the linear DOFs of a free joint are
  * the velocity of the joint frame's origin. Position gains have no meaning for quaternion
@@ -16,7 +16,6 @@ import { publicDofIndex } from '../kinematics';
 import { JointType, type SapModel } from '../model';
 import type { SapControl } from '../state';
 import { NEAR_RIGID_BETA } from '../sap/constraints/common';
-import { JOINT_FRICTION_SIGMA } from '../sap/constraints/joint_friction';
 import type { PackedSapProblem } from '../sap/packed_problem';
 import type { SapConstraintSpec } from '../sap/problem';
 
@@ -178,7 +177,6 @@ export function packJointConstraints(
         NaN,
       );
     }
-    if (hasJointFriction(m, d))
-      pp.addJointFriction(clique, dof, m.joint_friction[d], JOINT_FRICTION_SIGMA, NaN);
+    if (hasJointFriction(m, d)) pp.addJointFriction(clique, dof, m.joint_friction[d], NaN, NaN); // σ: joint_friction_sigma
   }
 }

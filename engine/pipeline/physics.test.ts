@@ -96,7 +96,7 @@ describe('pendulum', () => {
 
 describe('joint dry friction (frictionloss) on a horizontal pendulum', () => {
   // held horizontal: gravity's torque about the hinge is m·g·d, the hinge's inertia I = I_yy + m·d²
-  const setup = (ratio: number, line_search_variant = 'exact_root') => {
+  const setup = (ratio: number, line_search_variant = 'exact_root', joint_friction_sigma?: number) => {
     const m0 = pendulum();
     const mass = m0.body_mass[0];
     const d = -m0.body_com[2];
@@ -104,7 +104,7 @@ describe('joint dry friction (frictionloss) on a horizontal pendulum', () => {
     const tauG = mass * 9.81 * d;
     const sim = new Simulation(pendulum(ratio * tauG), {
       dt: 0.001,
-      solver: { contact_preset_variant: 'drake', line_search_variant },
+      solver: { contact_preset_variant: 'drake', line_search_variant, joint_friction_sigma },
     });
     sim.state.joint_q[0] = Math.PI / 2;
     return { sim, I, tauG };
@@ -115,6 +115,16 @@ describe('joint dry friction (frictionloss) on a horizontal pendulum', () => {
     for (let i = 0; i < 500; i++) sim.step();
     expect(Math.abs(sim.state.joint_q[0] - Math.PI / 2)).toBeLessThan(1e-4);
     expect(Math.abs(sim.state.joint_qd[0])).toBeLessThan(1e-3);
+  });
+
+  it('creeps in stiction at σ·δt·τ_g/I, σ the solver option joint_friction_sigma', () => {
+    // stiction: I(v − v*) = γ = −v/R with R = σ/I, so v = σ/(1+σ)·(v_n + δt·τ_g/I) → σ·δt·τ_g/I
+    for (const sigma of [undefined, 1e-2, 0.1]) {
+      const { sim, I, tauG } = setup(1.2, 'exact_root', sigma);
+      for (let i = 0; i < 20; i++) sim.step();
+      const expected = ((sigma ?? 1e-3) * 0.001 * tauG) / I;
+      expect(Math.abs(Math.abs(sim.state.joint_qd[0]) - expected) / expected).toBeLessThan(1e-3);
+    }
   });
 
   for (const ratio of [0, 0.5, 0.9]) {

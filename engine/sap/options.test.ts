@@ -60,6 +60,7 @@ const SPEC_DEFAULTS = {
   optimality_rel_tol: 1e-6,
   contact_beta: 1,
   contact_sigma: 1e-3,
+  joint_friction_sigma: 1e-3,
 };
 
 /** a non-default value for every key */
@@ -86,6 +87,7 @@ const OVERRIDES: Record<SolverOptionKey, unknown> = {
   contact_beta: 0.5,
   contact_sigma: 1e-2,
   contact_tau_d: 0.1,
+  joint_friction_sigma: 0.05,
   max_rigid_contact: 17,
   solve_islands: true,
 };
@@ -224,6 +226,8 @@ describe('solver options', () => {
       ['line_search_max_iterations', 0, 'integer'],
       ['cost_rel_tol', -1, '[0, 1]'],
       ['contact_sigma', 'abc', 'number'],
+      ['joint_friction_sigma', 0, '(0, Infinity)'],
+      ['joint_friction_sigma', Infinity, '(0, Infinity)'],
       ['use_f64_boundary_pose', 'maybe', 'true, false'],
     ];
     for (const [key, value, hint] of bad) {

@@ -7,6 +7,8 @@
  * rejects unknown keys or out-of-range values with an {@link OptionsError} naming the key.
  */
 
+import { JOINT_FRICTION_SIGMA } from './constraints/joint_friction';
+
 /** floating-point realization of a solver stage */
 export type Precision = 'fp32' | 'fp64';
 export type ContactPresetVariant = 'approx32' | 'approx64' | 'drake';
@@ -51,6 +53,11 @@ export interface SapSolverOptions {
   contact_sigma: number;
   /** default dissipation time scale τ_d per shape [s], used where a shape sets none */
   contact_tau_d: number;
+  /**
+   * friction regularization σ of joint dry friction (R = σ·w; Drake's SapJointFrictionConstraint
+   * default 1e-3) [-]: in stiction a DOF creeps at up to σ·w·δt·τ_c; larger is softer
+   */
+  joint_friction_sigma: number;
   /** per-world contact capacity */
   max_rigid_contact: number;
   /**
@@ -152,6 +159,7 @@ const NUMBERS: Partial<Record<SolverOptionKey, { min: number; max: number; open?
     contact_beta: { min: 0, max: Infinity },
     contact_sigma: { min: 0, max: Infinity },
     contact_tau_d: { min: 0, max: Infinity },
+    joint_friction_sigma: { min: 0, max: Infinity, open: true },
     max_rigid_contact: { min: 0, max: 1 << 20, int: true },
   };
 
@@ -179,6 +187,7 @@ export const SOLVER_OPTION_KEYS: readonly SolverOptionKey[] = [
   'contact_beta',
   'contact_sigma',
   'contact_tau_d',
+  'joint_friction_sigma',
   'max_rigid_contact',
   'solve_islands',
 ];
@@ -293,6 +302,7 @@ export function resolveSolverOptions(input: Record<string, unknown> = {}): SapSo
     contact_beta: 1,
     contact_sigma: 1e-3,
     contact_tau_d: 0,
+    joint_friction_sigma: JOINT_FRICTION_SIGMA,
     max_rigid_contact: 256,
     solve_islands: false,
     ...given,

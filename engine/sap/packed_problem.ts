@@ -19,7 +19,6 @@
  * - tendon:    l0, lower, upper, stiffness, tau_d, beta, w (Jacobian rows +a, −a per finite side)
  */
 
-import { JOINT_FRICTION_SIGMA } from './constraints/joint_friction';
 import type { SapConstraintSpec } from './problem';
 
 /** constraint kind codes */
@@ -251,17 +250,19 @@ export class PackedSapProblem {
     P[o + 7] = u0;
     P[o + 8] = w;
     P[o + 9] = NaN;
+    P[o + 10] = 0;
     return i;
   }
 
   /**
    * Appends dry friction of bound `friction` [N·m or N] on `dof` of clique `c` (Drake's
-   * SapJointFrictionConstraint, regularization R = σ·w): a PD-kind record (see
-   * constraints/joint_friction.ts)
+   * SapJointFrictionConstraint, regularization R = σ·w; σ NaN: the solver's joint_friction_sigma):
+   * a PD-kind record (see constraints/joint_friction.ts) marked as friction
    */
   addJointFriction(c: number, dof: number, friction: number, sigma: number, w: number): number {
     const i = this.addPd(c, dof, 0, 0, 0, 0, 0, friction, 0, w);
     this.phys[i * PHYS_STRIDE + 9] = sigma;
+    this.phys[i * PHYS_STRIDE + 10] = 1;
     return i;
   }
 
@@ -376,7 +377,7 @@ export class PackedSapProblem {
       );
     }
     if (s.kind === 'joint_friction') {
-      return this.addJointFriction(s.clique, s.dof, s.friction, s.sigma ?? JOINT_FRICTION_SIGMA, s.w ?? NaN);
+      return this.addJointFriction(s.clique, s.dof, s.friction, s.sigma ?? NaN, s.w ?? NaN);
     }
     return this.addPd(s.clique, s.dof, s.q0, s.qd, s.vd, s.kp, s.kd, s.effort_limit, s.u0, s.w ?? NaN);
   }

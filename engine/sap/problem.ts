@@ -41,7 +41,7 @@ export interface SapProblem {
  *   the near-rigid gain clamp, β = 0.1). γ = δt·u [N·s or N·m·s].
  * - `joint_friction`: dry friction of bound `friction` τ_c > 0 [N·m or N] on dof `dof` of clique
  *   `clique` (Drake's SapJointFrictionConstraint, MuJoCo's frictionloss): γ = clamp(−vc/R, ±δt·τ_c)
- *   with R = σ·w; σ default 1e-3, w default 1/A_dof,dof. γ [N·s or N·m·s].
+ *   with R = σ·w; σ default options.joint_friction_sigma (1e-3), w default 1/A_dof,dof. γ [N·s or N·m·s].
  * - `holonomic`: g(q) = 0 with n = g0.length ≤ 6 rows (coupler, ball, weld); `J[c]` is n×nv_c
  *   row-major with Σ_c J_c v_c = ġ; stiffness may be +∞ (near-rigid, β = 0.1 by default);
  *   w default ‖Σ_c J_c diag(A_c)⁻¹ J_cᵀ‖_F / n. γ is unbounded [N·s or N·m·s].

@@ -1387,8 +1387,8 @@ export class SapSolver {
         const n = pk.cliqueNv[c];
         const dof = P[x];
         const w = orDefault(P[x + 8], 1 / pk.cliqueA[c][dof * n + dof]);
-        const sigma = P[x + 9];
-        if (!Number.isNaN(sigma)) {
+        if (P[x + 10] === 1) {
+          const sigma = orDefault(P[x + 9], o.joint_friction_sigma);
           // joint friction: a PD record with Kp = 0, Kd = 1/(δt·σ·w)
           makeJointFrictionParams(P[x + 6], sigma, dt, w, this.params, po);
           const kd = this.params[po + 2];

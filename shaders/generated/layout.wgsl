@@ -41,6 +41,8 @@ struct Layout {
   contact_beta_lo: f32,
   contact_sigma_hi: f32,
   contact_sigma_lo: f32,
+  joint_friction_sigma_hi: f32, // joint friction regularization σ (R = σ·w)
+  joint_friction_sigma_lo: f32,
   o_joint_type: u32,
   o_joint_parent: u32,
   o_joint_tree: u32,
@@ -233,6 +235,7 @@ fn P_opt_abs_tol() -> df { return df(L.opt_abs_tol_hi, L.opt_abs_tol_lo); }
 fn P_opt_rel_tol() -> df { return df(L.opt_rel_tol_hi, L.opt_rel_tol_lo); }
 fn P_contact_beta() -> df { return df(L.contact_beta_hi, L.contact_beta_lo); }
 fn P_contact_sigma() -> df { return df(L.contact_sigma_hi, L.contact_sigma_lo); }
+fn P_joint_friction_sigma() -> df { return df(L.joint_friction_sigma_hi, L.joint_friction_sigma_lo); }
 
 // joint_type: (joint × 1) JointType
 fn get_joint_type(i: u32) -> i32 { return model_i[L.o_joint_type + i]; }

@@ -78,8 +78,8 @@ fn joint_constraints(@builtin(global_invocation_id) gid: vec3<u32>) {
   }
   let tau_c = get_dof_friction(d);
   if (tau_c.x > 0.0) {
-    // joint friction: R = σ·w with σ = JOINT_FRICTION_SIGMA = 1e-3, γ_max = δt·τ_c
-    set_fr_param(d, 0u, df_div(w, df(1000.0, 0.0)));
+    // joint friction: R = σ·w (σ: joint_friction_sigma), γ_max = δt·τ_c
+    set_fr_param(d, 0u, df_mul(P_joint_friction_sigma(), w));
     set_fr_param(d, 1u, df_mul(dt, tau_c));
     set_fr_active(d, 1);
   }

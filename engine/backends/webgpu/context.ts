@@ -519,6 +519,7 @@ export class GpuSapContext {
         opt_rel_tol: o.optimality_rel_tol,
         contact_beta: o.contact_beta,
         contact_sigma: o.contact_sigma,
+        joint_friction_sigma: o.joint_friction_sigma,
       },
       this.layout.offsets,
       new DataView(buf),
