@@ -1846,13 +1846,14 @@ class MjcfBuilder {
             let out = [...v];
             if (j.kind === 'free') {
               // MuJoCo: the body origin's velocity (world), ω in the body frame; ours: the COM's
-              // velocity and ω, both in the world: v_C = v_O + ω × (R·c)
+              // velocity and ω, both in the world: v_C = v_O + ω × (R·c). Without a qpos the body
+              // stands at qpos0, its authored pose (xform included)
               const rq =
-                q.length === 7 ? quatMult(this.xform.slice(3), [q[4], q[5], q[6], q[3]]) : p.world.slice(3); // qpos0: the authored pose, xform included
+                q.length === 7 ? quatMult(this.xform.slice(3), [q[4], q[5], q[6], q[3]]) : p.world.slice(3);
               const w = rotate(rq, v.slice(3, 6));
-              const r = rotate(rq, b.bodyMassProperties(b.joints[bj].child).com);
+              const wxr = cross(w, rotate(rq, b.bodyMassProperties(b.joints[bj].child).com));
               const vo = rotate(this.xform.slice(3), v.slice(0, 3));
-              out = [...vo.map((x, k) => x + cross(w, r)[k]), ...w];
+              out = [vo[0] + wxr[0], vo[1] + wxr[1], vo[2] + wxr[2], ...w];
             }
             key.joint_qd.push({ joint: bj, qd: out });
           }

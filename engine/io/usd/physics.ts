@@ -1550,7 +1550,7 @@ class UsdPhysicsImporter {
       }
     }
     for (let k = 0; k < nb; k++) if (!pushed.has(k)) order.push(k);
-    const floatingRoots = new Set<number>();
+    const moving = new Set<number>(); // bodies whose authored velocity is applied
     for (const r of order) {
       if (inTree[r]) continue;
       inTree[r] = 1;
@@ -1566,14 +1566,16 @@ class UsdPhysicsImporter {
       });
       result.joints.push(ji);
       const qd = fixed ? undefined : this.initialVelocity(body.prim);
-      if (qd) b.jointQd(ji).splice(0, 6, ...qd);
-      floatingRoots.add(r);
+      if (qd) {
+        b.jointQd(ji).splice(0, 6, ...qd);
+        moving.add(r);
+      }
       bfs(r, c);
     }
     for (let k = 0; k < nb; k++) {
-      if (floating !== false && !floatingRoots.has(k) && this.initialVelocity(this.bodies[k].prim)) {
+      if (!moving.has(k) && this.initialVelocity(this.bodies[k].prim)) {
         this.warnings.push(
-          `<${this.bodies[k].prim.path}>: initial velocity ignored (only a floating root body's is applied; its joints start at rest)`,
+          `<${this.bodies[k].prim.path}>: initial velocity ignored (only a floating root body's is applied; joints start at rest)`,
         );
       }
     }
