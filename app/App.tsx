@@ -15,6 +15,7 @@ import { loadFiles, send, setPlaying, viewport } from './session';
 import { useStudio } from './store';
 import {
   BackendStatus,
+  BodyInspector,
   ContactInspector,
   DropZone,
   ErrorBanner,
@@ -64,6 +65,7 @@ export function App() {
         <TruncationWarning />
         <BackendStatus />
         <ContactInspector />
+        <BodyInspector />
         <div className="leva-wrap">
           <Leva
             fill

@@ -278,6 +278,13 @@ export function send(cmd: CommandBody, transfer?: Transferable[]): void {
   client.send(cmd, transfer);
 }
 
+// the body inspector reads the joint state and efforts from the frames while a body is selected
+useStudio.subscribe((s, prev) => {
+  if ((s.selection === null) !== (prev.selection === null)) {
+    client.send({ type: 'set_sim', joints: s.selection !== null });
+  }
+});
+
 // ------------------------------------------------------------------------------------------ loading
 
 /** dropped files up to this size are kept for reloading after a worker restart [bytes] */
@@ -758,7 +765,14 @@ export const testApi = {
     drawn: viewport.handle?.texturedDraws() ?? { meshes: 0, images: [] },
   }),
   markers: () => viewport.handle?.markers() ?? null,
-  /** constraint island per body from the latest frame (colour by island on), else null */
+  /** the latest frame's joint state and constraint efforts (a body selected), else null */
+  joints: () => {
+    const j = client.latest.joints;
+    return j
+      ? { q: Array.from(j.q), qd: Array.from(j.qd), effort: j.effort ? Array.from(j.effort) : null }
+      : null;
+  },
+  /** the constraint island per body from the latest frame (colour by island on), else null */
   islands: () => (client.latest.islands ? Array.from(client.latest.islands) : null),
   project: (p: number[]) => viewport.handle?.project(p) ?? null,
   bodyPosition: (b: number) => viewport.handle?.bodyPosition(b) ?? null,

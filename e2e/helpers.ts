@@ -23,6 +23,7 @@ export interface StudioApi {
     stage_ms: StatsInfo['stage_ms'];
   } | null;
   contacts(): { count: number; truncated: number; data: number[] } | null;
+  joints(): { q: number[]; qd: number[]; effort: number[] | null } | null;
   scene(): {
     bodies: string[];
     shapes: {

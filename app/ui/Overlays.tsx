@@ -1,6 +1,6 @@
 /**
  * HTML overlays around the viewport: scene info, errors (which file, where, why), notices, the
- * truncated-contacts warning, the contact inspector, the history timeline and the drop zone.
+ * truncated-contacts warning, the contact and body inspectors, the history timeline and the drop zone.
  * Everything is rendered as React text: nothing from a file or a link becomes HTML.
  */
 import { useEffect, useState } from 'react';
@@ -9,6 +9,7 @@ import type { ErrorInfo } from '../../engine/worker/protocol';
 import { filesFromDrop, type DropError } from '../files';
 import { client, loadFiles, send } from '../session';
 import { useStudio } from '../store';
+import { bodyInspectorRows, type InspectorRow } from './body_inspector';
 
 /** "file — line L, column C — key path" for an error */
 export function errorWhere(e: ErrorInfo): string {
@@ -164,14 +165,33 @@ export function ContactInspector() {
     ['point0 / point1 (body frames)', `${vec([v.p0x, v.p0y, v.p0z])} / ${vec([v.p1x, v.p1y, v.p1z])}`],
   ];
   return (
-    <div className="inspector" data-testid="contact-inspector">
+    <InspectorPanel
+      title="contact inspector"
+      testId="contact-inspector"
+      rows={rows}
+      onClose={() => set({ contact: null })}
+    />
+  );
+}
+
+/** a titled table of label / value rows with a close button */
+function InspectorPanel(props: {
+  title: string;
+  testId: string;
+  rows: [string, string][];
+  onClose: () => void;
+  className?: string;
+  footer?: string;
+}) {
+  return (
+    <div className={`inspector${props.className ? ` ${props.className}` : ''}`} data-testid={props.testId}>
       <div className="inspector-head">
-        <strong>contact inspector</strong>
-        <button onClick={() => set({ contact: null })}>close</button>
+        <strong>{props.title}</strong>
+        <button onClick={props.onClose}>close</button>
       </div>
       <table>
         <tbody>
-          {rows.map(([k, val]) => (
+          {props.rows.map(([k, val]) => (
             <tr key={k}>
               <td>{k}</td>
               <td>{val}</td>
@@ -179,7 +199,40 @@ export function ContactInspector() {
           ))}
         </tbody>
       </table>
+      {props.footer ? <div className="muted">{props.footer}</div> : null}
     </div>
+  );
+}
+
+/** the refresh period of the body inspector's numbers [ms] */
+const BODY_INSPECTOR_MS = 250;
+
+/**
+ * The selected body, its joint and the joint's live state and constraint efforts (limit, drive,
+ * friction; CPU backend), refreshed a few times a second from the latest frame
+ */
+export function BodyInspector() {
+  const selection = useStudio((s) => s.selection);
+  const scene = useStudio((s) => s.scene);
+  const set = useStudio((s) => s.set);
+  const [rows, setRows] = useState<InspectorRow[]>([]);
+  useEffect(() => {
+    if (selection === null || !scene) return;
+    const refresh = () => setRows(bodyInspectorRows(scene, selection, client.latest.joints));
+    refresh();
+    const id = setInterval(refresh, BODY_INSPECTOR_MS);
+    return () => clearInterval(id);
+  }, [selection, scene]);
+  if (selection === null || !scene || selection >= scene.body_count) return null;
+  return (
+    <InspectorPanel
+      title="body inspector"
+      testId="body-inspector"
+      className="body-inspector"
+      rows={rows}
+      onClose={() => set({ selection: null })}
+      footer="efforts of the last step taken · click empty space to deselect"
+    />
   );
 }
 

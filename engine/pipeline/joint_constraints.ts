@@ -134,7 +134,15 @@ export function buildJointConstraints(
   }
 }
 
-/** {@link buildJointConstraints} into a pooled problem (same constraints, same order) */
+/** per DOF in {@link packJointConstraints}' `rows`: limit index, limit sides (bit 0 lower, bit 1 upper), PD index, friction index */
+export const JOINT_ROWS_STRIDE = 4;
+
+/**
+ * {@link buildJointConstraints} into a pooled problem (same constraints, same order). With `rows`
+ * (joint_dof_count × {@link JOINT_ROWS_STRIDE}), each DOF of these joints records its constraints'
+ * indices in `pp` (−1 where it has none) and the limit's sides, so that their impulses can be read
+ * back after the solve ({@link jointEffortsFromImpulses}).
+ */
 export function packJointConstraints(
   m: SapModel,
   j0: number,
@@ -146,6 +154,7 @@ export function packJointConstraints(
   dt: number,
   cliqueIndex: Int32Array,
   pp: PackedSapProblem,
+  rows: Int32Array | null = null,
 ): void {
   for (let j = j0; j < j1; j++) {
     const type = m.joint_type[j];
@@ -156,15 +165,31 @@ export function packJointConstraints(
     const dof = d - m.tree_dof_start[t];
     const q0 = q[m.joint_q_start[j]];
     const ke = m.joint_limit_ke[d];
+    const r = d * JOINT_ROWS_STRIDE;
+    if (rows) for (let k = 0; k < JOINT_ROWS_STRIDE; k++) rows[r + k] = k === 1 ? 0 : -1;
     if (ke > 0) {
       const rate = Math.max(Math.abs(v[d]), Math.abs(v_star[d]));
       const s = limitSidesInWindow(m.joint_limit_lower[d], m.joint_limit_upper[d], q0, rate, dt);
       if (Number.isFinite(s[0]) || Number.isFinite(s[1])) {
-        pp.addLimit(clique, dof, q0, s[0], s[1], ke, m.joint_limit_kd[d] / ke, NEAR_RIGID_BETA, NaN);
+        const i = pp.addLimit(
+          clique,
+          dof,
+          q0,
+          s[0],
+          s[1],
+          ke,
+          m.joint_limit_kd[d] / ke,
+          NEAR_RIGID_BETA,
+          NaN,
+        );
+        if (rows) {
+          rows[r] = i;
+          rows[r + 1] = (Number.isFinite(s[0]) ? 1 : 0) | (Number.isFinite(s[1]) ? 2 : 0);
+        }
       }
     }
     if (hasDrive(m, d)) {
-      pp.addPd(
+      const i = pp.addPd(
         clique,
         dof,
         q0,
@@ -176,7 +201,41 @@ export function packJointConstraints(
         control.joint_f[d],
         NaN,
       );
+      if (rows) rows[r + 2] = i;
     }
-    if (hasJointFriction(m, d)) pp.addJointFriction(clique, dof, m.joint_friction[d], NaN, NaN); // σ: joint_friction_sigma
+    if (hasJointFriction(m, d)) {
+      const i = pp.addJointFriction(clique, dof, m.joint_friction[d], NaN, NaN); // σ: joint_friction_sigma
+      if (rows) rows[r + 3] = i;
+    }
+  }
+}
+
+/**
+ * The joint constraints' efforts of DOFs [d0, d1) after a solve, from the impulses γ (constraint
+ * i's rows start at `rowOffset(i)`) and the `rows` of {@link packJointConstraints}: per DOF
+ * (limit, drive, friction) = (γ_lower − γ_upper, γ_pd, γ_friction)/δt [N·m or N] into
+ * `out[3d ..)`, 0 where the DOF has no such constraint.
+ */
+export function jointEffortsFromImpulses(
+  rows: Int32Array,
+  d0: number,
+  d1: number,
+  gamma: Float64Array,
+  rowOffset: (i: number) => number,
+  dt: number,
+  out: Float64Array,
+): void {
+  for (let d = d0; d < d1; d++) {
+    const r = d * JOINT_ROWS_STRIDE;
+    let limit = 0;
+    if (rows[r] >= 0) {
+      const go = rowOffset(rows[r]);
+      const sides = rows[r + 1];
+      if (sides & 1) limit += gamma[go];
+      if (sides & 2) limit -= gamma[go + (sides & 1)];
+    }
+    out[3 * d] = limit / dt;
+    out[3 * d + 1] = rows[r + 2] >= 0 ? gamma[rowOffset(rows[r + 2])] / dt : 0;
+    out[3 * d + 2] = rows[r + 3] >= 0 ? gamma[rowOffset(rows[r + 3])] / dt : 0;
   }
 }

@@ -139,6 +139,50 @@ describe('joint dry friction (frictionloss) on a horizontal pendulum', () => {
     });
   }
 
+  it('reads back the friction, drive and limit efforts against gravity (track_joint_efforts)', () => {
+    // the direction gravity turns the arm: the sign of its first velocity without friction
+    const free = setup(0);
+    free.sim.step();
+    const down = Math.sign(free.sim.state.joint_qd[0]);
+    const { tauG } = free;
+    const efforts = (sim: Simulation, steps: number) => {
+      sim.solver.track_joint_efforts = true;
+      for (let i = 0; i < steps; i++) sim.step();
+      return Array.from(sim.solver.joint_effort);
+    };
+    // sliding: exactly the bound against the motion; stuck: the gravity torque (creep 1e-6·τ_g)
+    const slip = efforts(setup(0.5).sim, 10);
+    expect(slip[0]).toBe(0);
+    expect(slip[1]).toBe(0);
+    expect(slip[2]).toBeCloseTo(-down * 0.5 * tauG, 12);
+    const held = efforts(setup(1.2).sim, 200);
+    expect(Math.abs(held[2] + down * tauG) / tauG).toBeLessThan(1e-4);
+    // a PD drive holding the arm horizontal, and the limit it rests on
+    const driven = setup(0);
+    const m = driven.sim.model;
+    m.joint_target_ke[0] = 2000;
+    m.joint_target_kd[0] = 50;
+    driven.sim.control.joint_target_pos[0] = Math.PI / 2;
+    const pd = efforts(driven.sim, 2000);
+    // (it sags by τ_g/K_p ≈ 0.02 rad, where gravity's torque is τ_g·sin q)
+    const sag = driven.sim.state.joint_q[0];
+    expect(Math.abs(sag - Math.PI / 2)).toBeGreaterThan(1e-3);
+    expect(Math.abs(pd[1] + down * tauG * Math.sin(sag)) / tauG).toBeLessThan(1e-4);
+    const stop = setup(0);
+    const ms = stop.sim.model;
+    ms.joint_limit_ke[0] = 1e5;
+    ms.joint_limit_kd[0] = 1e3;
+    if (down > 0) ms.joint_limit_upper[0] = Math.PI / 2;
+    else ms.joint_limit_lower[0] = Math.PI / 2;
+    const lim = efforts(stop.sim, 2000);
+    expect(Math.abs(lim[0] + down * tauG) / tauG).toBeLessThan(1e-4);
+    expect([lim[1], lim[2]]).toEqual([0, 0]);
+    // off by default
+    const quiet = setup(0.5);
+    for (let i = 0; i < 10; i++) quiet.sim.step();
+    expect(Array.from(quiet.sim.solver.joint_effort)).toEqual([0, 0, 0]);
+  });
+
   it('slips at the same acceleration under monotone_decay once moving (its cost criterion ends the first step in the stiction well)', () => {
     const { sim, I, tauG } = setup(0.5, 'monotone_decay');
     sim.step();

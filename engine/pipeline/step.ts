@@ -40,7 +40,7 @@ import { appliedForces, freeMotionTree, makeFreeMotionScratch, type FreeMotionSc
 import { integratePositions } from './integrate';
 import { WarmStartHistory, type WarmStart } from './warm_start';
 import { packEqualityConstraints } from './equality_constraints';
-import { packJointConstraints } from './joint_constraints';
+import { JOINT_ROWS_STRIDE, jointEffortsFromImpulses, packJointConstraints } from './joint_constraints';
 import { packTendonConstraints } from './tendon_constraints';
 import { worseStatus, type StepReport, type WorldReport } from './report';
 
@@ -132,6 +132,8 @@ export class SolverSAP {
     }
     this.cliqueIndex = new Int32Array(model.tree_count).fill(-1);
     this.body_island = new Int32Array(model.body_count).fill(-1);
+    this.joint_effort = new Float64Array(model.joint_dof_count * 3);
+    this.jointRows = new Int32Array(model.joint_dof_count * JOINT_ROWS_STRIDE).fill(-1); // (sides: unread)
     this.fmBad = new Uint8Array(model.num_worlds);
     for (let w = 0; w < model.num_worlds; w++) {
       const d0 = model.world_dof_start[w],
@@ -162,6 +164,21 @@ export class SolverSAP {
    */
   readonly body_island: Int32Array;
   private readonly islandLabels = new SapIslands();
+
+  /**
+   * read the joint constraints' efforts back every step into {@link joint_effort} (default false;
+   * the studio's body inspector turns it on)
+   */
+  track_joint_efforts = false;
+  /**
+   * (joint_dof_count × 3) per DOF of a revolute or prismatic joint, the last step's constraint
+   * efforts (track_joint_efforts): limit (lower minus upper side), PD drive (with its
+   * feed-forward, after the effort limit) and dry friction [N·m or N]; 0 where the DOF has no such
+   * constraint, and for every DOF of a world whose solve was rejected
+   */
+  readonly joint_effort: Float64Array;
+  private readonly jointRows: Int32Array;
+  private readonly rowOffsetOf = (i: number): number => this.sap.rowOffset(i);
 
   /**
    * factorization of the SAP Newton step (SapSolver.linear_solver): 'auto' (default) picks block
@@ -355,6 +372,7 @@ export class SolverSAP {
         dt,
         this.cliqueIndex,
         pp,
+        this.track_joint_efforts ? this.jointRows : null,
       );
       if (m.eq_count > 0) {
         packEqualityConstraints(m, this.kin, state_in.joint_q, w, this.cliqueIndex, pp);
@@ -425,6 +443,21 @@ export class SolverSAP {
                   ? ContactSlip.SLIP
                   : ContactSlip.OPEN;
           }
+        }
+      }
+      if (this.track_joint_efforts) {
+        if (report.status === 'invalid_input' || pp.nCliques === 0 || report.cost.length === 0) {
+          this.joint_effort.fill(0, 3 * d0, 3 * d1);
+        } else {
+          jointEffortsFromImpulses(
+            this.jointRows,
+            d0,
+            d1,
+            this.sap.impulses,
+            this.rowOffsetOf,
+            dt,
+            this.joint_effort,
+          );
         }
       }
       t1 = now();

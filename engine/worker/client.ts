@@ -17,6 +17,7 @@ import {
   type Command,
   type CommandBody,
   type ContactFrame,
+  type JointFrame,
   type WorkerEvent,
 } from './protocol';
 
@@ -28,6 +29,8 @@ export interface LatestFrame {
   contacts: ContactFrame | null;
   /** constraint island per body (when set_sim islands is on) */
   islands: Int32Array | null;
+  /** joint state and constraint efforts (when set_sim joints is on) */
+  joints: JointFrame | null;
 }
 
 /** what the client needs from a Worker (a fake one in tests) */
@@ -77,6 +80,7 @@ export class SimClient {
     poses: null,
     contacts: null,
     islands: null,
+    joints: null,
   };
   /** 'ring' or 'message', once the first frame arrived */
   transport: 'ring' | 'message' | 'none' = 'none';
@@ -99,7 +103,7 @@ export class SimClient {
   private sentLoad: LoadCommand | null = null;
   private keptLoad: LoadCommand | null = null;
   private explicit: Record<string, string | number | boolean> | null = null;
-  private sim: { dt?: number; speed?: number; contacts?: boolean; islands?: boolean } = {};
+  private sim: { dt?: number; speed?: number; contacts?: boolean; islands?: boolean; joints?: boolean } = {};
   /** the backend the app chose (a restarted worker gets it before the scene) */
   private backend: BackendChoice = 'cpu';
   private playing = false;
@@ -169,6 +173,7 @@ export class SimClient {
         this.latest.poses = null;
         this.latest.contacts = null;
         this.latest.islands = null;
+        this.latest.joints = null;
         this.loading = false;
         this.explicit = { ...e.options.explicit };
         if (this.sentLoad) this.keptLoad = this.sentLoad;
@@ -201,6 +206,7 @@ export class SimClient {
         this.latest.step = e.step;
         this.latest.contacts = e.contacts ?? null;
         this.latest.islands = e.islands ?? null;
+        this.latest.joints = e.joints ?? null;
         if (e.poses) {
           this.latest.poses = e.poses;
           this.transport = 'message';
@@ -254,6 +260,7 @@ export class SimClient {
           speed: cmd.speed ?? this.sim.speed,
           contacts: cmd.contacts ?? this.sim.contacts,
           islands: cmd.islands ?? this.sim.islands,
+          joints: cmd.joints ?? this.sim.joints,
         };
         break;
       case 'set_backend':
@@ -395,7 +402,13 @@ export class SimClient {
     const r = this.restoring!;
     this.restoring = null;
     const post = (c: CommandBody) => this.worker.postMessage({ ...c, v: PROTOCOL_VERSION });
-    post({ type: 'set_sim', speed: this.sim.speed, contacts: this.sim.contacts, islands: this.sim.islands });
+    post({
+      type: 'set_sim',
+      speed: this.sim.speed,
+      contacts: this.sim.contacts,
+      islands: this.sim.islands,
+      joints: this.sim.joints,
+    });
     if (r.snapshot) {
       post({
         type: 'restore',

@@ -114,6 +114,8 @@ export const commandSchema = z.discriminatedUnion('type', [
     contacts: z.boolean().optional(),
     /** send each body's constraint island with frames (island colouring is on; CPU backend) */
     islands: z.boolean().optional(),
+    /** send the joint coordinates, velocities and constraint efforts with frames (the body inspector is open) */
+    joints: z.boolean().optional(),
   }),
   z.object({ v, type: z.literal('play') }),
   z.object({ v, type: z.literal('pause') }),
@@ -325,6 +327,15 @@ export interface SceneInfo {
   /** axis-aligned bounds of world 0's initial geometry (min, max), for camera framing */
   bounds: { min: number[]; max: number[] };
   dofs: DofInfo[];
+  /** per joint (joint j moves body j): its type name (fixed, free, revolute, prismatic, ball) */
+  joint_type: string[];
+  joint_label: string[];
+  /** (body_count + 1) each joint's range in a frame's `joints.q` and in `joints.qd` */
+  joint_q_start: number[];
+  joint_qd_start: number[];
+  /** per DOF: the dry-friction bound τ_c (0: none) and the drive's effort limit (Infinity: none) [N·m or N] */
+  dof_friction: number[];
+  dof_effort_limit: number[];
   /** contact slots per world */
   contact_capacity: number;
   /** warnings of the loader */
@@ -394,6 +405,20 @@ export interface ContactFrame {
   /** the step dt the forces belong to [s] */
   dt: number;
   data: Float64Array;
+}
+
+/** the joint state of a frame (set_sim joints), all worlds, public convention */
+export interface JointFrame {
+  /** (joint_coord_count) joint coordinates */
+  q: Float64Array;
+  /** (joint_dof_count) joint velocities */
+  qd: Float64Array;
+  /**
+   * (joint_dof_count × 3) the last step's constraint efforts per DOF of a revolute or prismatic
+   * joint: limit, PD drive, dry friction [N·m or N] (SolverSAP.joint_effort); null on the WebGPU
+   * backend, which does not read them back
+   */
+  effort: Float64Array | null;
 }
 
 export interface StatsInfo {
@@ -513,6 +538,8 @@ export type WorkerEvent =
       contacts?: ContactFrame;
       /** (body_count) constraint island per body in the last step, −1 for none (set_sim islands) */
       islands?: Int32Array;
+      /** joint state and efforts (set_sim joints) */
+      joints?: JointFrame;
     }
   | { v: V; type: 'stats'; stats: StatsInfo }
   | { v: V; type: 'ablation'; sample: AblationSample }

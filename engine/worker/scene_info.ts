@@ -5,7 +5,7 @@
 import { transformMul, transformPoint } from '../math';
 
 const ORIGIN = new Float64Array(3);
-import { ShapeType, type SapModel } from '../model';
+import { JOINT_TYPE_NAMES, ShapeType, type SapModel } from '../model';
 import type { DofInfo, MeshInfo, SceneInfo, ShapeInfo } from './protocol';
 
 /** a bounding radius of a shape around its frame origin [m] */
@@ -194,6 +194,12 @@ export function buildSceneInfo(
     world_offset,
     bounds: { min: lo, max: hi },
     dofs,
+    joint_type: Array.from(m.joint_type, (t) => JOINT_TYPE_NAMES[t] ?? String(t)),
+    joint_label: Array.from({ length: m.joint_count }, (_, j) => m.joint_label[j] ?? `joint${j}`),
+    joint_q_start: Array.from(m.joint_q_start),
+    joint_qd_start: Array.from(m.joint_qd_start),
+    dof_friction: Array.from(m.joint_friction),
+    dof_effort_limit: Array.from(m.joint_effort_limit),
     contact_capacity: meta.contact_capacity,
     warnings: meta.warnings,
     notes: meta.notes,

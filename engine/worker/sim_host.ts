@@ -123,6 +123,8 @@ export class SimHost {
   sendContacts = false;
   /** frames carry each body's constraint island (set_sim islands) */
   sendIslands = false;
+  /** frames carry the joint state and constraint efforts (set_sim joints) */
+  sendJoints = false;
   ablation_every = 10;
   /** steps taken since the last load or reset */
   stepCount = 0;
@@ -236,6 +238,10 @@ export class SimHost {
           if (cmd.contacts !== undefined) {
             this.sendContacts = cmd.contacts;
             this.sendFrame();
+          }
+          if (cmd.joints !== undefined) {
+            this.sendJoints = cmd.joints;
+            if (this.sim) this.sim.solver.track_joint_efforts = cmd.joints;
           }
           if (cmd.islands !== undefined) {
             this.sendIslands = cmd.islands;
@@ -354,6 +360,7 @@ export class SimHost {
       this.pacer.restart();
       this.ablator = null;
       sim.solver.track_islands = this.sendIslands;
+      sim.solver.track_joint_efforts = this.sendJoints;
       this.stopTrajectory();
       this.ablContacts = sim.collision.contacts();
       this.restartSampling();
@@ -1181,6 +1188,14 @@ export class SimHost {
     const contacts = this.packContacts();
     // island labels come from the CPU step (none while the WebGPU backend steps)
     const islands = this.sendIslands && !this.gpu ? Int32Array.from(sim.solver.body_island) : undefined;
+    // joint efforts too (the WebGPU backend does not read them back)
+    const joints = this.sendJoints
+      ? {
+          q: Float64Array.from(sim.state.joint_q),
+          qd: Float64Array.from(sim.state.joint_qd),
+          effort: this.gpu ? null : Float64Array.from(sim.solver.joint_effort),
+        }
+      : undefined;
     let poses: Float32Array | undefined;
     if (this.ring) this.ring.publish(seq, sim.state.time, this.stepCount, sim.state.body_q);
     else poses = Float32Array.from(sim.state.body_q);
@@ -1193,6 +1208,7 @@ export class SimHost {
       poses,
       contacts,
       islands,
+      joints,
     });
   }
 
