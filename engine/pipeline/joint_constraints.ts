@@ -166,7 +166,10 @@ export function packJointConstraints(
     const q0 = q[m.joint_q_start[j]];
     const ke = m.joint_limit_ke[d];
     const r = d * JOINT_ROWS_STRIDE;
-    if (rows) for (let k = 0; k < JOINT_ROWS_STRIDE; k++) rows[r + k] = k === 1 ? 0 : -1;
+    if (rows) {
+      rows[r] = rows[r + 2] = rows[r + 3] = -1;
+      rows[r + 1] = 0;
+    }
     if (ke > 0) {
       const rate = Math.max(Math.abs(v[d]), Math.abs(v_star[d]));
       const s = limitSidesInWindow(m.joint_limit_lower[d], m.joint_limit_upper[d], q0, rate, dt);

@@ -446,7 +446,8 @@ export class SolverSAP {
         }
       }
       if (this.track_joint_efforts) {
-        if (report.status === 'invalid_input' || pp.nCliques === 0 || report.cost.length === 0) {
+        // (no cost history: nothing was solved)
+        if (report.status === 'invalid_input' || report.cost.length === 0) {
           this.joint_effort.fill(0, 3 * d0, 3 * d1);
         } else {
           jointEffortsFromImpulses(
