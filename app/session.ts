@@ -768,9 +768,7 @@ export const testApi = {
   /** the latest frame's joint state and constraint efforts (a body selected), else null */
   joints: () => {
     const j = client.latest.joints;
-    return j
-      ? { q: Array.from(j.q), qd: Array.from(j.qd), effort: j.effort ? Array.from(j.effort) : null }
-      : null;
+    return j ? { q: Array.from(j.q), qd: Array.from(j.qd), effort: Array.from(j.effort) } : null;
   },
   /** the constraint island per body from the latest frame (colour by island on), else null */
   islands: () => (client.latest.islands ? Array.from(client.latest.islands) : null),

@@ -8,7 +8,15 @@
  */
 import { expect, test } from '@playwright/test';
 import { decodeLink, linkPayloadFromHash } from '../app/link';
-import { openStudio, panelText, pickCatalogScene, studio, watchConsole } from './helpers';
+import {
+  clickArm7Link2,
+  openStudio,
+  panelText,
+  pickCatalogScene,
+  stepAndSeeArm7Drive,
+  studio,
+  watchConsole,
+} from './helpers';
 
 const SHOTS = 'dist/e2e-results/screens';
 
@@ -18,6 +26,7 @@ test('switching to WebGPU runs the scene there (or states why not), and back to 
   // the first WebGPU use compiles every kernel (SwiftShader: tens of seconds on a small machine)
   test.setTimeout(300_000);
   const errors = watchConsole(page);
+  const tStart = Date.now();
   await openStudio(page);
   await expect.poll(() => studio(page, (s) => s.step)).toBeGreaterThan(10);
   expect(await studio(page, (s) => s.backend())).toMatchObject({ requested: 'cpu', active: 'cpu' });
@@ -35,7 +44,9 @@ test('switching to WebGPU runs the scene there (or states why not), and back to 
     .poll(() => studio(page, (s) => s.backend()?.pending), { timeout: 240_000, message: 'pending' })
     .toBe(false);
   const b = (await studio(page, (s) => s.backend()))!;
-  console.log(`[backend e2e] active=${b.active} adapter=${b.adapter} fallback=${b.fallback}`);
+  console.log(
+    `[backend e2e] ${Date.now() - tStart} ms: active=${b.active} adapter=${b.adapter} fallback=${b.fallback}`,
+  );
 
   const step0 = await studio(page, (s) => s.step);
   const time0 = await studio(page, (s) => s.time);
@@ -73,6 +84,22 @@ test('switching to WebGPU runs the scene there (or states why not), and back to 
       { timeout: 60_000 },
     )
     .toBeGreaterThan(0.01);
+  if (b.active === 'webgpu') {
+    // the body inspector's efforts come back from the GPU: arm7's link2 hangs on its drive
+    await pickCatalogScene(page, 'arm7');
+    await expect.poll(() => studio(page, (s) => s.backend()?.pending), { timeout: 240_000 }).toBe(false);
+    expect(await studio(page, (s) => s.backend()?.active)).toBe('webgpu');
+    await page.getByRole('button', { name: 'pause', exact: true }).first().click();
+    await expect.poll(() => studio(page, (s) => s.playing)).toBe(false);
+    await clickArm7Link2(page);
+    await expect.poll(() => studio(page, (s) => s.selection())).toBe(2);
+    await stepAndSeeArm7Drive(page);
+    await page.screenshot({ path: `${SHOTS}/10b-body-inspector-webgpu.png` });
+    await page.getByTestId('body-inspector').getByRole('button', { name: 'close' }).click();
+    // play on from the timeline's button
+    await page.getByRole('button', { name: '▶ play', exact: true }).click({ timeout: 20_000 });
+    await expect.poll(() => studio(page, (s) => s.playing)).toBe(true);
+  }
   // the simulation panel (backend, active backend, adapter, precision) in the shot
   await page.locator('[id="simulation.backend"]').scrollIntoViewIfNeeded();
   await page.screenshot({ path: `${SHOTS}/10-backend-${b.active}.png` });

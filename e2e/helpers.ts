@@ -23,7 +23,7 @@ export interface StudioApi {
     stage_ms: StatsInfo['stage_ms'];
   } | null;
   contacts(): { count: number; truncated: number; data: number[] } | null;
-  joints(): { q: number[]; qd: number[]; effort: number[] | null } | null;
+  joints(): { q: number[]; qd: number[]; effort: number[] } | null;
   scene(): {
     bodies: string[];
     shapes: {
@@ -145,6 +145,36 @@ export function project(page: Page, p: number[]): Promise<[number, number]> {
   return page.evaluate(
     (q) => (window as unknown as { __sapStudio: StudioApi }).__sapStudio.project(q) as [number, number],
     p,
+  );
+}
+
+/** clicks the middle of arm7's link2 (body 2; its capsule's middle is 0.125 m along the body z axis) */
+export async function clickArm7Link2(page: Page): Promise<void> {
+  const mid = await studio(page, (s) => {
+    const p = s.poses().slice(2 * 7, 2 * 7 + 7);
+    const [x, y, z, w] = p.slice(3);
+    // R·(0, 0, 0.125): the third column of the rotation
+    const c = [2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)].map((v) => 0.125 * v);
+    return [p[0] + c[0], p[1] + c[1], p[2] + c[2]];
+  });
+  const at = await project(page, mid);
+  await page.mouse.click(at[0], at[1]);
+}
+
+/**
+ * steps once (paused, arm7's link2 selected) and expects the frames and the body inspector to show
+ * the drive of link2's hinge (DOF 1) holding ~14 N·m of its ±150
+ */
+export async function stepAndSeeArm7Drive(page: Page): Promise<void> {
+  await page.getByRole('button', { name: 'step', exact: true }).first().click();
+  await expect
+    .poll(async () => {
+      const j = await studio(page, (s) => s.joints());
+      return j ? Math.abs(j.effort[3 * 1 + 1]) : 0;
+    })
+    .toBeGreaterThan(5);
+  await expect(page.getByTestId('body-inspector')).toContainText(
+    /drive effort\s*-?\d+\.\d+ N·m of ±150\.0000/,
   );
 }
 

@@ -7,11 +7,13 @@
 import { expect, test } from '@playwright/test';
 import { CF, CONTACT_STRIDE } from '../engine/worker/protocol';
 import {
+  clickArm7Link2,
   openStudio,
   pickCatalogScene,
   pngVariance,
   type StudioApi,
   project,
+  stepAndSeeArm7Drive,
   studio,
   toggleCheckbox,
   waitReady,
@@ -257,30 +259,14 @@ test('clicking a link of the arm opens the body inspector: its hinge and the dri
   await pickCatalogScene(page, 'arm7');
   await page.getByRole('button', { name: 'pause', exact: true }).first().click();
   await expect.poll(() => studio(page, (s) => s.playing)).toBe(false);
-  // the middle of link2's capsule (0.125 m along its body z axis)
-  const mid = await studio(page, (s) => {
-    const p = s.poses().slice(2 * 7, 2 * 7 + 7);
-    const [x, y, z, w] = p.slice(3);
-    // R·(0, 0, 0.125): the third column of the rotation
-    const c = [2 * (x * z + w * y), 2 * (y * z - w * x), 1 - 2 * (x * x + y * y)].map((v) => 0.125 * v);
-    return [p[0] + c[0], p[1] + c[1], p[2] + c[2]];
-  });
-  const at = await project(page, mid);
-  await page.mouse.click(at[0], at[1]);
+  await clickArm7Link2(page);
   await expect.poll(() => studio(page, (s) => s.selection())).toBe(2);
   const inspector = page.getByTestId('body-inspector');
   await expect(inspector).toBeVisible();
   await expect(inspector).toContainText('link2');
   await expect(inspector).toContainText('(revolute)');
   // one step on: the frames carry the joints, the drive of link2's hinge (DOF 1) holds ~14 N·m
-  await page.getByRole('button', { name: 'step', exact: true }).first().click();
-  await expect
-    .poll(async () => {
-      const j = await studio(page, (s) => s.joints());
-      return j && j.effort ? Math.abs(j.effort[3 * 1 + 1]) : 0;
-    })
-    .toBeGreaterThan(5);
-  await expect(inspector).toContainText(/drive effort\s*-?\d+\.\d+ N·m of ±150\.0000/);
+  await stepAndSeeArm7Drive(page);
   await expect(inspector).toContainText('friction effort');
   await page.screenshot({ path: `${SHOTS}/04c-body-inspector.png` });
   // closing deselects, and the frames stop carrying the joints

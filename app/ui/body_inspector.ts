@@ -1,8 +1,8 @@
 /**
  * The body inspector's rows: the selected body, the joint that moves it, each of the joint's DOFs
- * (coordinate, velocity) and, on the CPU backend, the last step's constraint efforts of a revolute
- * or prismatic DOF: limit, PD drive (against its effort limit) and dry friction (against its bound,
- * sticking or sliding). Pure data in, strings out.
+ * (coordinate, velocity) and the last step's constraint efforts of a revolute or prismatic DOF:
+ * limit, PD drive (against its effort limit) and dry friction (against its bound, sticking or
+ * sliding). Pure data in, strings out.
  */
 import type { JointFrame, SceneInfo } from '../../engine/worker/protocol';
 
@@ -54,10 +54,6 @@ export function bodyInspectorRows(scene: SceneInfo, b: number, joints: JointFram
   const [pos, vel, eff] = type === 'revolute' ? ['rad', 'rad/s', 'N·m'] : ['m', 'm/s', 'N'];
   rows.push(['q, q̇', `${fmt(q[0])} ${pos}, ${fmt(qd[0])} ${vel}`]);
   const e = joints.effort;
-  if (!e) {
-    rows.push(['constraint efforts', 'read back on the CPU backend only']);
-    return rows;
-  }
   const [limit, drive, friction] = [e[3 * d0], e[3 * d0 + 1], e[3 * d0 + 2]];
   rows.push(['limit effort', `${fmt(limit)} ${eff}`]);
   const cap = scene.dof_effort_limit[d0];

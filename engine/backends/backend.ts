@@ -61,6 +61,16 @@ export interface Backend {
   readonly collides_on_device?: boolean;
   /** where collision runs and, when not on the device, why (e.g. "collision on the CPU: …") */
   readonly collision_info?: string;
+  /**
+   * read the joint constraints' impulses back after every step into {@link joint_effort}
+   * (default false: a step does not spend the read-back)
+   */
+  track_joint_efforts: boolean;
+  /**
+   * (dof count × 3) the last step's constraint efforts per DOF of a revolute or prismatic joint:
+   * limit, PD drive, dry friction [N·m or N] (0 elsewhere; not updated while not tracked)
+   */
+  readonly joint_effort: Float64Array;
   /** releases device resources */
   dispose(): void;
 }

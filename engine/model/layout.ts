@@ -240,6 +240,14 @@ export const GPU_LAYOUT: readonly LayoutField[] = [
   f('body_q_out', 'data', 'df64', 7, 'body', 'state_out.body_q'),
   f('body_qd_out', 'data', 'df64', 6, 'body', 'state_out.body_qd'),
   f('con_force', 'data', 'df64', 3, 'slot', 'force on body 1, world [N]'),
+  f(
+    'dof_effort',
+    'data',
+    'df64',
+    3,
+    'dof',
+    'joint-constraint efforts of a 1-DOF joint: limit, PD drive, dry friction [N·m or N]; 0 elsewhere',
+  ),
   // data indices and flags (data_i)
   f('tree_fm_bad', 'data', 'i32', 1, 'tree', '1 when A of the tree is not positive definite'),
   f('tree_red', 'data', 'i32', 1, 'tree', 'offset of the tree in its world Newton system, -1'),

@@ -268,6 +268,8 @@ export interface GpuLayoutOffsets {
   body_qd_out: number;
   /** data_d: (slot × 3) force on body 1, world [N] */
   con_force: number;
+  /** data_d: (dof × 3) joint-constraint efforts of a 1-DOF joint: limit, PD drive, dry friction [N·m or N]; 0 elsewhere */
+  dof_effort: number;
   /** data_i: (tree × 1) 1 when A of the tree is not positive definite */
   tree_fm_bad: number;
   /** data_i: (tree × 1) offset of the tree in its world Newton system, -1 */
@@ -512,6 +514,7 @@ export function computeGpuLayout(c: LayoutCounts): GpuLayout {
     body_q_out: at('data_d', c.body * 7),
     body_qd_out: at('data_d', c.body * 6),
     con_force: at('data_d', c.slot * 3),
+    dof_effort: at('data_d', c.dof * 3),
     tree_fm_bad: at('data_i', c.tree),
     tree_red: at('data_i', c.tree),
     red_dof: at('data_i', c.dof),
@@ -701,6 +704,7 @@ export interface GpuViews {
   body_q_out: Float32Array;
   body_qd_out: Float32Array;
   con_force: Float32Array;
+  dof_effort: Float32Array;
   tree_fm_bad: Int32Array;
   tree_red: Int32Array;
   red_dof: Int32Array;
@@ -890,6 +894,7 @@ export function gpuViews(a: GpuArenas, l: GpuLayout, c: LayoutCounts): GpuViews 
     body_q_out: a.data_d.subarray(2 * o.body_q_out, 2 * o.body_q_out + 14 * c.body),
     body_qd_out: a.data_d.subarray(2 * o.body_qd_out, 2 * o.body_qd_out + 12 * c.body),
     con_force: a.data_d.subarray(2 * o.con_force, 2 * o.con_force + 6 * c.slot),
+    dof_effort: a.data_d.subarray(2 * o.dof_effort, 2 * o.dof_effort + 6 * c.dof),
     tree_fm_bad: a.data_i.subarray(o.tree_fm_bad, o.tree_fm_bad + c.tree),
     tree_red: a.data_i.subarray(o.tree_red, o.tree_red + c.tree),
     red_dof: a.data_i.subarray(o.red_dof, o.red_dof + c.dof),
@@ -1177,44 +1182,45 @@ export function writeLayoutUniform(p: GpuUniformParams, o: GpuLayoutOffsets, out
   out.setUint32(680, o.body_q_out, true);
   out.setUint32(684, o.body_qd_out, true);
   out.setUint32(688, o.con_force, true);
-  out.setUint32(692, o.tree_fm_bad, true);
-  out.setUint32(696, o.tree_red, true);
-  out.setUint32(700, o.red_dof, true);
-  out.setUint32(704, o.con_tree, true);
-  out.setUint32(708, o.con_active, true);
-  out.setUint32(712, o.con_slip, true);
-  out.setUint32(716, o.lim_rows, true);
-  out.setUint32(720, o.pd_active, true);
-  out.setUint32(724, o.fr_active, true);
-  out.setUint32(728, o.eq_tree, true);
-  out.setUint32(732, o.eq_active, true);
-  out.setUint32(736, o.world_i, true);
-  out.setUint32(740, o.shape_type, true);
-  out.setUint32(744, o.shape_body, true);
-  out.setUint32(748, o.cpair, true);
-  out.setUint32(752, o.world_cpair_start, true);
-  out.setUint32(756, o.shape_X_bs, true);
-  out.setUint32(760, o.shape_size, true);
-  out.setUint32(764, o.shape_infl, true);
-  out.setUint32(768, o.cpair_d, true);
-  out.setUint32(772, o.pc_normal, true);
-  out.setUint32(776, o.pc_pa, true);
-  out.setUint32(780, o.pc_pb, true);
-  out.setUint32(784, o.pc_dist, true);
-  out.setUint32(788, o.gc_point0, true);
-  out.setUint32(792, o.gc_point1, true);
-  out.setUint32(796, o.gc_normal, true);
-  out.setUint32(800, o.gc_phi0, true);
-  out.setUint32(804, o.gc_inv_ke, true);
-  out.setUint32(808, o.gc_tau, true);
-  out.setUint32(812, o.gc_mu, true);
-  out.setUint32(816, o.gc_alpha0, true);
-  out.setUint32(820, o.pc_count, true);
-  out.setUint32(824, o.pc_feature, true);
-  out.setUint32(828, o.gc_count, true);
-  out.setUint32(832, o.gc_body0, true);
-  out.setUint32(836, o.gc_body1, true);
-  out.setUint32(840, o.gc_shape, true);
-  out.setUint32(844, o.gc_feature, true);
-  out.setUint32(848, o.gc_truncated, true);
+  out.setUint32(692, o.dof_effort, true);
+  out.setUint32(696, o.tree_fm_bad, true);
+  out.setUint32(700, o.tree_red, true);
+  out.setUint32(704, o.red_dof, true);
+  out.setUint32(708, o.con_tree, true);
+  out.setUint32(712, o.con_active, true);
+  out.setUint32(716, o.con_slip, true);
+  out.setUint32(720, o.lim_rows, true);
+  out.setUint32(724, o.pd_active, true);
+  out.setUint32(728, o.fr_active, true);
+  out.setUint32(732, o.eq_tree, true);
+  out.setUint32(736, o.eq_active, true);
+  out.setUint32(740, o.world_i, true);
+  out.setUint32(744, o.shape_type, true);
+  out.setUint32(748, o.shape_body, true);
+  out.setUint32(752, o.cpair, true);
+  out.setUint32(756, o.world_cpair_start, true);
+  out.setUint32(760, o.shape_X_bs, true);
+  out.setUint32(764, o.shape_size, true);
+  out.setUint32(768, o.shape_infl, true);
+  out.setUint32(772, o.cpair_d, true);
+  out.setUint32(776, o.pc_normal, true);
+  out.setUint32(780, o.pc_pa, true);
+  out.setUint32(784, o.pc_pb, true);
+  out.setUint32(788, o.pc_dist, true);
+  out.setUint32(792, o.gc_point0, true);
+  out.setUint32(796, o.gc_point1, true);
+  out.setUint32(800, o.gc_normal, true);
+  out.setUint32(804, o.gc_phi0, true);
+  out.setUint32(808, o.gc_inv_ke, true);
+  out.setUint32(812, o.gc_tau, true);
+  out.setUint32(816, o.gc_mu, true);
+  out.setUint32(820, o.gc_alpha0, true);
+  out.setUint32(824, o.pc_count, true);
+  out.setUint32(828, o.pc_feature, true);
+  out.setUint32(832, o.gc_count, true);
+  out.setUint32(836, o.gc_body0, true);
+  out.setUint32(840, o.gc_body1, true);
+  out.setUint32(844, o.gc_shape, true);
+  out.setUint32(848, o.gc_feature, true);
+  out.setUint32(852, o.gc_truncated, true);
 }

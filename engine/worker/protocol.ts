@@ -415,10 +415,10 @@ export interface JointFrame {
   qd: Float64Array;
   /**
    * (joint_dof_count × 3) the last step's constraint efforts per DOF of a revolute or prismatic
-   * joint: limit, PD drive, dry friction [N·m or N] (SolverSAP.joint_effort); null on the WebGPU
-   * backend, which does not read them back
+   * joint: limit, PD drive, dry friction [N·m or N] (Backend.joint_effort, read back from the GPU
+   * on WebGPU)
    */
-  effort: Float64Array | null;
+  effort: Float64Array;
 }
 
 export interface StatsInfo {

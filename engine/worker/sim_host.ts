@@ -242,6 +242,7 @@ export class SimHost {
           if (cmd.joints !== undefined) {
             this.sendJoints = cmd.joints;
             if (this.sim) this.sim.solver.track_joint_efforts = cmd.joints;
+            if (this.gpu) this.gpu.track_joint_efforts = cmd.joints;
           }
           if (cmd.islands !== undefined) {
             this.sendIslands = cmd.islands;
@@ -578,6 +579,7 @@ export class SimHost {
     const b = made.backend;
     if (!b) return;
     this.gpu = b;
+    b.track_joint_efforts = this.sendJoints;
     this.gpuNext = makeState(sim.model);
     if (b instanceof WebGpuBackend && !this.watched.has(b.gpu.device)) {
       const device = b.gpu.device;
@@ -1188,12 +1190,12 @@ export class SimHost {
     const contacts = this.packContacts();
     // island labels come from the CPU step (none while the WebGPU backend steps)
     const islands = this.sendIslands && !this.gpu ? Int32Array.from(sim.solver.body_island) : undefined;
-    // joint efforts too (the WebGPU backend does not read them back)
+    // joint efforts from the backend that stepped (read back from the GPU while tracked)
     const joints = this.sendJoints
       ? {
           q: Float64Array.from(sim.state.joint_q),
           qd: Float64Array.from(sim.state.joint_qd),
-          effort: this.gpu ? null : Float64Array.from(sim.solver.joint_effort),
+          effort: Float64Array.from(this.gpu ? this.gpu.joint_effort : sim.solver.joint_effort),
         }
       : undefined;
     let poses: Float32Array | undefined;

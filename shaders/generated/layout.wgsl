@@ -174,6 +174,7 @@ struct Layout {
   o_body_q_out: u32,
   o_body_qd_out: u32,
   o_con_force: u32,
+  o_dof_effort: u32,
   o_tree_fm_bad: u32,
   o_tree_red: u32,
   o_red_dof: u32,
@@ -559,6 +560,9 @@ fn set_body_qd_out(i: u32, k: u32, v: df) { data_d[L.o_body_qd_out + i * 6u + k]
 // con_force: (slot × 3) force on body 1, world [N]
 fn get_con_force(i: u32, k: u32) -> df { return data_d[L.o_con_force + i * 3u + k]; }
 fn set_con_force(i: u32, k: u32, v: df) { data_d[L.o_con_force + i * 3u + k] = v; }
+// dof_effort: (dof × 3) joint-constraint efforts of a 1-DOF joint: limit, PD drive, dry friction [N·m or N]; 0 elsewhere
+fn get_dof_effort(i: u32, k: u32) -> df { return data_d[L.o_dof_effort + i * 3u + k]; }
+fn set_dof_effort(i: u32, k: u32, v: df) { data_d[L.o_dof_effort + i * 3u + k] = v; }
 // tree_fm_bad: (tree × 1) 1 when A of the tree is not positive definite
 fn get_tree_fm_bad(i: u32) -> i32 { return data_i[L.o_tree_fm_bad + i]; }
 fn set_tree_fm_bad(i: u32, v: i32) { data_i[L.o_tree_fm_bad + i] = v; }

@@ -821,6 +821,12 @@ fn sap_finish(@builtin(global_invocation_id) gid: vec3<u32>) {
   let d0 = wdof0(w);
   let d1 = u32(get_world_dof_start(w + 1u));
   let nvp = u32(get_world_i(w, WI_NVP));
+  // joint-constraint efforts: 0 unless the solve below yields them
+  for (var d = d0; d < d1; d++) {
+    for (var k = 0u; k < 3u; k++) {
+      set_dof_effort(d, k, df(0.0, 0.0));
+    }
+  }
   // worlds decided in sap_setup (invalid input, no constraints) already hold v_next
   if (nvp == 0u || get_world_i(w, WI_NONFINITE) == NF_FREE_MOTION || get_world_i(w, WI_NONFINITE) == NF_V_STAR || get_world_i(w, WI_NONFINITE) == NF_CONTACT || get_world_i(w, WI_NONFINITE) == NF_EQUALITY) {
     return;
@@ -869,5 +875,25 @@ fn sap_finish(@builtin(global_invocation_id) gid: vec3<u32>) {
       slip = SLIP_SLIP_N;
     }
     set_con_slip(s, slip);
+  }
+  // joint-constraint efforts γ/dt per DOF (jointEffortsFromImpulses): limit (lower row minus upper
+  // row, whose Jacobian is −1), PD drive, dry friction
+  for (var d = d0; d < d1; d++) {
+    let lr = get_lim_rows(d);
+    let r = rs + 3u * L.capacity + DOF_ROWS * (d - d0);
+    var limit = df(0.0, 0.0);
+    if ((lr & 1) != 0) {
+      limit = get_sap_gamma(r);
+    }
+    if ((lr & 2) != 0) {
+      limit = df_sub(limit, get_sap_gamma(r + 1u));
+    }
+    set_dof_effort(d, 0u, df_div(limit, dt));
+    if (get_pd_active(d) != 0) {
+      set_dof_effort(d, 1u, df_div(get_sap_gamma(r + 2u), dt));
+    }
+    if (get_fr_active(d) != 0) {
+      set_dof_effort(d, 2u, df_div(get_sap_gamma(r + 3u), dt));
+    }
   }
 }

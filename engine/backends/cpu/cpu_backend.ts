@@ -54,6 +54,17 @@ export class CpuBackend implements Backend {
     return this.s.last_velocity;
   }
 
+  get track_joint_efforts(): boolean {
+    return this.s.track_joint_efforts;
+  }
+  set track_joint_efforts(on: boolean) {
+    this.s.track_joint_efforts = on;
+  }
+
+  get joint_effort(): Float64Array {
+    return this.s.joint_effort;
+  }
+
   /** the underlying reference solver */
   get reference(): SolverSAP {
     return this.s;

@@ -104,6 +104,9 @@ export class WebGpuBackend implements Backend {
   gpu_collision = true;
   private collideOnGpu = false;
   private collisionNote = 'collision on the CPU';
+  /** read dof_effort back after every step (sap_finish writes it whether read or not) */
+  track_joint_efforts = false;
+  private effort = new Float64Array(0);
 
   constructor(gpu: GpuHandle) {
     this.gpu = gpu;
@@ -135,6 +138,10 @@ export class WebGpuBackend implements Backend {
     return this.velocity;
   }
 
+  get joint_effort(): Float64Array {
+    return this.effort;
+  }
+
   /** the GPU context (buffers, pipelines), for stage tests */
   get context(): GpuSapContext {
     if (!this.ctx) throw new Error('WebGpuBackend: init(model) first');
@@ -153,6 +160,7 @@ export class WebGpuBackend implements Backend {
     this.kin = makeKinematicsData(model);
     this.vScratch = new Float64Array(model.joint_dof_count);
     this.velocity = new Float64Array(model.joint_dof_count);
+    this.effort = new Float64Array(3 * model.joint_dof_count);
     const plan = gpuCollisionPlan(model);
     this.collideOnGpu = this.gpu_collision && plan.supported;
     this.collisionNote = this.collideOnGpu
@@ -277,7 +285,11 @@ export class WebGpuBackend implements Backend {
     const t_start = now();
     const timing = await this.runStages(state_in, control, contacts, dt);
     const t1 = now();
-    const g = await this.context.readFields(this.collideOnGpu ? [...OUTPUTS, ...CONTACT_READBACK] : OUTPUTS);
+    const g = await this.context.readFields([
+      ...OUTPUTS,
+      ...(this.collideOnGpu ? CONTACT_READBACK : []),
+      ...(this.track_joint_efforts ? (['dof_effort'] as const) : []),
+    ]);
     if (this.collideOnGpu) unpackContacts(m, g, this.capacity, contacts);
     const fromDf = (src: Float32Array, dst: Float64Array) => {
       for (let i = 0; i < dst.length; i++) dst[i] = src[2 * i] + src[2 * i + 1];
@@ -288,6 +300,7 @@ export class WebGpuBackend implements Backend {
     fromDf(g.body_q_out, state_out.body_q);
     fromDf(g.body_qd_out, state_out.body_qd);
     fromDf(g.v_next, this.velocity);
+    if (this.track_joint_efforts) fromDf(g.dof_effort, this.effort);
     if (state_out !== state_in) state_out.body_f.set(state_in.body_f);
     state_out.time = state_in.time + dt;
     this.history?.record(null, state_out, dt);

@@ -89,6 +89,26 @@ export function arm7WithFriction(sigma?: number): TestScene {
   return { ...sc, name: `arm7+friction σ ${sigma}`, solver: { ...sc.solver, joint_friction_sigma: sigma } };
 }
 
+/**
+ * arm7 with its drives off and each hinge's limits 0.05 rad either side of its initial angle, so it
+ * sags onto them under gravity: the limit rows carry the load (and, as the arm swings back, the
+ * other side's row too)
+ */
+export function arm7OnLimits(): TestScene {
+  const sc = loadRepoScene('arm7');
+  const m = sc.model;
+  m.joint_target_ke.fill(0);
+  m.joint_target_kd.fill(0);
+  for (let j = 0; j < m.joint_count; j++) {
+    if (m.joint_qd_start[j + 1] - m.joint_qd_start[j] !== 1) continue;
+    const d = m.joint_qd_start[j];
+    const q0 = m.joint_q0[m.joint_q_start[j]];
+    m.joint_limit_lower[d] = q0 - 0.05;
+    m.joint_limit_upper[d] = q0 + 0.05;
+  }
+  return { ...sc, name: 'arm7 on its limits' };
+}
+
 /** the built equality model (coupler, ball, weld; engine/backends/webgpu/testing/equality_models.ts) */
 export const EQUALITY_STAGE_SCENE = { warm: 20, load: () => equalityScene() };
 

@@ -5,7 +5,8 @@
  * included):
  *   max_steps ‖x_gpu − x_cpu‖∞ / max_steps ‖x_cpu‖∞
  * (per step alone, a velocity passing through 0 would turn a constant absolute error of ~1e-13
- * into an arbitrarily large relative one). Tolerance 1e-4 under a preset with fp32 knobs, 1e-10
+ * into an arbitrarily large relative one). The joint constraints' efforts (limit, PD drive, dry
+ * friction per DOF, read back from the GPU) are held to the same measure. Tolerance 1e-4 under a preset with fp32 knobs, 1e-10
  * where every knob is fp64 (df64 on the GPU), ×HOLONOMIC_TOL_FACTOR for models with equality
  * constraints or fixed tendons (testing/parity.ts). Both backends start Newton from the lower-cost of v_n and its
  * extrapolation when a step continues the last one (the table counts those steps, GPU / CPU). Plus
@@ -23,7 +24,7 @@ import { HOLONOMIC_TOL_FACTOR, TOL_DF64, TOL_FP32, loadRepoScene, type TestScene
 import { equalityScene } from './equality_models';
 import { tendonScene } from './tendon_models';
 import { mulberry32 } from './rng';
-import { PRESETS, arm7WithFriction, lineSearchFor } from './suite_stages';
+import { PRESETS, arm7OnLimits, arm7WithFriction, lineSearchFor } from './suite_stages';
 
 /** worst whole-step error per scene/preset, printed by the suite */
 export const STEP_TABLE: Record<string, Record<string, number | string>> = {};
@@ -78,6 +79,7 @@ function worldSlice(m: SapModel, s: SapState, w: number): { q: Float64Array; qd:
 const STEP_SCENES: StepScene[] = [
   ...['box_stack', 'cartpole', 'arm7'].map((name) => ({ name, load: () => loadRepoScene(name) })),
   { name: 'arm7 + joint friction', load: () => arm7WithFriction() },
+  { name: 'arm7 on its limits', load: () => arm7OnLimits() },
   { name: 'equalities', load: () => equalityScene(1) },
   { name: 'equalities×3', load: () => equalityScene(3) },
   { name: 'tendons×3', load: () => tendonScene(3) },
@@ -106,6 +108,9 @@ export function wholeStepTests(gpu: () => GpuHandle, steps = 100, extra: StepSce
         await gb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact });
         const cb = new CpuBackend();
         await cb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact });
+        // the joint constraints' efforts are read back and compared too
+        gb.track_joint_efforts = true;
+        cb.track_joint_efforts = true;
         const simG = new BackendSimulation(m, gb, { dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
         const simC = new BackendSimulation(m, cb, { dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
         const err = new TrajectoryError();
@@ -113,7 +118,9 @@ export function wholeStepTests(gpu: () => GpuHandle, steps = 100, extra: StepSce
           itTotal = 0,
           contacts = 0,
           extrapolatedCpu = 0,
-          extrapolatedGpu = 0;
+          extrapolatedGpu = 0,
+          effortMax = 0,
+          limitMax = 0;
         const t0 = performance.now();
         err.addState(simC.state, simC.state);
         try {
@@ -121,6 +128,12 @@ export function wholeStepTests(gpu: () => GpuHandle, steps = 100, extra: StepSce
             const rc = await simC.step();
             const rg = await simG.step();
             err.addState(simG.state, simC.state);
+            err.add('joint_effort', gb.joint_effort, cb.joint_effort);
+            const e = cb.joint_effort;
+            for (let k = 0; k < e.length; k++) {
+              effortMax = Math.max(effortMax, Math.abs(e[k]));
+              if (k % 3 === 0) limitMax = Math.max(limitMax, Math.abs(e[k]));
+            }
             for (let w = 0; w < m.num_worlds; w++) {
               if (rg.worlds[w].iterations !== rc.worlds[w].iterations) itMismatch++;
               expect(rg.worlds[w].status, `step ${s}`).toBe(rc.worlds[w].status);
@@ -140,6 +153,7 @@ export function wholeStepTests(gpu: () => GpuHandle, steps = 100, extra: StepSce
           joint_qd: e.joint_qd,
           body_q: e.body_q,
           body_qd: e.body_qd,
+          joint_effort: e.joint_effort,
           tolerance: tol,
           newton_it_mean: +(itTotal / steps).toFixed(2),
           it_mismatch_steps: itMismatch,
@@ -148,6 +162,10 @@ export function wholeStepTests(gpu: () => GpuHandle, steps = 100, extra: StepSce
           gpu_ms_per_step: +((performance.now() - t0) / steps).toFixed(1),
         };
         expect(worst, `${name}/${preset}/${ls}: worst ${worst}`).toBeLessThanOrEqual(tol);
+        // a model with PD drives has efforts to compare (not two arrays of zeros)
+        if (m.joint_target_ke.some((k) => k > 0))
+          expect(effortMax, `${name}: drive efforts`).toBeGreaterThan(0);
+        if (name === 'arm7 on its limits') expect(limitMax, `${name}: limit efforts`).toBeGreaterThan(1);
         // the accelerated warm start runs on the GPU too, on the same kind of steps as on the CPU
         if (extrapolatedCpu > 0) expect(extrapolatedGpu, `${name}/${preset}/${ls}`).toBeGreaterThan(0);
       });
