@@ -351,6 +351,16 @@ describe('MJCF import', () => {
     expect(b.filterPairs).toContainEqual([ga, gb]);
   });
 
+  it('frictionloss acts on hinges; on a ball joint it is named as not simulated', async () => {
+    const { b, r } = await load(`<mujoco><worldbody>
+  <body name="a"><joint name="h" type="hinge" frictionloss="0.4"/><geom size="0.1"/>
+    <body name="s" pos="0 0 -0.3"><joint name="s" type="ball" frictionloss="0.2"/><geom size="0.1"/></body>
+  </body>
+</worldbody></mujoco>`);
+    expect(r.unsupported.join('\n')).toMatch(/joint 's': frictionloss on a ball joint is not simulated/);
+    expect(Array.from(b.finalize().joint_friction)).toEqual([0.4, 0, 0, 0]);
+  });
+
   it('contype / conaffinity decide collision flags and filtered pairs', async () => {
     const { b } = await load(`
 <mujoco><worldbody>

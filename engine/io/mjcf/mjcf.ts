@@ -30,7 +30,7 @@
  * - Joints: damping → damping, armature → armature, frictionloss → friction, range (limited / autolimits)
  *   → limits; stiffness and springref → the joint's passive spring τ = −k·(q − springref), explicit in
  *   the free motion as in MuJoCo (hinge and slide; ball-joint stiffness is unsupported).
- *   Ball-joint cone limits are unsupported.
+ *   Ball-joint cone limits and ball- or free-joint frictionloss are unsupported (named, not stored).
  * - Actuators (joint transmission): position kp/kv → target_ke = kp·gear², target_kd = kv·gear²;
  *   velocity kv → target_kd = kv·gear²; general with affine bias (force g0·ctrl + b0 + b1·l + b2·l̇):
  *   b1 < 0 a position servo (kp = −b1, kv = −b2), b1 = 0 and b2 < 0 a velocity servo (kv = −b2), their
@@ -816,7 +816,11 @@ class MjcfBuilder {
     if (armature !== undefined) dof.armature = armature;
     if (rd.attr(c, cls, 'actuatorgravcomp') === 'true') this.actuatorGravcomp.push(name || p.label);
     const fl = rd.num(c, cls, 'frictionloss');
-    if (fl !== undefined) dof.friction = fl;
+    if (fl !== undefined && fl > 0 && kind !== 'hinge' && kind !== 'slide') {
+      this.log.unsupportedFeature(
+        `joint '${name || p.label}': frictionloss on a ${kind} joint is not simulated (dry friction acts on hinges and slides)`,
+      );
+    } else if (fl !== undefined) dof.friction = fl;
     if (rd.limited(c, cls, 'limited', 'range')) {
       const r = rd.vec(c, cls, 'range', 2);
       if (!r) throw elError(c, `a limited joint needs a range`);

@@ -537,6 +537,29 @@ def Xform "R" ( prepend apiSchemas = ["PhysicsArticulationRootAPI"] ) {
     expect(b.bodies[b.findBody('robot/b')].gravcomp).toBe(0.5);
   });
 
+  it('joint friction on a spherical joint is named as not simulated, not stored', async () => {
+    const text = stage(`
+def Xform "R" ( prepend apiSchemas = ["PhysicsArticulationRootAPI"] ) {
+    def Xform "a" ( prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"] ) { float physics:mass = 1 }
+    def Xform "b" ( prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"] ) { float physics:mass = 1 }
+    def PhysicsFixedJoint "root" { rel physics:body1 = </R/a> }
+    def PhysicsSphericalJoint "shoulder" {
+        rel physics:body0 = </R/a>
+        rel physics:body1 = </R/b>
+        float physxJoint:jointFriction = 0.3
+    }
+}
+`);
+    const b = new ModelBuilder();
+    const r = await importUsd(b, 'x.usda', memResolver({ 'x.usda': text }));
+    const j = b.joints[b.findJoint('shoulder')];
+    expect(JOINT_TYPE_NAMES[j.type]).toBe('ball');
+    expect(j.dof.friction).toBe(0);
+    expect(r.unsupported.join('\n')).toMatch(
+      /<\/R\/shoulder> physxJoint:jointFriction 0\.3 on a spherical joint is not simulated/,
+    );
+  });
+
   it('turns generic D6 joints into fixed/revolute/ball/prismatic joints by their locked DOFs', async () => {
     const d6 = (name: string, apis: string, attrs: string) => `
     def PhysicsJoint "${name}" ( prepend apiSchemas = [${apis}] ) {

@@ -1406,7 +1406,12 @@ class UsdPhysicsImporter {
     if (arm && arm.value >= 0)
       d.armature = arm.value * this.kpu * this.mpu * this.mpu * (angular ? 1 : 1 / (this.mpu * this.mpu));
     const fr = this.alias(j, ['mjc:frictionloss', 'newton:friction', 'physxJoint:jointFriction']);
-    if (fr && fr.value >= 0) d.friction = fr.value;
+    if (fr && fr.value > 0 && rec.type === 'ball') {
+      // (a ball joint's three DOFs carry none of SAP's joint-friction constraints)
+      this.unsupported.push(
+        `<${j.path}> ${fr.name} ${fr.value} on a spherical joint is not simulated (dry friction acts on revolute and prismatic joints)`,
+      );
+    } else if (fr && fr.value >= 0) d.friction = fr.value;
     const dm = this.alias(j, ['mjc:damping', 'newton:damping']);
     if (dm && dm.value >= 0) d.damping = dm.value;
     const vl = this.alias(j, ['physxJoint:maxJointVelocity', 'newton:velocityLimit']);
