@@ -209,7 +209,7 @@ const BODY_INSPECTOR_MS = 250;
 
 /**
  * The selected body, its joint and the joint's live state and constraint efforts (limit, drive,
- * friction; CPU backend), refreshed a few times a second from the latest frame
+ * friction; read back from either backend), refreshed a few times a second from the latest frame
  */
 export function BodyInspector() {
   const selection = useStudio((s) => s.selection);

@@ -43,6 +43,17 @@ export const QUALITY: 'high' | 'low' = (() => {
   }
 })();
 
+/** where body b is drawn: its pose's position plus its world's display offset [m], into `out` */
+function drawnBodyPosition(
+  scene: SceneInfo,
+  poses: ArrayLike<number>,
+  b: number,
+  out: THREE.Vector3,
+): THREE.Vector3 {
+  const off = scene.world_offset[scene.body_world[b]] ?? [0, 0, 0];
+  return out.set(poses[b * 7] + off[0], poses[b * 7 + 1] + off[1], poses[b * 7 + 2] + off[2]);
+}
+
 function sceneExtent(scene: SceneInfo): { center: THREE.Vector3; radius: number } {
   const lo = new THREE.Vector3().fromArray(scene.bounds.min);
   const hi = new THREE.Vector3().fromArray(scene.bounds.max);
@@ -176,13 +187,7 @@ function CameraRig({
         const sel = useStudio.getState().selection;
         const poses = client.poses();
         if (sel === null || !poses) return frame(center, radius);
-        const off = scene.world_offset[scene.body_world[sel]] ?? [0, 0, 0];
-        const c = new THREE.Vector3(
-          poses[sel * 7] + off[0],
-          poses[sel * 7 + 1] + off[1],
-          poses[sel * 7 + 2] + off[2],
-        );
-        frame(c, Math.max(0.15, radius * 0.35));
+        frame(drawnBodyPosition(scene, poses, sel, new THREE.Vector3()), Math.max(0.15, radius * 0.35));
       },
       markers: () => overlay.current?.markers() ?? { pC: [], x0: [], x1: [] },
       project: (p) => {
@@ -193,8 +198,7 @@ function CameraRig({
       bodyPosition: (b) => {
         const poses = client.poses();
         if (!poses || b < 0 || b >= scene.body_count) return null;
-        const off = scene.world_offset[scene.body_world[b]] ?? [0, 0, 0];
-        return [poses[b * 7] + off[0], poses[b * 7 + 1] + off[1], poses[b * 7 + 2] + off[2]];
+        return drawnBodyPosition(scene, poses, b, new THREE.Vector3()).toArray();
       },
       texturedDraws: () => {
         let meshes = 0;
@@ -227,13 +231,7 @@ function CameraRig({
     const body = selection ?? 0;
     const poses = client.poses();
     if (!follow || !ctl || !poses || body >= scene.body_count) return;
-    const off = scene.world_offset[scene.body_world[body]] ?? [0, 0, 0];
-    const d = followed.step.set(
-      poses[body * 7] + off[0],
-      poses[body * 7 + 1] + off[1],
-      poses[body * 7 + 2] + off[2],
-    );
-    d.sub(followed.at);
+    const d = drawnBodyPosition(scene, poses, body, followed.step).sub(followed.at);
     followed.at.add(d);
     if (followed.valid && d.lengthSq() > 0) {
       camera.position.add(d);

@@ -1732,20 +1732,18 @@ export class SapSolver {
       if (s.w !== undefined && !(fin(s.w) && s.w > 0)) return bad('w', 'must be finite and > 0');
       return checkLimitSides(s, bad);
     }
-    if (s.kind === 'joint_friction') {
+    if (s.kind === 'limit' || s.kind === 'pd' || s.kind === 'joint_friction') {
+      // one DOF of one clique
       if (!isIndex(s.clique, nCl)) return bad('clique', `must be a clique index in [0, ${nCl})`);
       const n = this.cliqueOff[s.clique + 1] - this.cliqueOff[s.clique];
       if (!isIndex(s.dof, n)) return bad('dof', `must be a dof index in [0, ${n})`);
-      if (!(fin(s.friction) && s.friction > 0)) return bad('friction', 'must be finite and > 0');
-      if (s.sigma !== undefined && !(fin(s.sigma) && s.sigma > 0))
-        return bad('sigma', 'must be finite and > 0');
-      if (s.w !== undefined && !(fin(s.w) && s.w > 0)) return bad('w', 'must be finite and > 0');
-      return null;
-    }
-    if (s.kind === 'limit' || s.kind === 'pd') {
-      if (!isIndex(s.clique, nCl)) return bad('clique', `must be a clique index in [0, ${nCl})`);
-      const n = this.cliqueOff[s.clique + 1] - this.cliqueOff[s.clique];
-      if (!isIndex(s.dof, n)) return bad('dof', `must be a dof index in [0, ${n})`);
+      if (s.kind === 'joint_friction') {
+        if (!(fin(s.friction) && s.friction > 0)) return bad('friction', 'must be finite and > 0');
+        if (s.sigma !== undefined && !(fin(s.sigma) && s.sigma > 0))
+          return bad('sigma', 'must be finite and > 0');
+        if (s.w !== undefined && !(fin(s.w) && s.w > 0)) return bad('w', 'must be finite and > 0');
+        return null;
+      }
       if (!fin(s.q0)) return bad('q0', 'must be finite');
       if (s.w !== undefined && !(fin(s.w) && s.w > 0)) return bad('w', 'must be finite and > 0');
       if (s.kind === 'limit') return checkLimitSides(s, bad);

@@ -13,6 +13,7 @@ import { SOLVER_OPTION_KEYS } from '../sap/options';
 import { RingReader } from './frame_ring';
 import {
   PROTOCOL_VERSION,
+  withReloadKeyframe,
   type BackendChoice,
   type Command,
   type CommandBody,
@@ -246,10 +247,8 @@ export class SimClient {
         break;
       case 'reload':
         if (this.keptLoad && (cmd.num_worlds !== undefined || cmd.keyframe !== undefined)) {
-          const next: LoadCommand = { ...this.keptLoad };
+          const next = withReloadKeyframe(this.keptLoad, cmd.keyframe);
           if (cmd.num_worlds !== undefined) next.num_worlds = cmd.num_worlds;
-          if (cmd.keyframe === null) delete next.keyframe;
-          else if (cmd.keyframe !== undefined) next.keyframe = cmd.keyframe;
           this.sentLoad = next;
         }
         this.loading = true;

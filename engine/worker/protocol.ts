@@ -559,3 +559,18 @@ export type WorkerEvent =
       joint_qd: Float64Array;
     }
   | { v: V; type: 'error'; error: ErrorInfo };
+
+/**
+ * load options after a `reload`'s keyframe: null returns to the reference pose (the keyframe is
+ * dropped), absent keeps the one before; the worker and the client (which replays loads after a
+ * worker restart) apply the same rule
+ */
+export function withReloadKeyframe<T extends { keyframe?: string | number }>(
+  opts: T,
+  keyframe: string | number | null | undefined,
+): T {
+  const next = { ...opts };
+  if (keyframe === null) delete next.keyframe;
+  else if (keyframe !== undefined) next.keyframe = keyframe;
+  return next;
+}

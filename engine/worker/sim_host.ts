@@ -44,6 +44,7 @@ import {
   MAX_FRAME_CONTACTS,
   PROTOCOL_VERSION,
   parseCommand,
+  withReloadKeyframe,
   type AblationSample,
   type TrajectoryAblationSample,
   type BackendInfo,
@@ -324,10 +325,10 @@ export class SimHost {
         return;
       }
       source = this.source;
-      loadOpts = { ...this.loadOpts, num_worlds: cmd.num_worlds ?? this.loadOpts.num_worlds };
-      // null returns to the reference pose, absent keeps the keyframe
-      if (cmd.keyframe === null) delete loadOpts.keyframe;
-      else if (cmd.keyframe !== undefined) loadOpts.keyframe = cmd.keyframe;
+      loadOpts = withReloadKeyframe(
+        { ...this.loadOpts, num_worlds: cmd.num_worlds ?? this.loadOpts.num_worlds },
+        cmd.keyframe,
+      );
     } else {
       source = cmd.source;
       loadOpts = { num_worlds: cmd.num_worlds, dt: cmd.dt };
