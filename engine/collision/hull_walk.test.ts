@@ -119,6 +119,24 @@ describe('hull walks answer exactly what the scans answer', () => {
     expect(walked).toBeGreaterThan(10000);
   });
 
+  it('the extreme vertex along a slowly turning direction (the ascent starts from the last answer)', () => {
+    const rng = makeRng(17);
+    let walked = 0;
+    for (const { file, F } of hulls.slice(0, 20)) {
+      const V = F.vertices;
+      let d = unit(rng);
+      for (let k = 0; k < 200; k++) {
+        // a turn of a few milliradians per call, as a shape resting on a plane is asked each step
+        const e = unit(rng);
+        d = [d[0] + 0.004 * e[0], d[1] + 0.004 * e[1], d[2] + 0.004 * e[2]];
+        expect(hullArgmax(F, d[0], d[1], d[2]), file).toBe(scanArgmax(V, d[0], d[1], d[2]));
+        expect(hullArgmax(F, -d[0], -d[1], -d[2]), file).toBe(scanArgmax(V, -d[0], -d[1], -d[2]));
+        walked += 2;
+      }
+    }
+    expect(walked).toBeGreaterThan(1000);
+  });
+
   it('the extreme vertex on generated hulls with many ties, and for degenerate directions', () => {
     const rng = makeRng(5);
     for (const n of [100, 400, 2000]) {

@@ -11,7 +11,7 @@
  *   diagonal) and the values are rounded, so every search steps onto vertices down to
  *   {@link WALK_SLACK} of the hull's extent below its level, and filters afterwards.
  * - The extreme vertex: steepest ascent from the precomputed extreme vertex of the closest of 14
- *   fixed directions, then a search of every vertex within the slack of the value reached, keeping
+ *   fixed directions (or from the hull's last answer, when that lies higher), then a search of every vertex within the slack of the value reached, keeping
  *   the highest value and, among equal values, the lowest index (the scan's rule).
  *
  * The values are computed as the scans compute them (`dx·x + dy·y + dz·z`, in that order), so the
@@ -56,6 +56,11 @@ interface HullGraph {
   readonly vertexMark: Int32Array;
   readonly faceMark: Int32Array;
   stamp: number;
+  /**
+   * the last answer of {@link hullArgmax}: a second start for the ascent (a shape that barely moved
+   * between steps is asked nearly the same direction again); the answer does not depend on the start
+   */
+  last: number;
 }
 
 const GRAPHS = new WeakMap<HullFaces, HullGraph>();
@@ -117,6 +122,7 @@ function graphOf(F: HullFaces): HullGraph {
     vertexMark: new Int32Array(n),
     faceMark: new Int32Array(F.faceCount),
     stamp: 0,
+    last: anchor[0],
   };
   GRAPHS.set(F, g);
   return g;
@@ -202,6 +208,13 @@ export function hullArgmax(F: HullFaces, dx: number, dy: number, dz: number): nu
   }
   let u = g.anchor[ka];
   let b = dx * V[u * 3] + dy * V[u * 3 + 1] + dz * V[u * 3 + 2];
+  // or at the last answer, when it lies higher
+  const h0 = g.last;
+  const bh = dx * V[h0 * 3] + dy * V[h0 * 3 + 1] + dz * V[h0 * 3 + 2];
+  if (bh > b) {
+    u = h0;
+    b = bh;
+  }
   // steepest ascent
   const adjStart = F.adjStart,
     adj = F.adjacent;
@@ -232,6 +245,7 @@ export function hullArgmax(F: HullFaces, dx: number, dy: number, dz: number): nu
       bi = w;
     }
   }
+  g.last = bi;
   return bi;
 }
 

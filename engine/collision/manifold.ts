@@ -234,9 +234,33 @@ export function selectSpread(
             const base = ba;
             let i3 = -1,
               bg = tol * el;
+            const x1 = pos[i1 * 3],
+              y1 = pos[i1 * 3 + 1],
+              z1 = pos[i1 * 3 + 2];
+            const x2 = pos[i2 * 3],
+              y2 = pos[i2 * 3 + 1],
+              z2 = pos[i2 * 3 + 2];
             for (let i = 0; i < n; i++) {
               if (i === i0 || i === i1 || i === i2) continue;
-              const g = triArea(pos, i, i0, i1) + triArea(pos, i, i1, i2) + triArea(pos, i, i2, i0) - base;
+              // the three triangles' edge vectors from point i (a: to i0, b: to i1, c: to i2), each
+              // taken once for the two triangles it spans: |a × b| + |b × c| + |c × a|
+              const qx = pos[i * 3],
+                qy = pos[i * 3 + 1],
+                qz = pos[i * 3 + 2];
+              const ax = x0 - qx,
+                ay = y0 - qy,
+                az = z0 - qz;
+              const bx = x1 - qx,
+                by = y1 - qy,
+                bz = z1 - qz;
+              const cx = x2 - qx,
+                cy = y2 - qy,
+                cz = z2 - qz;
+              const g =
+                len3(ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx) +
+                len3(by * cz - bz * cy, bz * cx - bx * cz, bx * cy - by * cx) +
+                len3(cy * az - cz * ay, cz * ax - cx * az, cx * ay - cy * ax) -
+                base;
               if (g > bg) {
                 bg = g;
                 i3 = i;
@@ -258,15 +282,4 @@ export function selectSpread(
   }
   for (let i = 0; i < cnt; i++) picked[i] = P[i];
   return cnt;
-}
-
-/** twice the area of the triangle (pos[i], pos[j], pos[k]) */
-function triArea(pos: Float64Array, i: number, j: number, k: number): number {
-  const ax = pos[j * 3] - pos[i * 3],
-    ay = pos[j * 3 + 1] - pos[i * 3 + 1],
-    az = pos[j * 3 + 2] - pos[i * 3 + 2];
-  const bx = pos[k * 3] - pos[i * 3],
-    by = pos[k * 3 + 1] - pos[i * 3 + 1],
-    bz = pos[k * 3 + 2] - pos[i * 3 + 2];
-  return len3(ay * bz - az * by, az * bx - ax * bz, ax * by - ay * bx);
 }
