@@ -118,18 +118,29 @@ export function collidePlaneMesh(
   }
   let n = 0;
   let ext = 0;
+  // (the mesh's rotation in locals: the candidate stores below would otherwise reload it)
+  const r00 = R[r],
+    r01 = R[r + 1],
+    r02 = R[r + 2],
+    r10 = R[r + 3],
+    r11 = R[r + 4],
+    r12 = R[r + 5],
+    r20 = R[r + 6],
+    r21 = R[r + 7],
+    r22 = R[r + 8];
+  const bounded = g.size[plane * 3] > 0 && g.size[plane * 3 + 1] > 0;
   for (let i = 0; i < nv; i++) {
     const o = (v0 + i) * 3;
     if (wx * V[o] + wy * V[o + 1] + wz * V[o + 2] > reach) continue;
     const lx = sx * V[o],
       ly = sy * V[o + 1],
       lz = sz * V[o + 2];
-    const x = cx + R[r] * lx + R[r + 1] * ly + R[r + 2] * lz;
-    const y = cy + R[r + 3] * lx + R[r + 4] * ly + R[r + 5] * lz;
-    const z = cz + R[r + 6] * lx + R[r + 7] * ly + R[r + 8] * lz;
+    const x = cx + r00 * lx + r01 * ly + r02 * lz;
+    const y = cy + r10 * lx + r11 * ly + r12 * lz;
+    const z = cz + r20 * lx + r21 * ly + r22 * lz;
     const d = nx * (x - ox) + ny * (y - oy) + nz * (z - oz);
     if (!inBand(d, margin, gap)) continue;
-    if (!onPlane(g, plane, x - d * nx, y - d * ny, z - d * nz)) continue;
+    if (bounded && !onPlane(g, plane, x - d * nx, y - d * ny, z - d * nz)) continue;
     CP[n * 3] = x;
     CP[n * 3 + 1] = y;
     CP[n * 3 + 2] = z;
