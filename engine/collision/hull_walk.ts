@@ -11,8 +11,9 @@
  *   diagonal) and the values are rounded, so every search steps onto vertices down to
  *   {@link WALK_SLACK} of the hull's extent below its level, and filters afterwards.
  * - The extreme vertex: steepest ascent from the precomputed extreme vertex of the closest of 14
- *   fixed directions (or from the hull's last answer, when that lies higher), then a search of every vertex within the slack of the value reached, keeping
- *   the highest value and, among equal values, the lowest index (the scan's rule).
+ *   fixed directions (or from the hull's last answer, when that lies higher), then a search of every
+ *   vertex within the slack of the value reached, keeping the highest value and, among equal values,
+ *   the lowest index (the scan's rule).
  *
  * The values are computed as the scans compute them (`dx·x + dy·y + dz·z`, in that order), so the
  * walks and the scans return the same bits. Nothing here allocates once a hull's structures exist

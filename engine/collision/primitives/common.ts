@@ -66,14 +66,19 @@ export function sphereSphereContact(
   );
 }
 
+/** whether plane shape p has a finite extent (both half extents positive; else it is infinite) */
+export function planeBounded(g: ShapeGeom, p: number): boolean {
+  return g.size[p * 3] > 0 && g.size[p * 3 + 1] > 0;
+}
+
 /**
  * Whether a world point's projection lies on plane shape p: always for an infinite plane (a size of 0
  * on either half extent), else |u| ≤ hx and |v| ≤ hy in the plane's local frame.
  */
 export function onPlane(g: ShapeGeom, p: number, x: number, y: number, z: number): boolean {
+  if (!planeBounded(g, p)) return true;
   const hx = g.size[p * 3],
     hy = g.size[p * 3 + 1];
-  if (!(hx > 0 && hy > 0)) return true;
   const R = g.rot,
     r = p * 9;
   const dx = x - g.pos[p * 3],

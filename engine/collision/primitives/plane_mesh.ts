@@ -10,7 +10,7 @@ import type { ShapeGeom } from '../geometry';
 import { addContact, inBand, selectSpread, type ContactManifold } from '../manifold';
 import { meshHull, meshScale } from '../mesh_data';
 import { ShapeType } from '../../model';
-import { onPlane } from './common';
+import { onPlane, planeBounded } from './common';
 import { hullArgmax, WALK_MIN_VERTICES } from '../hull_walk';
 
 /** the largest |coordinate| of a box given as [min xyz, max xyz] */
@@ -128,7 +128,7 @@ export function collidePlaneMesh(
     r20 = R[r + 6],
     r21 = R[r + 7],
     r22 = R[r + 8];
-  const bounded = g.size[plane * 3] > 0 && g.size[plane * 3 + 1] > 0;
+  const bounded = planeBounded(g, plane);
   for (let i = 0; i < nv; i++) {
     const o = (v0 + i) * 3;
     if (wx * V[o] + wy * V[o + 1] + wz * V[o + 2] > reach) continue;
