@@ -75,7 +75,10 @@ export class BlockSparseCholesky {
   size: Int32Array = new Int32Array(0);
   /** first unknown of each elimination position in the permuted (H') numbering (nb + 1) */
   dofStart: Int32Array = new Int32Array(0);
-  /** panel storage of L (and of H before {@link factor}) */
+  /**
+   * panel storage of H before {@link factor}, and of L after it, except under fp32 WebAssembly
+   * kernels, which factor binary32 panels of their own ({@link factorValues} reads L either way)
+   */
   values: Float64Array = new Float64Array(0);
   /**
    * a second panel-shaped array (the offsets of {@link values}) where a caller keeps H between
@@ -135,6 +138,8 @@ export class BlockSparseCholesky {
   private valPtr = 0;
   private heldAt = 0;
   private yPtr = 0;
+  /** fp32: byte offset of the binary32 panels the kernels factor (4 bytes per entry of values) */
+  private val32Ptr = 0;
 
   constructor(precision: LinearSolvePrecision = 'fp64', kernels: LinalgKernels = 'wasm') {
     this.precision = precision;
@@ -477,6 +482,9 @@ export class BlockSparseCholesky {
     bytes += 8 * this.storage;
     const yPtr = bytes;
     bytes += 8 * this.n;
+    // (laid out for either precision: a caller may switch it between factorizations)
+    const val32Ptr = bytes;
+    bytes += 8 * Math.ceil(this.storage / 2);
     const extraPtr = bytes;
     bytes += extraBytes;
     if (!w.reserve(bytes)) return false;
@@ -490,6 +498,7 @@ export class BlockSparseCholesky {
     this.xs = new Float64Array(buf, yPtr, this.n);
     this.valPtr = valPtr;
     this.yPtr = yPtr;
+    this.val32Ptr = val32Ptr;
     return true;
   }
 
@@ -545,8 +554,9 @@ export class BlockSparseCholesky {
   }
 
   /**
-   * Factors the matrix held in {@link values} in place. For fp32 every stored entry is first
-   * rounded to binary32 (as a copy into a Float32Array would). Returns the status and, for
+   * Factors the matrix held in {@link values} (in place; fp32 WebAssembly kernels factor binary32
+   * panels of their own, see {@link factorValues}). For fp32 every stored entry is first rounded to
+   * binary32 (as a copy into a Float32Array would). Returns the status and, for
    * `not_spd`, the first non-positive pivot in the permuted (H') numbering (one result object per
    * instance, overwritten by the next call).
    */
@@ -555,8 +565,8 @@ export class BlockSparseCholesky {
     const w = this.wasmBound ? this.wasm!.exports : null;
     if (w !== null) {
       if (this.precision === 'fp32') {
-        w.round32(this.valPtr);
-        pivot = w.factor32(this.valPtr);
+        w.demote32(this.valPtr, this.val32Ptr);
+        pivot = w.factor32(this.val32Ptr);
       } else {
         pivot = w.factor64(this.valPtr);
       }
@@ -579,6 +589,19 @@ export class BlockSparseCholesky {
     res.status = pivot < 0 ? 'ok' : 'not_spd';
     res.pivot = pivot;
     return res;
+  }
+
+  /**
+   * The panels of L after a {@link factor}, in the offsets of {@link values}: {@link values}
+   * itself, where the fp32 WebAssembly kernels' binary32 panels are first copied (for tests and
+   * inspection; the solves read the kernels' own panels)
+   */
+  factorValues(): Float64Array {
+    if (this.wasmBound && this.precision === 'fp32') {
+      const L32 = new Float32Array(this.wasm!.buffer, this.val32Ptr, this.storage);
+      for (let k = 0; k < this.storage; k++) this.values[k] = L32[k];
+    }
+    return this.values;
   }
 
   private factor64(): number {
@@ -765,7 +788,7 @@ export class BlockSparseCholesky {
     }
     const w = this.wasmBound ? this.wasm!.exports : null;
     if (w !== null) {
-      if (f32) w.substitute32(this.valPtr, this.yPtr);
+      if (f32) w.substitute32(this.val32Ptr, this.yPtr);
       else w.substitute64(this.valPtr, this.yPtr);
     } else if (f32) this.substitute32(y);
     else this.substitute64(y);

@@ -5,8 +5,10 @@
 //
 // Same loops, same per-entry operation order as the JS kernels, so results are bit for bit equal:
 // f64 is IEEE binary64 like JS numbers, and f32 arithmetic is IEEE binary32, which is what
-// Math.fround after every + − × ÷ √ reproduces in JS. Values are stored as f64 in both precisions
-// (the fp32 kernels round on load, which is exact because every stored entry is already binary32).
+// Math.fround after every + − × ÷ √ reproduces in JS. A factorization keeps its values in its own
+// precision: the fp32 kernels work on binary32 panels (demote32 rounds the f64 values into them,
+// as the JS twins' Math.fround does), the fp64 kernels on the f64 values; right-hand sides are f64
+// in both (binary32 values there, for fp32).
 //
 // Every pointer is a byte offset into the imported memory; Int32 arrays hold i32, value arrays f64.
 // Where a loop updates independent entries (a contiguous row of a JᵀGJ block, a row of G·J, the
@@ -90,24 +92,20 @@ export function setStructure(
   dofStart = dofStart_;
 }
 
-/** rounds the entries the fp32 factorization reads to binary32 */
-export function round32(val: usize): void {
-  for (let J = 0; J < nb; J++) {
-    const nJ = gi(size, J);
-    const base = gi(pOff, J);
-    for (let i = 0; i < nJ; i++) round32Run(val, base + i * nJ, base + i * nJ + i + 1);
-    round32Run(val, base + nJ * nJ, gi(pOff, J + 1));
+/**
+ * The binary32 panels of the fp32 factorization: every value entry of `src` (f64) rounded to
+ * binary32 (as Math.fround does) into `dst`, four per f32x4
+ */
+export function demote32(src: usize, dst: usize): void {
+  const n = gi(pOff, nb);
+  let k = 0;
+  for (; k + 3 < n; k += 4) {
+    const p = src + ((<usize>k) << 3);
+    const lo = f32x4.demote_f64x2_zero(v128.load(p));
+    const hi = f32x4.demote_f64x2_zero(v128.load(p, 16));
+    v128.store(dst + ((<usize>k) << 2), v128.shuffle<f32>(lo, hi, 0, 1, 4, 5));
   }
-}
-
-/** entries k0 … k1 − 1 rounded to binary32 (two per f64x2 lane pair) */
-function round32Run(val: usize, k0: i32, k1: i32): void {
-  let k = k0;
-  for (; k + 1 < k1; k += 2) {
-    const p = val + ((<usize>k) << 3);
-    v128.store(p, f64x2.promote_low_f32x4(f32x4.demote_f64x2_zero(v128.load(p))));
-  }
-  if (k < k1) sd(val, k, <f64>(<f32>gd(val, k)));
+  for (; k < n; k++) store<f32>(dst + ((<usize>k) << 2), <f32>gd(src, k));
 }
 
 // Rank-6 update of the blocks e0 .. e1 − 1 of column K below J: T_IJ −= L_IK · L_JKᵀ with the
@@ -160,8 +158,8 @@ function below6x64(val: usize, e0: i32, e1: i32, oJ: i32, nJ: i32, base: i32, pK
 }
 
 /**
- * {@link below6x64} in binary32 (values stored as f64, exactly binary32): f32x4 over four
- * columns, then f32x4 on two lanes, then the last odd column scalar
+ * {@link below6x64} in binary32 on binary32 panels: f32x4 over four columns, then f32x4 on two
+ * lanes, then the last odd column scalar
  */
 function below6x32(val: usize, e0: i32, e1: i32, oJ: i32, nJ: i32, base: i32, pK: i32): void {
   let j = 0;
@@ -176,25 +174,23 @@ function below6x32(val: usize, e0: i32, e1: i32, oJ: i32, nJ: i32, base: i32, pK
     for (let e = e0; e < e1; e++) {
       const I = gi(sIdx, e);
       const nI = gi(size, I);
-      let ra = val + ((<usize>(pK + gi(sRow, e) * 6)) << 3);
-      let pt = val + ((<usize>(base + gi(rowOf, I) * nJ + j)) << 3);
-      const step = (<usize>nJ) << 3;
+      let ra = val + ((<usize>(pK + gi(sRow, e) * 6)) << 2);
+      let pt = val + ((<usize>(base + gi(rowOf, I) * nJ + j)) << 2);
+      const step = (<usize>nJ) << 2;
       for (let i = 0; i < nI; i++) {
-        let t = f32x4.demote_f64x2_zero(v128.load(pt));
-        if (four) t = v128.shuffle<f32>(t, f32x4.demote_f64x2_zero(v128.load(pt, 16)), 0, 1, 4, 5);
-        // the row's six L_IK entries rounded two at a time (demote: the scalar cast's rounding)
-        const r01 = f32x4.demote_f64x2_zero(v128.load(ra));
-        const r23 = f32x4.demote_f64x2_zero(v128.load(ra, 16));
-        const r45 = f32x4.demote_f64x2_zero(v128.load(ra, 32));
-        t = f32x4.sub(t, f32x4.mul(v128.shuffle<f32>(r01, r01, 0, 0, 0, 0), y0));
-        t = f32x4.sub(t, f32x4.mul(v128.shuffle<f32>(r01, r01, 1, 1, 1, 1), y1));
-        t = f32x4.sub(t, f32x4.mul(v128.shuffle<f32>(r23, r23, 0, 0, 0, 0), y2));
-        t = f32x4.sub(t, f32x4.mul(v128.shuffle<f32>(r23, r23, 1, 1, 1, 1), y3));
+        let t = four ? v128.load(pt) : v128.load64_zero(pt);
+        // the row's six L_IK entries: four in one load, two in a half load
+        const r03 = v128.load(ra);
+        const r45 = v128.load64_zero(ra, 16);
+        t = f32x4.sub(t, f32x4.mul(v128.shuffle<f32>(r03, r03, 0, 0, 0, 0), y0));
+        t = f32x4.sub(t, f32x4.mul(v128.shuffle<f32>(r03, r03, 1, 1, 1, 1), y1));
+        t = f32x4.sub(t, f32x4.mul(v128.shuffle<f32>(r03, r03, 2, 2, 2, 2), y2));
+        t = f32x4.sub(t, f32x4.mul(v128.shuffle<f32>(r03, r03, 3, 3, 3, 3), y3));
         t = f32x4.sub(t, f32x4.mul(v128.shuffle<f32>(r45, r45, 0, 0, 0, 0), y4));
         t = f32x4.sub(t, f32x4.mul(v128.shuffle<f32>(r45, r45, 1, 1, 1, 1), y5));
-        v128.store(pt, f64x2.promote_low_f32x4(t));
-        if (four) v128.store(pt, f64x2.promote_low_f32x4(v128.shuffle<f32>(t, t, 2, 3, 0, 1)), 16);
-        ra += 48;
+        if (four) v128.store(pt, t);
+        else v128.store64_lane(pt, t, 0);
+        ra += 24;
         pt += step;
       }
     }
@@ -281,13 +277,14 @@ function below6x64Six(val: usize, e0: i32, e1: i32, oJ: i32, base: i32, pK: i32)
   }
 }
 
-/** (L_JK[j][k], L_JK[j+1][k], L_JK[j+2][k], L_JK[j+3][k]) in binary32 from index o = row j, col k */
+/** (L_JK[j][k], L_JK[j+1][k], L_JK[j+2][k], L_JK[j+3][k]) of binary32 panels from index o = row j, col k */
 function columnQuad(val: usize, o: i32, four: bool): v128 {
-  let y = f32x4.splat(<f32>gd(val, o));
-  y = f32x4.replace_lane(y, 1, <f32>gd(val, o + 6));
+  const p = val + ((<usize>o) << 2);
+  let y = f32x4.splat(load<f32>(p));
+  y = f32x4.replace_lane(y, 1, load<f32>(p, 24));
   if (four) {
-    y = f32x4.replace_lane(y, 2, <f32>gd(val, o + 12));
-    y = f32x4.replace_lane(y, 3, <f32>gd(val, o + 18));
+    y = f32x4.replace_lane(y, 2, load<f32>(p, 48));
+    y = f32x4.replace_lane(y, 3, load<f32>(p, 72));
   }
   return y;
 }
@@ -302,19 +299,19 @@ function belowColumn6<T>(val: usize, e0: i32, e1: i32, oJ: i32, nJ: i32, base: i
     const tgt = base + gi(rowOf, I) * nJ + j;
     for (let i = 0; i < nI; i++) {
       const ri = oI + i * 6;
-      let s = ld<T>(val, tgt + i * nJ);
-      s = s - ld<T>(val, ri) * ld<T>(val, rj);
-      s = s - ld<T>(val, ri + 1) * ld<T>(val, rj + 1);
-      s = s - ld<T>(val, ri + 2) * ld<T>(val, rj + 2);
-      s = s - ld<T>(val, ri + 3) * ld<T>(val, rj + 3);
-      s = s - ld<T>(val, ri + 4) * ld<T>(val, rj + 4);
-      s = s - ld<T>(val, ri + 5) * ld<T>(val, rj + 5);
-      st<T>(val, tgt + i * nJ, s);
+      let s = dl<T>(val, tgt + i * nJ);
+      s = s - dl<T>(val, ri) * dl<T>(val, rj);
+      s = s - dl<T>(val, ri + 1) * dl<T>(val, rj + 1);
+      s = s - dl<T>(val, ri + 2) * dl<T>(val, rj + 2);
+      s = s - dl<T>(val, ri + 3) * dl<T>(val, rj + 3);
+      s = s - dl<T>(val, ri + 4) * dl<T>(val, rj + 4);
+      s = s - dl<T>(val, ri + 5) * dl<T>(val, rj + 5);
+      ds<T>(val, tgt + i * nJ, s);
     }
   }
 }
 
-/** left-looking supernodal factorization in T arithmetic (values stored as f64); first bad pivot or −1 */
+/** left-looking supernodal factorization in T arithmetic on T panels; first bad pivot or −1 */
 function factorPanels<T>(val: usize): i32 {
   for (let J = 0; J < nb; J++) {
     const nJ = gi(size, J);
@@ -348,79 +345,79 @@ function factorPanels<T>(val: usize): i32 {
           let i = 0;
           for (; i + 1 < nI; i += 2) {
             const ri = oI + i * 6;
-            const a0 = ld<T>(val, ri);
-            const a1 = ld<T>(val, ri + 1);
-            const a2 = ld<T>(val, ri + 2);
-            const a3 = ld<T>(val, ri + 3);
-            const a4 = ld<T>(val, ri + 4);
-            const a5 = ld<T>(val, ri + 5);
-            const b0 = ld<T>(val, ri + 6);
-            const b1 = ld<T>(val, ri + 7);
-            const b2 = ld<T>(val, ri + 8);
-            const b3 = ld<T>(val, ri + 9);
-            const b4 = ld<T>(val, ri + 10);
-            const b5 = ld<T>(val, ri + 11);
+            const a0 = dl<T>(val, ri);
+            const a1 = dl<T>(val, ri + 1);
+            const a2 = dl<T>(val, ri + 2);
+            const a3 = dl<T>(val, ri + 3);
+            const a4 = dl<T>(val, ri + 4);
+            const a5 = dl<T>(val, ri + 5);
+            const b0 = dl<T>(val, ri + 6);
+            const b1 = dl<T>(val, ri + 7);
+            const b2 = dl<T>(val, ri + 8);
+            const b3 = dl<T>(val, ri + 9);
+            const b4 = dl<T>(val, ri + 10);
+            const b5 = dl<T>(val, ri + 11);
             const ti = tgt + i * nJ;
             const tk = ti + nJ;
             const jEnd = diag ? i + 1 : nJ;
             let rj = oJ;
             for (let j = 0; j < jEnd; j++) {
-              let s = ld<T>(val, ti + j);
-              let t = ld<T>(val, tk + j);
-              let y = ld<T>(val, rj);
+              let s = dl<T>(val, ti + j);
+              let t = dl<T>(val, tk + j);
+              let y = dl<T>(val, rj);
               s = s - a0 * y;
               t = t - b0 * y;
-              y = ld<T>(val, rj + 1);
+              y = dl<T>(val, rj + 1);
               s = s - a1 * y;
               t = t - b1 * y;
-              y = ld<T>(val, rj + 2);
+              y = dl<T>(val, rj + 2);
               s = s - a2 * y;
               t = t - b2 * y;
-              y = ld<T>(val, rj + 3);
+              y = dl<T>(val, rj + 3);
               s = s - a3 * y;
               t = t - b3 * y;
-              y = ld<T>(val, rj + 4);
+              y = dl<T>(val, rj + 4);
               s = s - a4 * y;
               t = t - b4 * y;
-              y = ld<T>(val, rj + 5);
+              y = dl<T>(val, rj + 5);
               s = s - a5 * y;
               t = t - b5 * y;
-              st<T>(val, ti + j, s);
-              st<T>(val, tk + j, t);
+              ds<T>(val, ti + j, s);
+              ds<T>(val, tk + j, t);
               rj += 6;
             }
             if (diag) {
               // row i+1 also reaches column i+1
-              let t = ld<T>(val, tk + jEnd);
-              t = t - b0 * ld<T>(val, rj);
-              t = t - b1 * ld<T>(val, rj + 1);
-              t = t - b2 * ld<T>(val, rj + 2);
-              t = t - b3 * ld<T>(val, rj + 3);
-              t = t - b4 * ld<T>(val, rj + 4);
-              t = t - b5 * ld<T>(val, rj + 5);
-              st<T>(val, tk + jEnd, t);
+              let t = dl<T>(val, tk + jEnd);
+              t = t - b0 * dl<T>(val, rj);
+              t = t - b1 * dl<T>(val, rj + 1);
+              t = t - b2 * dl<T>(val, rj + 2);
+              t = t - b3 * dl<T>(val, rj + 3);
+              t = t - b4 * dl<T>(val, rj + 4);
+              t = t - b5 * dl<T>(val, rj + 5);
+              ds<T>(val, tk + jEnd, t);
             }
           }
           for (; i < nI; i++) {
             const ri = oI + i * 6;
-            const a0 = ld<T>(val, ri);
-            const a1 = ld<T>(val, ri + 1);
-            const a2 = ld<T>(val, ri + 2);
-            const a3 = ld<T>(val, ri + 3);
-            const a4 = ld<T>(val, ri + 4);
-            const a5 = ld<T>(val, ri + 5);
+            const a0 = dl<T>(val, ri);
+            const a1 = dl<T>(val, ri + 1);
+            const a2 = dl<T>(val, ri + 2);
+            const a3 = dl<T>(val, ri + 3);
+            const a4 = dl<T>(val, ri + 4);
+            const a5 = dl<T>(val, ri + 5);
             const ti = tgt + i * nJ;
             const jEnd = diag ? i + 1 : nJ;
             let rj = oJ;
             for (let j = 0; j < jEnd; j++) {
-              let s = ld<T>(val, ti + j);
-              s = s - a0 * ld<T>(val, rj);
-              s = s - a1 * ld<T>(val, rj + 1);
-              s = s - a2 * ld<T>(val, rj + 2);
-              s = s - a3 * ld<T>(val, rj + 3);
-              s = s - a4 * ld<T>(val, rj + 4);
-              s = s - a5 * ld<T>(val, rj + 5);
-              st<T>(val, ti + j, s);
+              let s = dl<T>(val, ti + j);
+              s = s - a0 * dl<T>(val, rj);
+              s = s - a1 * dl<T>(val, rj + 1);
+              s = s - a2 * dl<T>(val, rj + 2);
+              s = s - a3 * dl<T>(val, rj + 3);
+              s = s - a4 * dl<T>(val, rj + 4);
+              s = s - a5 * dl<T>(val, rj + 5);
+              ds<T>(val, ti + j, s);
               rj += 6;
             }
           }
@@ -432,9 +429,9 @@ function factorPanels<T>(val: usize): i32 {
           const jEnd = diag ? i + 1 : nJ;
           for (let j = 0; j < jEnd; j++) {
             const rj = oJ + j * nK;
-            let s = ld<T>(val, ti + j);
-            for (let k = 0; k < nK; k++) s = s - ld<T>(val, ri + k) * ld<T>(val, rj + k);
-            st<T>(val, ti + j, s);
+            let s = dl<T>(val, ti + j);
+            for (let k = 0; k < nK; k++) s = s - dl<T>(val, ri + k) * dl<T>(val, rj + k);
+            ds<T>(val, ti + j, s);
           }
         }
       }
@@ -445,16 +442,16 @@ function factorPanels<T>(val: usize): i32 {
     const R0 = nJ == 6 ? 6 : R;
     for (let j = 0; j < nJ; j++) {
       const rj = base + j * nJ;
-      let d = ld<T>(val, rj + j);
-      for (let k = 0; k < j; k++) d = d - ld<T>(val, rj + k) * ld<T>(val, rj + k);
+      let d = dl<T>(val, rj + j);
+      for (let k = 0; k < j; k++) d = d - dl<T>(val, rj + k) * dl<T>(val, rj + k);
       if (!(d > 0)) return gi(dofStart, J) + j;
       const ljj = sqrt<T>(d);
-      st<T>(val, rj + j, ljj);
+      ds<T>(val, rj + j, ljj);
       for (let i = j + 1; i < R0; i++) {
         const ri = base + i * nJ;
-        let s = ld<T>(val, ri + j);
-        for (let k = 0; k < j; k++) s = s - ld<T>(val, ri + k) * ld<T>(val, rj + k);
-        st<T>(val, ri + j, s / ljj);
+        let s = dl<T>(val, ri + j);
+        for (let k = 0; k < j; k++) s = s - dl<T>(val, ri + k) * dl<T>(val, rj + k);
+        ds<T>(val, ri + j, s / ljj);
       }
     }
     if (R0 < R) {
@@ -528,71 +525,53 @@ function rowsBelow6x64(val: usize, base: i32, R: i32): void {
   for (; i < R; i++) rowBelow6<f64>(val, base, i);
 }
 
-/** stores columns k (x) and k+1 (y) of four 6-wide rows at p (+off bytes), in binary64 */
-function storeQuadColumns(p: usize, off: usize, x: v128, y: v128): void {
-  const lo = v128.shuffle<f32>(x, y, 0, 4, 1, 5); // (r0k, r0k+1, r1k, r1k+1)
-  const hi = v128.shuffle<f32>(x, y, 2, 6, 3, 7); // (r2k, r2k+1, r3k, r3k+1)
-  v128.store(p + off, f64x2.promote_low_f32x4(lo));
-  v128.store(p + off + 48, f64x2.promote_low_f32x4(v128.shuffle<f32>(lo, lo, 2, 3, 0, 1)));
-  v128.store(p + off + 96, f64x2.promote_low_f32x4(hi));
-  v128.store(p + off + 144, f64x2.promote_low_f32x4(v128.shuffle<f32>(hi, hi, 2, 3, 0, 1)));
-}
-
 /**
- * two adjacent entries (columns k, k+1) of two consecutive 6-wide rows at byte q and q + 48, in
- * binary32 and interleaved: (row0 k, row1 k, row0 k+1, row1 k+1)
+ * rows below a 6-wide diagonal block in binary32 on binary32 panels: four rows at a time, their
+ * entries transposed into one f32x4 per column (and back), the rest scalar
  */
-function rowPair32(q: usize): v128 {
-  return v128.shuffle<f32>(
-    f32x4.demote_f64x2_zero(v128.load(q)),
-    f32x4.demote_f64x2_zero(v128.load(q, 48)),
-    0,
-    4,
-    1,
-    5,
-  );
-}
-
-/** rows below a 6-wide diagonal block in binary32: f32x4 over four rows, the rest scalar */
 function rowsBelow6x32(val: usize, base: i32, R: i32): void {
-  const L = val + ((<usize>base) << 3);
-  const l10 = f32x4.splat(<f32>load<f64>(L, 48));
-  const l20 = f32x4.splat(<f32>load<f64>(L, 96));
-  const l21 = f32x4.splat(<f32>load<f64>(L, 104));
-  const l30 = f32x4.splat(<f32>load<f64>(L, 144));
-  const l31 = f32x4.splat(<f32>load<f64>(L, 152));
-  const l32 = f32x4.splat(<f32>load<f64>(L, 160));
-  const l40 = f32x4.splat(<f32>load<f64>(L, 192));
-  const l41 = f32x4.splat(<f32>load<f64>(L, 200));
-  const l42 = f32x4.splat(<f32>load<f64>(L, 208));
-  const l43 = f32x4.splat(<f32>load<f64>(L, 216));
-  const l50 = f32x4.splat(<f32>load<f64>(L, 240));
-  const l51 = f32x4.splat(<f32>load<f64>(L, 248));
-  const l52 = f32x4.splat(<f32>load<f64>(L, 256));
-  const l53 = f32x4.splat(<f32>load<f64>(L, 264));
-  const l54 = f32x4.splat(<f32>load<f64>(L, 272));
-  const d0 = f32x4.splat(<f32>load<f64>(L));
-  const d1 = f32x4.splat(<f32>load<f64>(L, 56));
-  const d2 = f32x4.splat(<f32>load<f64>(L, 112));
-  const d3 = f32x4.splat(<f32>load<f64>(L, 168));
-  const d4 = f32x4.splat(<f32>load<f64>(L, 224));
-  const d5 = f32x4.splat(<f32>load<f64>(L, 280));
+  const L = val + ((<usize>base) << 2);
+  const l10 = f32x4.splat(load<f32>(L, 24));
+  const l20 = f32x4.splat(load<f32>(L, 48));
+  const l21 = f32x4.splat(load<f32>(L, 52));
+  const l30 = f32x4.splat(load<f32>(L, 72));
+  const l31 = f32x4.splat(load<f32>(L, 76));
+  const l32 = f32x4.splat(load<f32>(L, 80));
+  const l40 = f32x4.splat(load<f32>(L, 96));
+  const l41 = f32x4.splat(load<f32>(L, 100));
+  const l42 = f32x4.splat(load<f32>(L, 104));
+  const l43 = f32x4.splat(load<f32>(L, 108));
+  const l50 = f32x4.splat(load<f32>(L, 120));
+  const l51 = f32x4.splat(load<f32>(L, 124));
+  const l52 = f32x4.splat(load<f32>(L, 128));
+  const l53 = f32x4.splat(load<f32>(L, 132));
+  const l54 = f32x4.splat(load<f32>(L, 136));
+  const d0 = f32x4.splat(load<f32>(L));
+  const d1 = f32x4.splat(load<f32>(L, 28));
+  const d2 = f32x4.splat(load<f32>(L, 56));
+  const d3 = f32x4.splat(load<f32>(L, 84));
+  const d4 = f32x4.splat(load<f32>(L, 112));
+  const d5 = f32x4.splat(load<f32>(L, 140));
   let i = 6;
   for (; i + 3 < R; i += 4) {
-    const p = L + ((<usize>(i * 6)) << 3);
-    // columns k, k+1 of the four rows from (r0k, r1k, r0k+1, r1k+1) and (r2k, r3k, r2k+1, r3k+1)
-    let t01 = rowPair32(p);
-    let t23 = rowPair32(p + 96);
-    let x0 = v128.shuffle<f32>(t01, t23, 0, 1, 4, 5);
-    let x1 = v128.shuffle<f32>(t01, t23, 2, 3, 6, 7);
-    t01 = rowPair32(p + 16);
-    t23 = rowPair32(p + 112);
-    let x2 = v128.shuffle<f32>(t01, t23, 0, 1, 4, 5);
-    let x3 = v128.shuffle<f32>(t01, t23, 2, 3, 6, 7);
-    t01 = rowPair32(p + 32);
-    t23 = rowPair32(p + 128);
-    let x4 = v128.shuffle<f32>(t01, t23, 0, 1, 4, 5);
-    let x5 = v128.shuffle<f32>(t01, t23, 2, 3, 6, 7);
+    const p = L + ((<usize>(i * 6)) << 2);
+    // rows r0 … r3 (24 bytes apart): columns 0–3 by a 4 × 4 transpose, columns 4–5 from the halves
+    const a0 = v128.load(p);
+    const a1 = v128.load(p, 24);
+    const a2 = v128.load(p, 48);
+    const a3 = v128.load(p, 72);
+    const c01 = v128.shuffle<f32>(a0, a1, 0, 4, 1, 5); // (r0c0, r1c0, r0c1, r1c1)
+    const c23 = v128.shuffle<f32>(a2, a3, 0, 4, 1, 5); // (r2c0, r3c0, r2c1, r3c1)
+    const e01 = v128.shuffle<f32>(a0, a1, 2, 6, 3, 7); // (r0c2, r1c2, r0c3, r1c3)
+    const e23 = v128.shuffle<f32>(a2, a3, 2, 6, 3, 7);
+    let x0 = v128.shuffle<f32>(c01, c23, 0, 1, 4, 5);
+    let x1 = v128.shuffle<f32>(c01, c23, 2, 3, 6, 7);
+    let x2 = v128.shuffle<f32>(e01, e23, 0, 1, 4, 5);
+    let x3 = v128.shuffle<f32>(e01, e23, 2, 3, 6, 7);
+    const h01 = v128.shuffle<f32>(v128.load64_zero(p, 16), v128.load64_zero(p, 40), 0, 4, 1, 5);
+    const h23 = v128.shuffle<f32>(v128.load64_zero(p, 64), v128.load64_zero(p, 88), 0, 4, 1, 5);
+    let x4 = v128.shuffle<f32>(h01, h23, 0, 1, 4, 5);
+    let x5 = v128.shuffle<f32>(h01, h23, 2, 3, 6, 7);
     x0 = f32x4.div(x0, d0);
     x1 = f32x4.div(f32x4.sub(x1, f32x4.mul(x0, l10)), d1);
     x2 = f32x4.sub(x2, f32x4.mul(x0, l20));
@@ -609,9 +588,21 @@ function rowsBelow6x32(val: usize, base: i32, R: i32): void {
     x5 = f32x4.sub(x5, f32x4.mul(x2, l52));
     x5 = f32x4.sub(x5, f32x4.mul(x3, l53));
     x5 = f32x4.div(f32x4.sub(x5, f32x4.mul(x4, l54)), d5);
-    storeQuadColumns(p, 0, x0, x1);
-    storeQuadColumns(p, 16, x2, x3);
-    storeQuadColumns(p, 32, x4, x5);
+    // and back: (r0c0, r0c1, r1c0, r1c1), (r0c2, r0c3, r1c2, r1c3), … into rows
+    const s01 = v128.shuffle<f32>(x0, x1, 0, 4, 1, 5);
+    const s23 = v128.shuffle<f32>(x2, x3, 0, 4, 1, 5);
+    const t01 = v128.shuffle<f32>(x0, x1, 2, 6, 3, 7);
+    const t23 = v128.shuffle<f32>(x2, x3, 2, 6, 3, 7);
+    v128.store(p, v128.shuffle<f32>(s01, s23, 0, 1, 4, 5));
+    v128.store(p, v128.shuffle<f32>(s01, s23, 2, 3, 6, 7), 24);
+    v128.store(p, v128.shuffle<f32>(t01, t23, 0, 1, 4, 5), 48);
+    v128.store(p, v128.shuffle<f32>(t01, t23, 2, 3, 6, 7), 72);
+    const s45 = v128.shuffle<f32>(x4, x5, 0, 4, 1, 5); // (r0c4, r0c5, r1c4, r1c5)
+    const t45 = v128.shuffle<f32>(x4, x5, 2, 6, 3, 7); // (r2c4, r2c5, r3c4, r3c5)
+    v128.store64_lane(p, s45, 0, 16);
+    v128.store64_lane(p, s45, 1, 40);
+    v128.store64_lane(p, t45, 0, 64);
+    v128.store64_lane(p, t45, 1, 88);
   }
   for (; i < R; i++) rowBelow6<f32>(val, base, i);
 }
@@ -621,9 +612,9 @@ function rowBelow6<T>(val: usize, base: i32, i: i32): void {
   const ri = base + i * 6;
   for (let j = 0; j < 6; j++) {
     const rj = base + j * 6;
-    let s = ld<T>(val, ri + j);
-    for (let k = 0; k < j; k++) s = s - ld<T>(val, ri + k) * ld<T>(val, rj + k);
-    st<T>(val, ri + j, s / ld<T>(val, rj + j));
+    let s = dl<T>(val, ri + j);
+    for (let k = 0; k < j; k++) s = s - dl<T>(val, ri + k) * dl<T>(val, rj + k);
+    ds<T>(val, ri + j, s / dl<T>(val, rj + j));
   }
 }
 
@@ -632,13 +623,13 @@ export function factor64(val: usize): i32 {
   return factorPanels<f64>(val);
 }
 
-/** {@link factorPanels} in binary32 (entries already rounded by round32) */
+/** {@link factorPanels} in binary32, on the binary32 panels {@link demote32} wrote */
 export function factor32(val: usize): i32 {
   return factorPanels<f32>(val);
 }
 
 /**
- * solves L Lᵀ y = y in place (permuted numbering) in T arithmetic (f64 storage). Per row: the terms
+ * solves L Lᵀ y = y in place (permuted numbering) in T arithmetic (T panels, f64 y). Per row: the terms
  * of the other blocks, then the block's own, then the division, as in the JS twin; two rows of a
  * block go together through the other blocks' terms (independent sums, interleaved), then finish
  * one after the other.
@@ -661,18 +652,18 @@ function substitutePanels<T>(val: usize, y: usize): void {
         const dK = gi(dofStart, K);
         for (let k = 0; k < nK; k++) {
           const yk = ld<T>(y, dK + k);
-          s = s - ld<T>(val, o + k) * yk;
-          u = u - ld<T>(val, o + nK + k) * yk;
+          s = s - dl<T>(val, o + k) * yk;
+          u = u - dl<T>(val, o + nK + k) * yk;
         }
       }
       const o = pI + i * nI;
-      for (let k = 0; k < i; k++) s = s - ld<T>(val, o + k) * ld<T>(y, dI + k);
-      const yi = s / ld<T>(val, o + i);
+      for (let k = 0; k < i; k++) s = s - dl<T>(val, o + k) * ld<T>(y, dI + k);
+      const yi = s / dl<T>(val, o + i);
       st<T>(y, dI + i, yi);
       const o1 = o + nI;
-      for (let k = 0; k < i; k++) u = u - ld<T>(val, o1 + k) * ld<T>(y, dI + k);
-      u = u - ld<T>(val, o1 + i) * yi;
-      st<T>(y, dI + i + 1, u / ld<T>(val, o1 + i + 1));
+      for (let k = 0; k < i; k++) u = u - dl<T>(val, o1 + k) * ld<T>(y, dI + k);
+      u = u - dl<T>(val, o1 + i) * yi;
+      st<T>(y, dI + i + 1, u / dl<T>(val, o1 + i + 1));
     }
     if (i < nI) {
       let s = ld<T>(y, dI + i);
@@ -681,11 +672,11 @@ function substitutePanels<T>(val: usize, y: usize): void {
         const nK = gi(size, K);
         const o = gi(rOff, r) + i * nK;
         const dK = gi(dofStart, K);
-        for (let k = 0; k < nK; k++) s = s - ld<T>(val, o + k) * ld<T>(y, dK + k);
+        for (let k = 0; k < nK; k++) s = s - dl<T>(val, o + k) * ld<T>(y, dK + k);
       }
       const o = pI + i * nI;
-      for (let k = 0; k < i; k++) s = s - ld<T>(val, o + k) * ld<T>(y, dI + k);
-      st<T>(y, dI + i, s / ld<T>(val, o + i));
+      for (let k = 0; k < i; k++) s = s - dl<T>(val, o + k) * ld<T>(y, dI + k);
+      st<T>(y, dI + i, s / dl<T>(val, o + i));
     }
   }
   for (let I = nb - 1; I >= 0; I--) {
@@ -705,16 +696,16 @@ function substitutePanels<T>(val: usize, y: usize): void {
         const dK = gi(dofStart, K);
         for (let k = gi(size, K) - 1; k >= 0; k--) {
           const yk = ld<T>(y, dK + k);
-          s = s - ld<T>(val, o + k * nI) * yk;
-          u = u - ld<T>(val, o + k * nI - 1) * yk;
+          s = s - dl<T>(val, o + k * nI) * yk;
+          u = u - dl<T>(val, o + k * nI - 1) * yk;
         }
       }
-      for (let k = nI - 1; k > i; k--) s = s - ld<T>(val, pI + k * nI + i) * ld<T>(y, dI + k);
-      const xi = s / ld<T>(val, pI + i * nI + i);
+      for (let k = nI - 1; k > i; k--) s = s - dl<T>(val, pI + k * nI + i) * ld<T>(y, dI + k);
+      const xi = s / dl<T>(val, pI + i * nI + i);
       st<T>(y, dI + i, xi);
-      for (let k = nI - 1; k > i; k--) u = u - ld<T>(val, pI + k * nI + i - 1) * ld<T>(y, dI + k);
-      u = u - ld<T>(val, pI + i * nI + i - 1) * xi;
-      st<T>(y, dI + i - 1, u / ld<T>(val, pI + (i - 1) * nI + i - 1));
+      for (let k = nI - 1; k > i; k--) u = u - dl<T>(val, pI + k * nI + i - 1) * ld<T>(y, dI + k);
+      u = u - dl<T>(val, pI + i * nI + i - 1) * xi;
+      st<T>(y, dI + i - 1, u / dl<T>(val, pI + (i - 1) * nI + i - 1));
     }
     if (i == 0) {
       let s = ld<T>(y, dI);
@@ -722,10 +713,10 @@ function substitutePanels<T>(val: usize, y: usize): void {
         const K = gi(sIdx, e);
         const o = pI + gi(sRow, e) * nI;
         const dK = gi(dofStart, K);
-        for (let k = gi(size, K) - 1; k >= 0; k--) s = s - ld<T>(val, o + k * nI) * ld<T>(y, dK + k);
+        for (let k = gi(size, K) - 1; k >= 0; k--) s = s - dl<T>(val, o + k * nI) * ld<T>(y, dK + k);
       }
-      for (let k = nI - 1; k > 0; k--) s = s - ld<T>(val, pI + k * nI) * ld<T>(y, dI + k);
-      st<T>(y, dI, s / ld<T>(val, pI));
+      for (let k = nI - 1; k > 0; k--) s = s - dl<T>(val, pI + k * nI) * ld<T>(y, dI + k);
+      st<T>(y, dI, s / dl<T>(val, pI));
     }
   }
 }
@@ -735,7 +726,7 @@ export function substitute64(val: usize, y: usize): void {
   substitutePanels<f64>(val, y);
 }
 
-/** {@link substitutePanels} in binary32 (y already rounded to binary32) */
+/** {@link substitutePanels} in binary32 on binary32 panels (y already rounded to binary32) */
 export function substitute32(val: usize, y: usize): void {
   substitutePanels<f32>(val, y);
 }

@@ -20,11 +20,13 @@ export type LinalgKernels = 'wasm' | 'js';
 export interface LinalgWasmExports {
   /** nb, then the byte offsets of size, sPtr, sIdx, sRow, pOff, pRows, rPtr, rBlk, rOff, rE, rowOf, dofStart */
   setStructure(nb: number, ...ptrs: number[]): void;
-  round32(val: number): void;
+  /** binary32 panels at `val32` from the f64 values at `val` (all pOff[nb] entries) */
+  demote32(val: number, val32: number): void;
   factor64(val: number): number;
-  factor32(val: number): number;
+  /** on the binary32 panels demote32 wrote */
+  factor32(val32: number): number;
   substitute64(val: number, y: number): void;
-  substitute32(val: number, y: number): void;
+  substitute32(val32: number, y: number): void;
   /** `t`: n² entries of scratch that hold the factor column-major until the next factorization (the solves read it) */
   denseFactor64(a: number, n: number, t: number): number;
   denseFactor32(a: number, n: number, t: number): number;
