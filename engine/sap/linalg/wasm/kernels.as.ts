@@ -10,7 +10,8 @@
 // as the JS twins' Math.fround does), the fp64 kernels on the f64 values; right-hand sides are f64
 // in both (binary32 values there, for fp32).
 //
-// Every pointer is a byte offset into the imported memory; Int32 arrays hold i32, value arrays f64.
+// Every pointer is a byte offset into the imported memory; Int32 arrays hold i32, value arrays f64
+// (the fp32 factorizations' panels and dense storage: f32).
 // Where a loop updates independent entries (a contiguous row of a JᵀGJ block, a row of G·J, the
 // columns of a rank-6 update in the factorization), two entries share one f64x2 SIMD operation, or
 // four one f32x4 operation in binary32: each lane performs the scalar operation sequence of its
@@ -38,7 +39,7 @@ function ld<T>(p: usize, i: i32): T {
 function st<T>(p: usize, i: i32, x: T): void {
   store<f64>(p + ((<usize>i) << 3), <f64>x);
 }
-// a T-stored value (dense storage is f64 or f32)
+// a T-stored value (factor panels and dense storage are f64 or f32)
 function dl<T>(p: usize, i: i32): T {
   return load<T>(p + <usize>i * sizeof<T>());
 }
