@@ -643,6 +643,8 @@ export class SapSolver {
   private readonly holoG0 = new Float64Array(HOLONOMIC_MAX_ROWS);
   /** the symmetric Delassus block W of one constraint (rows² entries, upper triangle used) */
   private readonly wScratch = new Float64Array(Math.max(CONTACT_ROWS, HOLONOMIC_MAX_ROWS) ** 2);
+  /** {@link delassusWeight}'s result (a double returned from a call V8 does not inline is boxed) */
+  private readonly weightOut = new Float64Array(1);
   private readonly holoIn = {
     g0: this.holoG0 as ArrayLike<number>,
     stiffness: 0,
@@ -1315,7 +1317,10 @@ export class SapSolver {
       const kind = pk.kind[i];
       if (kind === KIND_CONTACT) {
         let w = P[x + 6];
-        if (Number.isNaN(w)) w = this.delassusWeight(i, CONTACT_ROWS, weights32);
+        if (Number.isNaN(w)) {
+          this.delassusWeight(i, CONTACT_ROWS, weights32);
+          w = this.weightOut[0];
+        }
         const c = this.contactIn;
         c.mu = P[x];
         c.stiffness = P[x + 1];
@@ -1339,7 +1344,10 @@ export class SapSolver {
       } else if (kind === KIND_HOLONOMIC) {
         const r = pk.rows[i];
         let w = P[x + 3];
-        if (Number.isNaN(w)) w = this.delassusWeight(i, r, weights32);
+        if (Number.isNaN(w)) {
+          this.delassusWeight(i, r, weights32);
+          w = this.weightOut[0];
+        }
         const h = this.holoIn;
         h.stiffness = P[x];
         h.tau_d = P[x + 1];
@@ -1352,7 +1360,10 @@ export class SapSolver {
       } else if (kind === KIND_TENDON) {
         const r = pk.rows[i];
         let w = P[x + 6];
-        if (Number.isNaN(w)) w = this.delassusWeight(i, r, weights32);
+        if (Number.isNaN(w)) {
+          this.delassusWeight(i, r, weights32);
+          w = this.weightOut[0];
+        }
         const t = this.tendonIn;
         t.l0 = P[x];
         t.lower = P[x + 1];
@@ -1433,9 +1444,10 @@ export class SapSolver {
    * {@link diagDelassusWeight} of constraint i (`nrows` rows) from the packed blocks, bit for bit:
    * the distinct entries of the symmetric W accumulate in one pass over the nonzero columns (a
    * product with a zero factor adds ±0, which leaves every sum as the generic loop's skip has it),
-   * then ‖W‖²_F in its r-major order; `f32` rounds every operation to binary32
+   * then ‖W‖²_F in its r-major order; `f32` rounds every operation to binary32. The weight goes to
+   * {@link weightOut}[0].
    */
-  private delassusWeight(i: number, nrows: number, f32: boolean): number {
+  private delassusWeight(i: number, nrows: number, f32: boolean): void {
     const pk = this.pp;
     const jd = pk.jData;
     const W = this.wScratch;
@@ -1498,7 +1510,7 @@ export class SapSolver {
       }
     }
     const w = f32 ? fr(fr(Math.sqrt(f2)) / nrows) : Math.sqrt(f2) / nrows;
-    return Math.max(w, MIN_DELASSUS_WEIGHT);
+    this.weightOut[0] = Math.max(w, MIN_DELASSUS_WEIGHT);
   }
 
   /**

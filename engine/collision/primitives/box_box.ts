@@ -94,8 +94,15 @@ const FCTX = new Int32Array(4);
 const FEXT = new Float64Array(2);
 const CAND = new Int32Array(MAXP);
 const SEL = new Int32Array(BOX_BOX_MAX_FACE_POINTS);
-const SEG = new Float64Array(4);
+/** segmentBoxClosest's inputs (p0, dir, h, e) and results (t, q, f) */
+const SEG_IN = new Float64Array(10);
+const SEG = new Float64Array(5);
 const REL = new Float64Array(6);
+/**
+ * the pair's doubles shared by the routines below, [margin, gap, scale] (largest half extent), so
+ * that no call passes a double: a double argument or result of a call V8 does not inline is boxed
+ */
+const BAND = new Float64Array(3);
 
 function load(g: ShapeGeom, a: number, b: number): void {
   const pos = g.pos,
@@ -141,23 +148,29 @@ export function collideBoxBox(
   gap: number,
   out: ContactManifold,
 ): void {
+  BAND[0] = margin;
+  BAND[1] = gap;
   if (a <= b) {
-    boxBox(g, a, b, margin, gap, out);
+    boxBox(g, a, b, out);
     return;
   }
   // evaluate in ascending index order so that (a, b) and (b, a) are exact mirrors
   const from = out.count;
-  boxBox(g, b, a, margin, gap, out);
+  boxBox(g, b, a, out);
   flipManifold(out, from);
 }
 
-function boxBox(g: ShapeGeom, a: number, b: number, margin: number, gap: number, out: ContactManifold): void {
+/** the pair (a, b) with margin and gap from BAND */
+function boxBox(g: ShapeGeom, a: number, b: number, out: ContactManifold): void {
   load(g, a, b);
+  const margin = BAND[0],
+    gap = BAND[1];
   const tx = CEN[3] - CEN[0],
     ty = CEN[4] - CEN[1],
     tz = CEN[5] - CEN[2];
   let scale = 0;
   for (let k = 0; k < 6; k++) scale = Math.max(scale, HE[k]);
+  BAND[2] = scale;
   // the centre offset in A's frame
   const t0 = axDot(0, 0, tx, ty, tz),
     t1 = axDot(0, 1, tx, ty, tz),
@@ -243,21 +256,21 @@ function boxBox(g: ShapeGeom, a: number, b: number, margin: number, gap: number,
     if (!inBand(sMax, margin, gap)) return;
     const tol = EXACT_TOL * scale;
     // 1. a face whose manifold realises the distance (B's reference face faces A: normal −g_B b_j)
-    if (sA >= sMax - tol && clipFace(0, iA, gA, scale) > 0 && minDepth() <= sA + tol) {
-      emitFace(margin, gap, out);
+    if (sA >= sMax - tol && clipFace(0, iA, gA) > 0 && minDepth() <= sA + tol) {
+      emitFace(out);
       return;
     }
-    if (sB >= sMax - tol && clipFace(1, iB, -gB, scale) > 0 && minDepth() <= sB + tol) {
-      emitFace(margin, gap, out);
+    if (sB >= sMax - tol && clipFace(1, iB, -gB) > 0 && minDepth() <= sB + tol) {
+      emitFace(out);
       return;
     }
     // 2. a nearly-best face keeps its manifold, so nearly flat resting boxes stay supported ...
     const pref = BOX_BOX_AXIS_REL_TOL * sMax + BOX_BOX_AXIS_ABS_TOL * scale;
-    if (sA >= sMax - pref && clipFace(0, iA, gA, scale) > 0) emitFace(margin, gap, out);
-    else if (sB >= sMax - pref && clipFace(1, iB, -gB, scale) > 0) emitFace(margin, gap, out);
+    if (sA >= sMax - pref && clipFace(0, iA, gA) > 0) emitFace(out);
+    else if (sB >= sMax - pref && clipFace(1, iB, -gB) > 0) emitFace(out);
     // 3. ... and the exact closest points are always reported
-    if (sE >= sMax - tol && edgeContact(iE, jE, true, tol, margin, gap, out)) return;
-    closestContact(margin, gap, out);
+    if (sE >= sMax - tol && edgeContact(iE, jE, true, out)) return;
+    closestContact(out);
     return;
   }
 
@@ -269,12 +282,12 @@ function boxBox(g: ShapeGeom, a: number, b: number, margin: number, gap: number,
     sF = sB;
   }
   if (sE > sF + BOX_BOX_AXIS_REL_TOL * Math.abs(sF) + BOX_BOX_AXIS_ABS_TOL * scale) {
-    edgeContact(iE, jE, false, 0, margin, gap, out);
+    edgeContact(iE, jE, false, out);
     return;
   }
-  const n = ref === 0 ? clipFace(0, iA, gA, scale) : clipFace(1, iB, -gB, scale);
-  if (n > 0 && emitFace(margin, gap, out) > 0) return;
-  supportContact(margin, gap, out);
+  const n = ref === 0 ? clipFace(0, iA, gA) : clipFace(1, iB, -gB);
+  if (n > 0 && emitFace(out) > 0) return;
+  supportContact(out);
 }
 
 /**
@@ -283,7 +296,8 @@ function boxBox(g: ShapeGeom, a: number, b: number, margin: number, gap: number,
  * reference frame (u along t1, v along t2, w along n_r from the reference face centre); returns its
  * vertex count.
  */
-function clipFace(ref: number, ia: number, sgn: number, scale: number): number {
+function clipFace(ref: number, ia: number, sgn: number): number {
+  const scale = BAND[2];
   const inc = 1 - ref;
   const ro = ref * 9,
     rc = ref * 3,
@@ -454,7 +468,9 @@ function cross2(P: Float64Array, a: number, b: number, c: number): number {
 }
 
 /** emits the in-band clipped points (≤ 4, reduced by depth and area); returns how many */
-function emitFace(margin: number, gap: number, out: ContactManifold): number {
+function emitFace(out: ContactManifold): number {
+  const margin = BAND[0],
+    gap = BAND[1];
   const P = POLY[FCTX[0]],
     pid = PID[FCTX[0]];
   const n = FCTX[3];
@@ -551,7 +567,9 @@ function reduce(P: Float64Array, cnt: number): number {
 }
 
 /** overlapping fallback when the clipped manifold is empty: the deepest incident vertex */
-function supportContact(margin: number, gap: number, out: ContactManifold): void {
+function supportContact(out: ContactManifold): void {
+  const margin = BAND[0],
+    gap = BAND[1];
   let k0 = 0;
   for (let k = 1; k < 4; k++) if (QUAD[k * 3 + 2] < QUAD[k0 * 3 + 2]) k0 = k;
   const u = QUAD[k0 * 3],
@@ -579,17 +597,13 @@ function supportContact(margin: number, gap: number, out: ContactManifold): void
 /**
  * One point between A's edge along a_i and B's edge along b_j supporting the axis EDGE_N (A's edge
  * furthest along n, B's furthest against it). With `interiorOnly`, returns false (emitting nothing)
- * when the closest points of the edge lines fall outside either edge by more than `tol`.
+ * when the closest points of the edge lines fall outside either edge by more than
+ * {@link EXACT_TOL}·scale.
  */
-function edgeContact(
-  i: number,
-  j: number,
-  interiorOnly: boolean,
-  tol: number,
-  margin: number,
-  gap: number,
-  out: ContactManifold,
-): boolean {
+function edgeContact(i: number, j: number, interiorOnly: boolean, out: ContactManifold): boolean {
+  const margin = BAND[0],
+    gap = BAND[1];
+  const tol = interiorOnly ? EXACT_TOL * BAND[2] : 0;
   const nx = EDGE_N[0],
     ny = EDGE_N[1],
     nz = EDGE_N[2];
@@ -660,7 +674,9 @@ function edgeContact(
  * Separated boxes whose closest features no SAT axis realises: the exact closest points, as the
  * minimum over the 12 edges of each box of the exact edge–box distance to the other box.
  */
-function closestContact(margin: number, gap: number, out: ContactManifold): void {
+function closestContact(out: ContactManifold): void {
+  const margin = BAND[0],
+    gap = BAND[1];
   // centre of box s relative to box o, in o's frame
   for (let s = 0; s < 2; s++) {
     const o = 1 - s;
@@ -701,19 +717,18 @@ function closestContact(margin: number, gap: number, out: ContactManifold): void
         const px = REL[s * 3] + sj * hj * jx + sk * hk * kx,
           py = REL[s * 3 + 1] + sj * hj * jy + sk * hk * ky,
           pz = REL[s * 3 + 2] + sj * hj * jz + sk * hk * kz;
-        const f = segmentBoxClosest(
-          px,
-          py,
-          pz,
-          dx,
-          dy,
-          dz,
-          HE[s * 3 + i],
-          HE[o * 3],
-          HE[o * 3 + 1],
-          HE[o * 3 + 2],
-          SEG,
-        );
+        SEG_IN[0] = px;
+        SEG_IN[1] = py;
+        SEG_IN[2] = pz;
+        SEG_IN[3] = dx;
+        SEG_IN[4] = dy;
+        SEG_IN[5] = dz;
+        SEG_IN[6] = HE[s * 3 + i];
+        SEG_IN[7] = HE[o * 3];
+        SEG_IN[8] = HE[o * 3 + 1];
+        SEG_IN[9] = HE[o * 3 + 2];
+        segmentBoxClosest(SEG_IN, SEG);
+        const f = SEG[4];
         // near-ties (the edges through one closest vertex, equal up to round-off) keep the first
         // edge, so that every realization of this routine (the df64 GPU twin) picks the same one
         if (bs < 0 || f < best - CLOSEST_TIE_REL * best) {

@@ -32,7 +32,9 @@ const AXIS_ABS_TOL = 1e-6;
 /** cross axes u × e_k with a squared length below this are skipped */
 const EDGE_SIN2 = 1e-12;
 
-const SEG = new Float64Array(4);
+/** segmentBoxClosest's inputs (p0, dir, h, e) and results (t, q, f) */
+const SEG_IN = new Float64Array(10);
+const SEG = new Float64Array(5);
 /** [box-frame segment p₀ (3), direction u (3), box half extents (3), h, r] */
 const L = new Float64Array(11);
 
@@ -224,7 +226,18 @@ export function collideCapsuleBox(
   L[9] = h;
   L[10] = r;
 
-  const f = segmentBoxClosest(p0x, p0y, p0z, dx, dy, dz, h, ex, ey, ez, SEG);
+  SEG_IN[0] = p0x;
+  SEG_IN[1] = p0y;
+  SEG_IN[2] = p0z;
+  SEG_IN[3] = dx;
+  SEG_IN[4] = dy;
+  SEG_IN[5] = dz;
+  SEG_IN[6] = h;
+  SEG_IN[7] = ex;
+  SEG_IN[8] = ey;
+  SEG_IN[9] = ez;
+  segmentBoxClosest(SEG_IN, SEG);
+  const f = SEG[4];
   if (f > 0) {
     const D = Math.sqrt(f);
     if (!inBand(D - r, margin, gap)) return;

@@ -35,22 +35,22 @@ function clampTo(x: number, lo: number, hi: number): number {
  * p_k(t) = ±e_k; each piece is minimised in closed form, so the result is exact up to round-off.
  * A flat minimum (e.g. a segment parallel to a face) resolves to the midpoint of the first flat
  * piece attaining it; a segment crossing the box gives exactly 0.
- * Writes [t, q_x, q_y, q_z] into `res` (q = the closest box point, box frame) and returns f(t)
- * (0 when the segment meets the box). Allocation-free.
+ * Reads [p0_x, p0_y, p0_z, dir_x, dir_y, dir_z, h, e_x, e_y, e_z] from `args` and writes
+ * [t, q_x, q_y, q_z, f(t)] into `res` (q = the closest box point, box frame; f = 0 when the segment
+ * meets the box). Allocation-free: no double crosses the call (V8 boxes the doubles of a call it
+ * does not inline).
  */
-export function segmentBoxClosest(
-  p0x: number,
-  p0y: number,
-  p0z: number,
-  dx: number,
-  dy: number,
-  dz: number,
-  h: number,
-  ex: number,
-  ey: number,
-  ez: number,
-  res: Float64Array,
-): number {
+export function segmentBoxClosest(args: Float64Array, res: Float64Array): void {
+  const p0x = args[0],
+    p0y = args[1],
+    p0z = args[2],
+    dx = args[3],
+    dy = args[4],
+    dz = args[5],
+    h = args[6],
+    ex = args[7],
+    ey = args[8],
+    ez = args[9];
   let n = 0;
   knots[n++] = -h;
   for (let k = 0; k < 3; k++) {
@@ -105,5 +105,5 @@ export function segmentBoxClosest(
   res[1] = clampTo(px, -ex, ex);
   res[2] = clampTo(py, -ey, ey);
   res[3] = clampTo(pz, -ez, ez);
-  return best;
+  res[4] = best;
 }
