@@ -16,13 +16,14 @@
  * contact_solve_precision is fp32 (v is rounded there, so both are recomputed from it).
  *
  * Linear algebra (SPEC §3.4): once per solve the participating cliques are ordered by minimum degree
- * on the clique graph (cliques coupled by a constraint are neighbours) and the block fill pattern is
- * analysed (linalg/block_sparse.ts). Each Newton iteration then factors H' = PHPᵀ (P: that
- * order) either densely (linalg/cholesky.ts, a permuted copy of the dense lower triangle) or block
- * sparse (H assembled straight into the clique panels). Both realize the same per-entry operation
- * order, so the two paths give bit-identical results in fp64 and in fp32; {@link SapSolver.linear_solver}
- * = 'auto' picks block-sparse when its estimated factorization work is well below the dense one
- * (many cliques, sparse coupling) and dense otherwise (one articulated clique, few cliques).
+ * on the clique graph (cliques coupled by a constraint are neighbours; ties broken by the least fill)
+ * and the block fill pattern is analysed (linalg/block_sparse.ts). Each Newton iteration then factors
+ * H' = PHPᵀ (P: that order) either densely (linalg/cholesky.ts, a permuted copy of the dense lower
+ * triangle) or block sparse (H assembled straight into the clique panels). Both realize the same
+ * per-entry operation order, so the two paths give bit-identical results in fp64 and in fp32;
+ * {@link SapSolver.linear_solver} = 'auto' picks block-sparse when its estimated factorization work
+ * is well below the dense one (many cliques, sparse coupling) and dense otherwise (one articulated
+ * clique, few cliques).
  *
  * Precision (SPEC §3.7):
  * - `contact_linear_solve_precision`: realization of the Cholesky factorization and solves

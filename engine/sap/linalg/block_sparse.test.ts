@@ -301,7 +301,7 @@ describe('BlockSparseCholesky', () => {
     expect(bs.flops).toBeLessThan((60 * 60 * 60) / 6);
   });
 
-  it('elimination order: least weighted degree first, the lowest index among equals (as a plain scan)', () => {
+  it('elimination order: least weighted degree first; among up to 4 ties the least fill, then the lowest index (as a plain scan)', () => {
     // reference: explicit elimination choosing by a linear scan over the live blocks
     const reference = (nb: number, sizes: number[], edges: number[]): number[] => {
       const adj = Array.from({ length: nb }, () => new Set<number>());
@@ -313,14 +313,19 @@ describe('BlockSparseCholesky', () => {
       const dead = new Array<boolean>(nb).fill(false);
       const order: number[] = [];
       for (let pos = 0; pos < nb; pos++) {
-        let v = -1;
         let best = Infinity;
-        for (let b = 0; b < nb; b++) {
-          if (dead[b]) continue;
-          let d = 0;
-          for (const u of adj[b]) d += sizes[u];
-          if (d < best) [best, v] = [d, b];
-        }
+        const degree = (b: number): number => [...adj[b]].reduce((d, u) => d + sizes[u], 0);
+        for (let b = 0; b < nb; b++) if (!dead[b]) best = Math.min(best, degree(b));
+        const ties = [...Array(nb).keys()].filter((b) => !dead[b] && degree(b) === best).slice(0, 4);
+        const fill = (b: number): number => {
+          const L = [...adj[b]];
+          let f = 0;
+          for (let x = 0; x < L.length; x++)
+            for (let y = x + 1; y < L.length; y++) if (!adj[L[x]].has(L[y])) f += sizes[L[x]] * sizes[L[y]];
+          return f;
+        };
+        let v = ties[0];
+        for (const b of ties) if (fill(b) < fill(v)) v = b;
         dead[v] = true;
         order.push(v);
         const L = [...adj[v]];
@@ -342,6 +347,17 @@ describe('BlockSparseCholesky', () => {
       bs.analyze(nb, sizes, edges, edges.length / 2);
       expect(Array.from(bs.order.subarray(0, nb)), `trial ${trial}`).toEqual(reference(nb, sizes, edges));
     }
+  });
+
+  it('breaks a tie of degrees by the fill: a triangle corner before a square corner', () => {
+    // square 0-2-6-3 and triangle 1-4-5, every block of degree 2: eliminating 0 joins 2 and 3
+    // (one fill entry), eliminating 1 joins nothing (4 and 5 are adjacent)
+    const edges = [0, 2, 2, 6, 6, 3, 3, 0, 1, 4, 4, 5, 5, 1];
+    const bs = new BlockSparseCholesky();
+    bs.analyze(7, [1, 1, 1, 1, 1, 1, 1], edges, edges.length / 2);
+    expect(bs.order[0]).toBe(1);
+    // the square then fills in exactly once: L stores 7 diagonal and 7 + 1 off-diagonal entries
+    expect(bs.storage).toBe(7 + 8);
   });
 
   it.each(['wasm', 'js'] as LinalgKernels[])(
