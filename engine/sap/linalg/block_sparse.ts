@@ -9,10 +9,10 @@
  * 1. **Ordering + symbolic analysis** ({@link BlockSparseCholesky.analyze}, once per solve): minimum
  *    degree on the clique graph (degree = number of dofs of the live neighbours; of the first
  *    {@link TIE_CANDIDATES} blocks of equal least degree, the one adding the least fill, then the
- *    lower clique index) by explicit elimination. The neighbours of a block when it is eliminated are exactly the
- *    block rows of its column of L, so the same pass yields the fill pattern. Each eliminated block
- *    owns a dense *panel*: its diagonal block on top, then one dense block per block row below,
- *    block rows ascending, all row-major with the block's width.
+ *    lower clique index) by explicit elimination. The neighbours of a block when it is eliminated
+ *    are exactly the block rows of its column of L, so the same pass yields the fill pattern. Each
+ *    eliminated block owns a dense *panel*: its diagonal block on top, then one dense block per
+ *    block row below, block rows ascending, all row-major with the block's width.
  * 2. **Numeric factorization** ({@link BlockSparseCholesky.factor}, every Newton iteration):
  *    left-looking over the panels; panel J first receives, for each earlier panel K whose pattern
  *    contains J (K ascending), the update −L_{I,K}·L_{J,K}ᵀ of every block row I ≥ J of K; then its
