@@ -288,8 +288,8 @@ export class BlockSparseCholesky {
     // degree, the one whose elimination adds the least fill, the lowest index among equals
     this.heap = growI32(this.heap, nb);
     this.heapAt = growI32(this.heapAt, nb);
+    // (no reset: the stamps only grow, and a fresh array's zeros are below every stamp)
     this.fillMark = growI32(this.fillMark, nb);
-    this.fillMark.fill(-1, 0, nb);
     const heap = this.heap;
     const at = this.heapAt;
     const cand = this.candidates;
