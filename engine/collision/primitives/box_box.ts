@@ -325,7 +325,9 @@ function clipFace(ref: number, ia: number, sgn: number): number {
     best = -1,
     cm = 0;
   for (let k = 0; k < 3; k++) {
-    const c = axDot(inc, k, nx, ny, nz);
+    // (the axis dots of this function written out: a call returning a double boxes it)
+    const ok = io + k * 3;
+    const c = AX[ok] * nx + AX[ok + 1] * ny + AX[ok + 2] * nz;
     if (Math.abs(c) > best) {
       best = Math.abs(c);
       m = k;
@@ -345,12 +347,14 @@ function clipFace(ref: number, ia: number, sgn: number): number {
     w0 = nx * dx + ny * dy + nz * dz;
   const hp = HE[ic + pa],
     hq = HE[ic + qa];
-  const pu = hp * axDot(inc, pa, FR[3], FR[4], FR[5]),
-    pv = hp * axDot(inc, pa, FR[6], FR[7], FR[8]),
-    pw = hp * axDot(inc, pa, nx, ny, nz);
-  const qu = hq * axDot(inc, qa, FR[3], FR[4], FR[5]),
-    qv = hq * axDot(inc, qa, FR[6], FR[7], FR[8]),
-    qw = hq * axDot(inc, qa, nx, ny, nz);
+  const op = io + pa * 3,
+    oq = io + qa * 3;
+  const pu = hp * (AX[op] * FR[3] + AX[op + 1] * FR[4] + AX[op + 2] * FR[5]),
+    pv = hp * (AX[op] * FR[6] + AX[op + 1] * FR[7] + AX[op + 2] * FR[8]),
+    pw = hp * (AX[op] * nx + AX[op + 1] * ny + AX[op + 2] * nz);
+  const qu = hq * (AX[oq] * FR[3] + AX[oq + 1] * FR[4] + AX[oq + 2] * FR[5]),
+    qv = hq * (AX[oq] * FR[6] + AX[oq + 1] * FR[7] + AX[oq + 2] * FR[8]),
+    qw = hq * (AX[oq] * nx + AX[oq + 1] * ny + AX[oq + 2] * nz);
   const snap = SNAP_TOL * scale;
   let P = POLY[0];
   for (let k = 0; k < 4; k++) {

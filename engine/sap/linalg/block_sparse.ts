@@ -120,7 +120,14 @@ export class BlockSparseCholesky {
   private adjStart: Int32Array = new Int32Array(0);
   private adjEnd: Int32Array = new Int32Array(0);
   private adjFlat: Int32Array = new Int32Array(0);
-  private adj: number[][] = [];
+  // the elimination graph's lists: block b's live neighbours are adjBuf[adjOff[b] ..
+  // adjOff[b] + adjLen[b]), with room for adjCap[b]; a list that outgrows its room moves to the end
+  // of the buffer (kept between analyses, so it only grows)
+  private adjBuf: Int32Array = new Int32Array(0);
+  private adjOff: Int32Array = new Int32Array(0);
+  private adjLen: Int32Array = new Int32Array(0);
+  private adjCap: Int32Array = new Int32Array(0);
+  private adjTop = 0;
   private mark: Int32Array = new Int32Array(0);
   private deg: Float64Array = new Float64Array(0);
   private dead: Uint8Array = new Uint8Array(0);
@@ -266,22 +273,34 @@ export class BlockSparseCholesky {
       return;
     }
     this.keepGraph(nb, sizes);
-    const adj = this.adj;
+    // each list starts with twice its room (the elimination adds fill to it)
+    this.adjOff = growI32(this.adjOff, nb);
+    this.adjLen = growI32(this.adjLen, nb);
+    this.adjCap = growI32(this.adjCap, nb);
+    const aOff = this.adjOff;
+    const aLen = this.adjLen;
+    const aCap = this.adjCap;
+    let top = 0;
     for (let b = 0; b < nb; b++) {
-      if (adj[b] === undefined) adj[b] = [];
-      const l = adj[b];
-      l.length = 0;
-      for (let k = st[b]; k < end[b]; k++) l.push(flat[k]);
+      aOff[b] = top;
+      aLen[b] = end[b] - st[b];
+      aCap[b] = 2 * aLen[b] + 4;
+      top += aCap[b];
     }
+    this.adjTop = top;
+    if (this.adjBuf.length < top) this.adjBuf = new Int32Array(Math.max(top, 2 * this.adjBuf.length));
+    const buf = this.adjBuf;
+    for (let b = 0; b < nb; b++) for (let k = st[b], o = aOff[b]; k < end[b]; k++) buf[o++] = flat[k];
 
     // minimum degree by explicit elimination; the live neighbours at elimination = struct(L)
     const dead = this.dead;
     const deg = this.deg;
     dead.fill(0, 0, nb);
     mark.fill(-1, 0, nb);
+    let adj = this.adjBuf;
     for (let b = 0; b < nb; b++) {
       let d = 0;
-      for (const u of adj[b]) d += sizes[u];
+      for (let k = aOff[b]; k < aOff[b] + aLen[b]; k++) d += sizes[adj[k]];
       deg[b] = d;
     }
     // the live block of least degree (a heap on (degree, index)); among up to TIE_CANDIDATES of equal
@@ -336,41 +355,58 @@ export class BlockSparseCholesky {
       dead[v] = 1;
       this.order[pos] = v;
       this.position[v] = pos;
-      const L = adj[v]; // live neighbours only (dead ones are removed eagerly below)
-      // struct(L) of position pos: its live neighbours, kept flat (no array per block)
+      // v's live neighbours (dead ones are removed eagerly below): struct(L) of position pos,
+      // kept flat, which is also where the loop below reads them (v's own list is not touched)
+      const nL = aLen[v];
       this.structStart[pos] = sCount;
-      if (this.structs.length < sCount + L.length) {
-        const grown = new Int32Array(Math.max(sCount + L.length, 2 * this.structs.length, 64));
+      if (this.structs.length < sCount + nL) {
+        const grown = new Int32Array(Math.max(sCount + nL, 2 * this.structs.length, 64));
         grown.set(this.structs.subarray(0, sCount));
         this.structs = grown;
       }
-      for (let x = 0; x < L.length; x++) this.structs[sCount + x] = L[x];
-      sCount += L.length;
+      const structs = this.structs;
+      for (let x = 0, o = aOff[v]; x < nL; x++) structs[sCount + x] = adj[o + x];
+      const l0 = sCount;
+      sCount += nL;
       // the neighbours of v become a clique; v leaves their lists
-      for (let x = 0; x < L.length; x++) {
-        const u = L[x];
-        const lu = adj[u];
-        let w = 0;
-        for (let k = 0; k < lu.length; k++) {
-          const y = lu[k];
+      for (let x = 0; x < nL; x++) {
+        const u = structs[l0 + x];
+        let o = aOff[u];
+        let w = o;
+        for (let k = o; k < o + aLen[u]; k++) {
+          const y = adj[k];
           if (y === v) continue;
           mark[y] = u * 2 + 1; // tag unique to u
-          lu[w++] = y;
+          adj[w++] = y;
         }
-        lu.length = w;
-        for (let k = 0; k < L.length; k++) {
-          const y = L[k];
+        let len = w - o;
+        if (len + nL > aCap[u]) {
+          // no room for the fill: the list moves to the end of the buffer, with twice the room
+          const cap = 2 * (len + nL);
+          if (this.adjTop + cap > adj.length) {
+            const grown = new Int32Array(Math.max(this.adjTop + cap, 2 * adj.length));
+            grown.set(adj.subarray(0, this.adjTop));
+            this.adjBuf = adj = grown;
+          }
+          adj.copyWithin(this.adjTop, o, o + len);
+          aOff[u] = o = this.adjTop;
+          aCap[u] = cap;
+          this.adjTop += cap;
+        }
+        for (let k = 0; k < nL; k++) {
+          const y = structs[l0 + k];
           if (y === u || mark[y] === u * 2 + 1) continue;
-          lu.push(y);
+          adj[o + len++] = y;
         }
+        aLen[u] = len;
         let d = 0;
-        for (const y of lu) d += sizes[y];
+        for (let k = o; k < o + len; k++) d += sizes[adj[k]];
         const before = deg[u];
         deg[u] = d;
         if (d < before) siftUp(heap, at, deg, at[u]);
         else if (d > before) siftDown(heap, at, deg, at[u], live);
       }
-      for (let x = 0; x < L.length; x++) mark[L[x]] = -1;
+      for (let x = 0; x < nL; x++) mark[structs[l0 + x]] = -1;
     }
 
     // panels in elimination order
@@ -451,20 +487,22 @@ export class BlockSparseCholesky {
    * as soon as it reaches that
    */
   private fillOf(v: number, sizes: ArrayLike<number>, limit: number): number {
-    const L = this.adj[v];
+    const adj = this.adjBuf;
+    const l0 = this.adjOff[v];
+    const l1 = l0 + this.adjLen[v];
     const mark = this.fillMark;
     let f = 0;
-    for (let x = 0; x + 1 < L.length; x++) {
-      const u = L[x];
+    for (let x = l0; x + 1 < l1; x++) {
+      const u = adj[x];
       if (this.fillStamp >= 0x3fffffff) {
         mark.fill(-1);
         this.fillStamp = 0;
       }
       const stamp = ++this.fillStamp;
-      const lu = this.adj[u];
-      for (let k = 0; k < lu.length; k++) mark[lu[k]] = stamp;
+      const u0 = this.adjOff[u];
+      for (let k = u0; k < u0 + this.adjLen[u]; k++) mark[adj[k]] = stamp;
       let missing = 0;
-      for (let y = x + 1; y < L.length; y++) if (mark[L[y]] !== stamp) missing += sizes[L[y]];
+      for (let y = x + 1; y < l1; y++) if (mark[adj[y]] !== stamp) missing += sizes[adj[y]];
       f += sizes[u] * missing;
       if (f >= limit) return f;
     }
