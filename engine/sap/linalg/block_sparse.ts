@@ -273,7 +273,7 @@ export class BlockSparseCholesky {
       return;
     }
     this.keepGraph(nb, sizes);
-    // each list starts with twice its room (the elimination adds fill to it)
+    // each list gets room for twice its length plus 4 (the elimination adds fill to it)
     this.adjOff = growI32(this.adjOff, nb);
     this.adjLen = growI32(this.adjLen, nb);
     this.adjCap = growI32(this.adjCap, nb);
