@@ -122,12 +122,11 @@ export class BlockSparseCholesky {
   private adjFlat: Int32Array = new Int32Array(0);
   // the elimination graph's lists: block b's live neighbours are adjBuf[adjOff[b] ..
   // adjOff[b] + adjLen[b]), with room for adjCap[b]; a list that outgrows its room moves to the end
-  // of the buffer (kept between analyses, so it only grows)
+  // of the buffer's used part (the buffer is kept between analyses, so it only grows)
   private adjBuf: Int32Array = new Int32Array(0);
   private adjOff: Int32Array = new Int32Array(0);
   private adjLen: Int32Array = new Int32Array(0);
   private adjCap: Int32Array = new Int32Array(0);
-  private adjTop = 0;
   private mark: Int32Array = new Int32Array(0);
   private deg: Float64Array = new Float64Array(0);
   private dead: Uint8Array = new Uint8Array(0);
@@ -287,7 +286,6 @@ export class BlockSparseCholesky {
       aCap[b] = 2 * aLen[b] + 4;
       top += aCap[b];
     }
-    this.adjTop = top;
     if (this.adjBuf.length < top) this.adjBuf = new Int32Array(Math.max(top, 2 * this.adjBuf.length));
     const buf = this.adjBuf;
     for (let b = 0; b < nb; b++) for (let k = st[b], o = aOff[b]; k < end[b]; k++) buf[o++] = flat[k];
@@ -383,15 +381,15 @@ export class BlockSparseCholesky {
         if (len + nL > aCap[u]) {
           // no room for the fill: the list moves to the end of the buffer, with twice the room
           const cap = 2 * (len + nL);
-          if (this.adjTop + cap > adj.length) {
-            const grown = new Int32Array(Math.max(this.adjTop + cap, 2 * adj.length));
-            grown.set(adj.subarray(0, this.adjTop));
+          if (top + cap > adj.length) {
+            const grown = new Int32Array(Math.max(top + cap, 2 * adj.length));
+            grown.set(adj.subarray(0, top));
             this.adjBuf = adj = grown;
           }
-          adj.copyWithin(this.adjTop, o, o + len);
-          aOff[u] = o = this.adjTop;
+          adj.copyWithin(top, o, o + len);
+          aOff[u] = o = top;
           aCap[u] = cap;
-          this.adjTop += cap;
+          top += cap;
         }
         for (let k = 0; k < nL; k++) {
           const y = structs[l0 + k];
