@@ -61,6 +61,10 @@ export function webgpuUnsupported(model: SapModel): string | null {
     if (trees.size > 2)
       return `fixed tendon ${model.tendon_label[t]} spans ${trees.size} trees (the WebGPU backend takes at most 2)`;
   }
+  // ball-joint cone limits (pipeline/cone_limits.ts) have no GPU twin yet
+  for (let j = 0; j < model.joint_count; j++)
+    if (model.joint_cone_mode[j] !== 0)
+      return `ball joint ${model.joint_label[j]}: cone limits are not on the WebGPU backend yet`;
   return null;
 }
 

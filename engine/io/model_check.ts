@@ -44,6 +44,7 @@ const FINITE: [
 const NOT_NAN: (keyof SapModel)[] = [
   'joint_limit_lower',
   'joint_limit_upper',
+  'joint_cone_limit',
   'joint_limit_ke',
   'joint_limit_kd',
   'joint_target_ke',

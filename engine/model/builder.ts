@@ -19,6 +19,7 @@ import { ModelError } from './errors';
 import { meshMassProperties, shapeMassProperties } from './mass';
 import type { ModelTexture, SapModel } from './model';
 import {
+  ConeMode,
   JOINT_QD_SIZE,
   JOINT_Q_SIZE,
   EQUALITY_TYPE_NAMES,
@@ -27,6 +28,7 @@ import {
   SHAPE_TYPE_NAMES,
   ShapeFlags,
   ShapeType,
+  type ConeModeName,
   type EqualityTypeName,
   type JointTypeName,
   type ShapeTypeName,
@@ -191,6 +193,17 @@ export interface JointDesc extends Partial<JointDofConfig> {
   label?: string;
   /** filter collisions between the parent's and child's shapes (default true) */
   collision_filter_parent?: boolean;
+  /**
+   * ball joints: how `cone_limit` limits the rotation (ConeMode): 'rotation' (the rotation angle,
+   * MuJoCo) or 'swing' (the swing of `axis`, an elliptical cone, UsdPhysics)
+   */
+  cone_mode?: ConeModeName;
+  /**
+   * ball joints: the cone's angles [rad], each in (0, π] or Infinity for none: [θ_max] for 'rotation';
+   * [toward the next axis, toward the one after] for 'swing' (one number: both). Stiffness and
+   * damping: the joint's limit_ke / limit_kd.
+   */
+  cone_limit?: number | readonly number[];
 }
 
 const IDENTITY: Transform = [0, 0, 0, 0, 0, 0, 1];
@@ -260,6 +273,35 @@ interface JointRec {
   q: number[];
   qd: number[];
   collision_filter_parent: boolean;
+  /** ConeMode and its two angles [rad] */
+  coneMode: number;
+  coneLimit: [number, number];
+}
+
+/** the validated cone limit of a joint description (none unless a ball joint names one) */
+function coneOf(desc: JointDesc, type: number, path: string): { mode: number; limit: [number, number] } {
+  const none = { mode: ConeMode.NONE, limit: [Infinity, Infinity] as [number, number] };
+  if (desc.cone_limit === undefined && desc.cone_mode === undefined) return none;
+  if (type !== JointType.BALL) throw new ModelError(`${path}.cone_limit`, `a cone limit needs a ball joint`);
+  const mode = desc.cone_mode ?? 'rotation';
+  if (mode !== 'rotation' && mode !== 'swing')
+    throw new ModelError(
+      `${path}.cone_mode`,
+      `unknown cone mode '${String(mode)}'; allowed: rotation, swing`,
+    );
+  const given = desc.cone_limit ?? Infinity;
+  const raw = typeof given === 'number' ? [given, given] : [...given];
+  if (raw.length !== (mode === 'rotation' ? 1 : 2) && typeof given !== 'number')
+    throw new ModelError(
+      `${path}.cone_limit`,
+      `a '${mode}' cone takes ${mode === 'rotation' ? 'one angle' : 'two angles'}; got ${raw.length}`,
+    );
+  const limit: [number, number] = [raw[0], raw.length > 1 ? raw[1] : raw[0]];
+  for (const a of limit)
+    if (!(a === Infinity || (a > 0 && a <= Math.PI)))
+      throw new ModelError(`${path}.cone_limit`, `each angle must be in (0, π] or Infinity [rad]; got ${a}`);
+  if (limit[0] === Infinity && limit[1] === Infinity) return none;
+  return { mode: mode === 'rotation' ? ConeMode.ROTATION : ConeMode.SWING, limit };
 }
 
 function toTransform(x: readonly number[] | undefined, path: string): Transform {
@@ -598,6 +640,7 @@ export class ModelBuilder {
         `limit_lower ${dof.limit_lower} exceeds limit_upper ${dof.limit_upper}`,
       );
     }
+    const cone = coneOf(desc, type, path);
     const rec: JointRec = {
       type,
       parent: desc.parent,
@@ -611,6 +654,8 @@ export class ModelBuilder {
       q: new Array<number>(JOINT_Q_SIZE[type]).fill(0),
       qd: new Array<number>(JOINT_QD_SIZE[type]).fill(0),
       collision_filter_parent: desc.collision_filter_parent ?? true,
+      coneMode: cone.mode,
+      coneLimit: cone.limit,
     };
     if (type === JointType.FREE || type === JointType.BALL) this.initFromBodyPoses(rec);
     this.joints.push(rec);
@@ -812,6 +857,8 @@ export class ModelBuilder {
       joint_X_p: new Float64Array(NB * 7),
       joint_X_c: new Float64Array(NB * 7),
       joint_axis: new Float64Array(NB * 3),
+      joint_cone_mode: new Int32Array(NB),
+      joint_cone_limit: new Float64Array(NB * 2),
       joint_q_start: new Int32Array(NB + 1),
       joint_qd_start: new Int32Array(NB + 1),
       joint_world: new Int32Array(NB),
@@ -924,6 +971,8 @@ export class ModelBuilder {
         }
         m.joint_X_c.set(jr.X_c, J * 7);
         m.joint_axis.set(jr.axis, J * 3);
+        m.joint_cone_mode[J] = jr.coneMode;
+        m.joint_cone_limit.set(jr.coneLimit, J * 2);
         m.joint_world[J] = w;
         m.joint_tree[J] = w * trees + treeOf[k];
         m.joint_label[J] = jr.label;

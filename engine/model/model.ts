@@ -60,6 +60,14 @@ export interface SapModel {
   readonly joint_X_c: Float64Array;
   /** (joint_count × 3) unit axis in the joint frame (revolute, prismatic) */
   readonly joint_axis: Float64Array;
+  /** (joint_count) ConeMode of a ball joint's limit; 0 (none) on every other joint */
+  readonly joint_cone_mode: Int32Array;
+  /**
+   * (joint_count × 2) a ball joint's cone limits [rad], in (0, π] or Infinity (none on that axis):
+   * ROTATION uses [0]; SWING [0] toward the next axis, [1] toward the one after (ConeMode). Their
+   * stiffness and damping are the joint's first DOF's joint_limit_ke / joint_limit_kd.
+   */
+  readonly joint_cone_limit: Float64Array;
   /** (joint_count + 1) offsets into joint_q */
   readonly joint_q_start: Int32Array;
   /** (joint_count + 1) offsets into joint_qd and every per-DOF array */

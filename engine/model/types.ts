@@ -2,6 +2,18 @@
 export const JointType = { FIXED: 0, FREE: 1, REVOLUTE: 2, PRISMATIC: 3, BALL: 4 } as const;
 export type JointTypeName = 'fixed' | 'free' | 'revolute' | 'prismatic' | 'ball';
 export const JOINT_TYPE_NAMES: readonly JointTypeName[] = ['fixed', 'free', 'revolute', 'prismatic', 'ball'];
+/**
+ * How a ball joint's rotation is limited (`joint_cone_mode`):
+ * - NONE: not limited;
+ * - ROTATION: the rotation angle θ ∈ [0, π] of the joint's quaternion is at most
+ *   `joint_cone_limit[0]` (MuJoCo's ball-joint `range`); the twist counts;
+ * - SWING: the angle φ between the joint axis in the child frame and in the parent frame (the swing,
+ *   twist about the axis free) is at most the elliptical cone's radius in the swing's direction:
+ *   `joint_cone_limit[0]` swinging the axis toward the next basis axis (x→y, y→z, z→x),
+ *   `joint_cone_limit[1]` toward the one after (UsdPhysics coneAngle0Limit / coneAngle1Limit).
+ */
+export const ConeMode = { NONE: 0, ROTATION: 1, SWING: 2 } as const;
+export type ConeModeName = 'rotation' | 'swing';
 
 /** position coordinates per joint type: fixed 0, free 7, revolute 1, prismatic 1, ball 4 */
 export const JOINT_Q_SIZE: readonly number[] = [0, 7, 1, 1, 4];

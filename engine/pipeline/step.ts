@@ -42,6 +42,7 @@ import { WarmStartHistory, type WarmStart } from './warm_start';
 import { packEqualityConstraints } from './equality_constraints';
 import { JOINT_ROWS_STRIDE, jointEffortsFromImpulses, packJointConstraints } from './joint_constraints';
 import { packTendonConstraints } from './tendon_constraints';
+import { packConeLimits } from './cone_limits';
 import { worseStatus, type StepReport, type WorldReport } from './report';
 
 const clock: () => number = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now();
@@ -72,6 +73,8 @@ export class SolverSAP {
    */
   private readonly kinQ: Float64Array;
   private kinQValid = false;
+  /** whether any ball joint has a cone limit ({@link packConeLimits}) */
+  private readonly hasConeLimits: boolean;
   private readonly kinContactQ: Float64Array;
   private kinContactQValid = false;
   /** (joint_count) flags: the joints whose kinematics contact preparation needs this step */
@@ -122,6 +125,7 @@ export class SolverSAP {
     this.A_diag = new Float64Array(nv);
     this.q_round = new Float64Array(model.joint_coord_count);
     this.kinQ = new Float64Array(model.joint_coord_count);
+    this.hasConeLimits = model.joint_cone_mode.some((c) => c !== 0);
     this.kinContactQ = new Float64Array(model.joint_coord_count);
     this.contactJoints = new Uint8Array(model.joint_count);
     this.kinContactJoints = new Uint8Array(model.joint_count);
@@ -379,6 +383,9 @@ export class SolverSAP {
       }
       if (m.tendon_count > 0) {
         packTendonConstraints(m, w, state_in.joint_q, this.v_n, this.v_star, dt, this.cliqueIndex, pp);
+      }
+      if (this.hasConeLimits) {
+        packConeLimits(m, w, state_in.joint_q, this.v_n, this.v_star, dt, this.cliqueIndex, pp);
       }
       if (this.track_islands) this.labelIslands(w, pp);
       t1 = now();

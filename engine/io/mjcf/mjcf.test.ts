@@ -763,3 +763,54 @@ describe('MJCF textures', () => {
     expect(visuals.every((s) => m.mesh_texture[m.shape_mesh[s]] === 0)).toBe(true);
   });
 });
+
+describe('MJCF ball-joint range', () => {
+  // a 1 kg bob 0.5 m out on a ball joint, released horizontally; range 45° (degrees, MJCF's default
+  // unit) stops its fall at a rotation angle of 45°, where the limit holds m·g·L·cos 45° = 3.47 N·m.
+  // (MuJoCo's default solreflimit leaves its ball limit soft here: measured at rest 0.023 rad past
+  // it, against 4.6e-4 for the same bob on a hinge; solreflimit 0.004 brings it to 9e-4. Ours does
+  // not map solreflimit: ke = 1e4.)
+  const xml = `<mujoco><option timestep="0.002"/><worldbody>
+    <body name="bob" pos="0 0 1"><joint name="b" type="ball" range="0 45" solreflimit="0.004 1"/>
+      <inertial pos="0.5 0 0" mass="1" diaginertia="0.001 0.001 0.001"/>
+      <geom type="sphere" size="0.02" pos="0.5 0 0" contype="0" conaffinity="0"/></body>
+  </worldbody></mujoco>`;
+  const rotation = (x: number, y: number, z: number, w: number) =>
+    2 * Math.atan2(Math.hypot(x, y, z), Math.abs(w));
+
+  it('is a cone on the rotation angle: the bob rests at 45°, as in MuJoCo', async () => {
+    const { b, r } = await load(xml);
+    expect(r.unsupported.join('\n')).not.toMatch(/cone/);
+    b.gravity = [0, 0, -9.81];
+    const m = b.finalize();
+    expect(Array.from(m.joint_cone_mode)).toEqual([1]);
+    expect(m.joint_cone_limit[0]).toBeCloseTo(Math.PI / 4, 14);
+    const sim = new Simulation(m, { dt: 0.002, solver: { contact_preset_variant: 'drake' } });
+    await withMujoco(xml, (mj, mm, d) => {
+      let most = 0;
+      for (let i = 0; i < 2500; i++) {
+        sim.step();
+        mj.mj_step(mm, d);
+        const q = sim.state.joint_q;
+        most = Math.max(most, rotation(q[0], q[1], q[2], q[3]));
+      }
+      const q = sim.state.joint_q;
+      const ours = rotation(q[0], q[1], q[2], q[3]);
+      const theirs = rotation(d.qpos[1], d.qpos[2], d.qpos[3], d.qpos[0]);
+      // without the range both would hang at 90°; at ke = 1e4 ours rests 3.5e-4 rad past the limit
+      expect(Math.abs(ours - Math.PI / 4 - 3.47 / 1e4)).toBeLessThan(1e-4);
+      expect(most).toBeLessThan(Math.PI / 4 + 0.05);
+      expect(Math.abs(theirs - Math.PI / 4)).toBeLessThan(2e-3);
+      expect(Math.abs(ours - theirs)).toBeLessThan(2e-3);
+      // the same swing plane: about +y
+      expect(Math.abs(q[1]) / Math.hypot(q[0], q[1], q[2])).toBeCloseTo(1, 6);
+      expect(Math.abs(d.qpos[2]) / Math.hypot(d.qpos[1], d.qpos[2], d.qpos[3])).toBeCloseTo(1, 6);
+    });
+  });
+
+  it('range[0] ≠ 0 is named and ignored; range[1] ≤ 0 is refused at the joint', async () => {
+    const { r } = await load(xml.replace('range="0 45"', 'range="-10 45"'));
+    expect(r.warnings.join('\n')).toMatch(/range\[0\] = -10 is ignored/);
+    await expect(load(xml.replace('range="0 45"', 'range="0 0"'))).rejects.toThrow(/range\[1\].*must be > 0/);
+  });
+});

@@ -30,7 +30,8 @@
  * - Joints: damping → damping, armature → armature, frictionloss → friction, range (limited / autolimits)
  *   → limits; stiffness and springref → the joint's passive spring τ = −k·(q − springref), explicit in
  *   the free motion as in MuJoCo (hinge and slide; ball-joint stiffness is unsupported).
- *   Ball-joint cone limits and ball- or free-joint frictionloss are unsupported (named, not stored).
+ *   Ball-joint range: a cone limit on the rotation angle (range[1]; ConeMode.ROTATION). Ball- or
+ *   free-joint frictionloss is unsupported (named, not stored).
  * - Actuators (joint transmission): position kp/kv → target_ke = kp·gear², target_kd = kv·gear²;
  *   velocity kv → target_kd = kv·gear²; general with affine bias (force g0·ctrl + b0 + b1·l + b2·l̇):
  *   b1 < 0 a position servo (kp = −b1, kv = −b2), b1 = 0 and b2 < 0 a velocity servo (kv = −b2), their
@@ -117,6 +118,8 @@ interface PJoint {
   dof: Partial<JointDofConfig>;
   springref: number;
   stiffness: number;
+  /** ball joints: the largest rotation angle (range[1]) [rad] */
+  cone?: number;
   el: XmlElement;
 }
 
@@ -810,6 +813,7 @@ class MjcfBuilder {
     const ang = (v: number) => (kind === 'hinge' ? rd.angle(v) : v);
     const ref = ang(rd.num(c, cls, 'ref') ?? 0);
     const dof: Partial<JointDofConfig> = {};
+    let cone: number | undefined;
     const damping = rd.num(c, cls, 'damping');
     if (damping !== undefined) dof.damping = damping;
     const armature = rd.num(c, cls, 'armature');
@@ -829,7 +833,14 @@ class MjcfBuilder {
         dof.limit_lower = ang(r[0]) - ref;
         dof.limit_upper = ang(r[1]) - ref;
       } else if (kind === 'ball') {
-        this.log.unsupportedFeature(`joint '${name || p.label}': ball-joint cone limit (range) is not built`);
+        // MuJoCo limits the ball's rotation angle by range[1] (range[0] is to be 0)
+        if (r[0] !== 0)
+          this.log.warn(
+            `ball joint '${name || p.label}': range[0] = ${r[0]} is ignored (MuJoCo uses range[1] only)`,
+          );
+        const max = rd.angle(r[1]);
+        if (!(max > 0)) throw elError(c, `a ball joint's range[1] (its largest rotation angle) must be > 0`);
+        if (max < Math.PI) cone = max;
       }
     }
     if (rd.limited(c, cls, 'actuatorfrclimited', 'actuatorfrcrange')) {
@@ -850,6 +861,7 @@ class MjcfBuilder {
       dof,
       springref,
       stiffness,
+      cone,
       el: c,
     };
   }
@@ -1363,6 +1375,7 @@ class MjcfBuilder {
         axis: j.kind === 'ball' ? [1, 0, 0] : j.axis,
         label,
         ...dof,
+        ...(j.cone !== undefined ? { cone_mode: 'rotation' as const, cone_limit: j.cone } : {}),
       });
     }
     this.result.joints.push(index);

@@ -227,6 +227,20 @@ describe('formats and errors', () => {
     expect(ref.line).toBe(bad.split('\n').findIndex((l) => l.includes('b_revv')) + 1);
   });
 
+  it('a ball joint takes a cone limit (rotation or swing about its axis); a bad one is refused at its key', () => {
+    const doc = chainScene(3) as any;
+    doc.joints[1] = { ...doc.joints[1], type: 'ball', cone_limit: 0.5 };
+    doc.joints[2] = { ...doc.joints[2], type: 'ball', cone_mode: 'swing', cone_limit: [0.3, 0.6] };
+    const m = loadScene(doc).model;
+    expect(Array.from(m.joint_cone_mode)).toEqual([0, 1, 2]);
+    expect(Array.from(m.joint_cone_limit)).toEqual([Infinity, Infinity, 0.5, 0.5, 0.3, 0.6]);
+    expect(Array.from(m.joint_axis.subarray(6, 9))).toEqual([0, 1, 0]);
+    doc.joints[2].cone_limit = [0.3, 4];
+    expect(catchErr(() => loadScene(doc))).toMatchObject({ path: 'joints[2].cone_limit' });
+    doc.joints[2] = { ...doc.joints[2], type: 'revolute', cone_limit: 0.3 };
+    expect(catchErr(() => loadScene(doc)).reason).toMatch(/a cone limit needs a ball joint/);
+  });
+
   it('never throws a raw exception', () => {
     for (const doc of [null, undefined, 'x', 3, [], {}, { schema_version: 1, bodies: 'x' }]) {
       expect(catchErr(() => loadScene(doc))).toBeInstanceOf(SceneError);

@@ -627,6 +627,8 @@ class SceneLoader {
           axis,
           label: j.label ?? j.id,
           collision_filter_parent: j.collision_filter_parent,
+          cone_mode: j.cone_mode,
+          cone_limit: j.cone_limit,
           ...dof,
         }),
       );

@@ -250,6 +250,16 @@ export const jointSpec = obj({
   child_xform: transformSpec.optional(),
   axis: axisSpec.optional(),
   collision_filter_parent: z.boolean().optional(),
+  cone_mode: z
+    .enum(['rotation', 'swing'])
+    .optional()
+    .describe("ball joints: the cone limit's kind, the rotation angle (default) or the swing of `axis`"),
+  cone_limit: z
+    .union([num, z.array(num).min(1).max(2)])
+    .optional()
+    .describe(
+      "ball joints: the cone's angle [rad] ('rotation'), or its angles toward the axis after `axis` and the one after that ('swing')",
+    ),
   ...optionalShape(jointDofFields),
 });
 export type JointSpec = z.output<typeof jointSpec>;

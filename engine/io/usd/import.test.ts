@@ -807,3 +807,81 @@ def Xform "R" ( prepend apiSchemas = ["PhysicsRigidBodyAPI"] ) {
     expect(r2.name).toBe('cartPole');
   });
 });
+
+describe('UsdPhysics spherical cone limits', () => {
+  // a 1 kg bob 0.5 m out on a spherical joint (axis X) at z = 1, released horizontally: a swing of X
+  // toward −Z, which the cone stops at 45° (coneAngle1Limit: toward the axis after the next)
+  const usd = (c0: number, c1: number) => `#usda 1.0
+(
+    upAxis = "Z"
+    metersPerUnit = 1
+)
+def PhysicsScene "scene" { vector3f physics:gravityDirection = (0, 0, -1)
+    float physics:gravityMagnitude = 9.81 }
+def Xform "bob" ( prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"] ) {
+    float physics:mass = 1
+    point3f physics:centerOfMass = (0.5, 0, 0)
+    float3 physics:diagonalInertia = (0.001, 0.001, 0.001)
+    double3 xformOp:translate = (0, 0, 1)
+    uniform token[] xformOpOrder = ["xformOp:translate"]
+}
+def PhysicsSphericalJoint "shoulder" {
+    rel physics:body1 = </bob>
+    point3f physics:localPos0 = (0, 0, 1)
+    uniform token physics:axis = "X"
+    float physics:coneAngle0Limit = ${c0}
+    float physics:coneAngle1Limit = ${c1}
+}
+`;
+  // the same bob and cone in MJCF (a swing without twist turns it by the swing angle)
+  const mjcf = `<mujoco><option timestep="0.002"/><worldbody>
+    <body name="bob" pos="0 0 1"><joint name="b" type="ball" range="0 45"/>
+      <inertial pos="0.5 0 0" mass="1" diaginertia="0.001 0.001 0.001"/></body>
+  </worldbody></mujoco>`;
+
+  /** the bob's rotation angle after 5 s (at rest on a cone), and the largest on the way */
+  function run(model: SapModel): { final: number; most: number } {
+    const sim = new Simulation(model, { dt: 0.002, solver: { contact_preset_variant: 'drake' } });
+    const angle = () => {
+      const q = sim.state.joint_q;
+      return 2 * Math.atan2(Math.hypot(q[0], q[1], q[2]), Math.abs(q[3]));
+    };
+    let most = 0;
+    for (let i = 0; i < 2500; i++) {
+      sim.step();
+      most = Math.max(most, angle());
+    }
+    return { final: angle(), most };
+  }
+
+  it('are a swing cone on the joint axis, in degrees; the bob rests where the same MJCF ball range holds it', async () => {
+    const b = new ModelBuilder();
+    const r = await importUsd(b, 'x.usda', memResolver({ 'x.usda': usd(30, 45) }));
+    expect(r.unsupported.join('\n')).not.toMatch(/cone/);
+    const m = b.finalize();
+    expect(Array.from(m.joint_cone_mode)).toEqual([2]);
+    expect(Array.from(m.joint_axis.subarray(0, 3))).toEqual([1, 0, 0]);
+    expect(m.joint_cone_limit[0]).toBeCloseTo(Math.PI / 6, 14);
+    expect(m.joint_cone_limit[1]).toBeCloseTo(Math.PI / 4, 14);
+    const ours = run(m).final;
+    // the limit holds m·g·L·cos 45° = 3.47 N·m at ke = 1e4: 3.5e-4 rad past it
+    expect(Math.abs(ours - Math.PI / 4 - 3.47e-4)).toBeLessThan(1e-4);
+    const mb = new ModelBuilder();
+    const { importMjcf } = await import('../mjcf/mjcf');
+    await importMjcf(mb, { text: mjcf, path: 'm.xml' }, { resolver: memResolver({}) });
+    mb.gravity = [0, 0, -9.81];
+    expect(Math.abs(run(mb.finalize()).final - ours)).toBeLessThan(1e-6);
+  });
+
+  it('a negative angle (USD: no limit) leaves that side free; none at all, no cone', async () => {
+    const one = new ModelBuilder();
+    await importUsd(one, 'x.usda', memResolver({ 'x.usda': usd(30, -1) }));
+    const m1 = one.finalize();
+    expect(Array.from(m1.joint_cone_limit)).toEqual([Math.PI / 6, Infinity]);
+    // falling toward −Z is the free side: it swings down and through, undamped
+    expect(run(m1).most).toBeGreaterThan(Math.PI - 0.05); // it swings through, up to the other side
+    const none = new ModelBuilder();
+    await importUsd(none, 'x.usda', memResolver({ 'x.usda': usd(-1, -1) }));
+    expect(Array.from(none.finalize().joint_cone_mode)).toEqual([0]);
+  });
+});

@@ -216,6 +216,8 @@ interface JointRec {
   axis: [number, number, number];
   dof: Partial<JointDofConfig>;
   q0?: number;
+  /** spherical joints: the swing cone of `axis` (coneAngle0Limit, coneAngle1Limit) [rad] */
+  cone?: [number, number];
   excluded: boolean;
   collisionEnabled: boolean;
   revoluteClosure: boolean;
@@ -1255,11 +1257,21 @@ class UsdPhysicsImporter {
         }
         case 'PhysicsSphericalJoint': {
           rec.type = 'ball';
-          const c0 = this.num(j, 'physics:coneAngle0Limit'),
-            c1 = this.num(j, 'physics:coneAngle1Limit');
-          if ((c0 !== undefined && c0 >= 0 && c0 < BIG) || (c1 !== undefined && c1 >= 0 && c1 < BIG)) {
-            this.unsupported.push(`<${j.path}> spherical cone limits`);
-          }
+          rec.axis = axisVec(this.tok(j, 'physics:axis'));
+          // the swing cone of the axis [deg]: negative (the default) or huge = none on that side; a cone
+          // of 0 (a locked swing) has no row direction at rest, and is held at 0.001 rad instead
+          const cone = (name: string): number => {
+            const c = this.num(j, name);
+            if (c === undefined || Number.isNaN(c) || c < 0 || c * DEG >= Math.PI) return Infinity;
+            if (c * DEG < 1e-3) {
+              this.warnings.push(`<${j.path}> ${name} ${c}° is taken as 0.001 rad`);
+              return 1e-3;
+            }
+            return c * DEG;
+          };
+          const c0 = cone('physics:coneAngle0Limit'),
+            c1 = cone('physics:coneAngle1Limit');
+          if (c0 < Infinity || c1 < Infinity) rec.cone = [c0, c1];
           this.applyAliases(rec, j, true);
           break;
         }
@@ -1483,6 +1495,7 @@ class UsdPhysicsImporter {
         label: this.label(j.prim),
         collision_filter_parent: !j.collisionEnabled,
         ...j.dof,
+        ...(j.cone ? { cone_mode: 'swing' as const, cone_limit: j.cone } : {}),
       });
       jointIndex.set(e, ji);
       result.joints.push(ji);
