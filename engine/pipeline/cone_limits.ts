@@ -16,6 +16,7 @@
  * no direction and is not added (the limit, > 0, is then not reached within the step's window
  * unless the joint spins faster than limit/(2·dt)).
  */
+import { quatRotate } from '../math';
 import { ConeMode, JointType, type SapModel } from '../model';
 import { NEAR_RIGID_BETA } from '../sap/constraints/common';
 import type { PackedSapProblem } from '../sap/packed_problem';
@@ -25,6 +26,8 @@ import { limitSidesInWindow } from './joint_constraints';
 const MIN_SIN = 1e-12;
 
 const BASIS = new Float64Array(6);
+const QUAT = new Float64Array(4);
+const RE = new Float64Array(3);
 
 /**
  * The swing cone's basis of a unit axis e into out[o ..o+6) = (b₁, b₂): b₁ the basis axis after e's
@@ -86,16 +89,19 @@ export function coneRow(m: SapModel, j: number, q: Float64Array): boolean {
     out[4] = uz / s;
     return true;
   }
-  // swing: Re by the quaternion (w, u): Re = e + 2w(u × e) + 2u × (u × e)
+  // swing: Re, the joint axis turned by the joint's rotation
   const ex = m.joint_axis[3 * j],
     ey = m.joint_axis[3 * j + 1],
     ez = m.joint_axis[3 * j + 2];
-  const tx = uy * ez - uz * ey,
-    ty = uz * ex - ux * ez,
-    tz = ux * ey - uy * ex;
-  const rx = ex + 2 * (w * tx + uy * tz - uz * ty),
-    ry = ey + 2 * (w * ty + uz * tx - ux * tz),
-    rz = ez + 2 * (w * tz + ux * ty - uy * tx);
+  const Q = QUAT;
+  Q[0] = ux;
+  Q[1] = uy;
+  Q[2] = uz;
+  Q[3] = w;
+  quatRotate(Q, 0, m.joint_axis, 3 * j, RE, 0);
+  const rx = RE[0],
+    ry = RE[1],
+    rz = RE[2];
   const cx = ey * rz - ez * ry,
     cy = ez * rx - ex * rz,
     cz = ex * ry - ey * rx;
