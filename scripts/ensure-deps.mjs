@@ -9,10 +9,11 @@ const lock = 'package-lock.json';
 const marker = 'node_modules/.package-lock.json';
 const stale = !existsSync(marker) || (existsSync(lock) && statSync(lock).mtimeMs > statSync(marker).mtimeMs);
 if (stale) {
-  // `npm install` installs the locked versions; unlike `npm ci` it also accepts a lock file that
-  // lists only this platform's optional packages (as npm 11 writes them here)
-  console.log('[ensure-deps] installing npm packages (npm install, from package-lock.json)…');
-  execSync('npm install --no-audit --no-fund', { stdio: 'inherit' });
+  // `npm ci` installs exactly the locked versions and never rewrites the lock file, so a fresh
+  // clone's tree stays clean. the lock lists every platform's optional packages (rollup, esbuild):
+  // refresh it with `npm install --package-lock-only` after changing package.json.
+  console.log('[ensure-deps] installing npm packages (npm ci, from package-lock.json)…');
+  execSync('npm ci --no-audit --no-fund', { stdio: 'inherit' });
 }
 
 if (process.argv.includes('--chromium')) ensureChromium('ensure-deps');
