@@ -8,6 +8,7 @@
 export * from './math';
 export * from './model';
 export * from './state';
+export { makeState } from './kinematics/initial_state';
 
 // collision
 export {

@@ -7,7 +7,8 @@ import { SapCollisionPipeline } from '../collision/pipeline';
 import type { SapContacts } from '../collision/contacts';
 import type { SapModel } from '../model';
 import type { StepReport } from '../pipeline/report';
-import { makeControl, makeState, type SapControl, type SapState } from '../state';
+import { makeState } from '../kinematics';
+import { allocState, makeControl, type SapControl, type SapState } from '../state';
 import type { Backend } from './backend';
 
 export interface BackendSimulationOptions {
@@ -38,7 +39,7 @@ export class BackendSimulation {
     this.contacts = this.collision.contacts();
     this.control = makeControl(model);
     this.state = makeState(model);
-    this.next = makeState(model);
+    this.next = allocState(model);
     backend.updateBodyState(this.state);
   }
 
@@ -57,7 +58,7 @@ export class BackendSimulation {
   /** resets to the model's initial state */
   reset(): void {
     this.state = makeState(this.model);
-    this.next = makeState(this.model);
+    this.next = allocState(this.model);
     this.backend.updateBodyState(this.state);
   }
 }

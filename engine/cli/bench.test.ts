@@ -11,7 +11,7 @@ import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { loadModelFile } from '../io/load_file';
 import { JointType } from '../model';
-import { makeState } from '../state';
+import { makeState } from '../kinematics';
 import {
   BENCH_GROUPS,
   BENCH_SCENES,

@@ -87,8 +87,9 @@ describe('CLI outputs', () => {
     expect(sim(['inspect', fr3]).stdout).toMatch(/^warning: visual meshes not loaded on 8 link/m);
     const r = sim(['run', fr3, '--steps', '2', '--json']);
     expect(r.code).toBe(0);
-    RunOutputSchema.parse(JSON.parse(r.stdout));
+    const run = RunOutputSchema.parse(JSON.parse(r.stdout));
     expect(r.stderr).toMatch(/^warning: visual meshes not loaded on 8 link/m);
+    expect(run.warnings).toEqual(doc.warnings);
     // a model without warnings prints none
     const p = sim(['inspect', 'scenes/pendulum.yaml', '--json']);
     expect(InspectOutputSchema.parse(JSON.parse(p.stdout)).warnings).toEqual([]);
@@ -112,7 +113,7 @@ describe('CLI outputs', () => {
 
   it('rejects a bad option with a message naming the key and the allowed values', () => {
     const r = sim(['run', 'scenes/box_at_rest.yaml', '--steps', '1', '--set', 'contact_weight_mode=bogus']);
-    expect(r.code).toBe(1);
+    expect(r.code).toBe(2);
     expect(r.stderr).toContain('contact_weight_mode');
     expect(r.stderr).toContain('body_inertia');
   });

@@ -13,8 +13,10 @@ import {
 } from '../kinematics';
 import { JOINT_TYPE_NAMES, type SapModel } from '../model';
 import { OneStepAblator, Simulation, TrajectoryAblator, type StepReport } from '../pipeline';
+import { DivergenceMonitor } from '../pipeline/divergence';
 import type { SapSolverOptions } from '../sap/options';
-import { makeState, type SapState } from '../state';
+import { makeState } from '../kinematics';
+import type { SapState } from '../state';
 import type { AblateOutput, InspectOutput, RunOutput } from './schema';
 import type { LoadedSceneFile } from '../io/load_file';
 
@@ -23,7 +25,7 @@ export interface RunArgs {
   dt?: number;
   /** solver option overrides (preset, line search and --set), applied over the scene's */
   set?: Record<string, unknown>;
-  /** record joint_q / joint_qd every K steps */
+  /** record joint_q / joint_qd (and the step's solver stats) every K steps */
   trace?: number;
 }
 
@@ -36,7 +38,7 @@ export function runCommand(scene: LoadedSceneFile, args: RunArgs): RunOutput {
   const sim = new Simulation(scene.model, { dt, solver, max_rigid_contact: scene.max_rigid_contact });
   const run = new RunRecorder(scene.model, args);
   run.start(sim.state);
-  for (let s = 0; s < args.steps; s++) run.record(s, sim.step(), sim.state);
+  for (let s = 0; s < args.steps; s++) run.record(s, sim.step(), sim.state, sim.contacts);
   return run.output(scene, dt, sim.state, sim.contacts, sim.solver.options);
 }
 
@@ -64,7 +66,7 @@ export async function runCommandBackend(
     });
     const run = new RunRecorder(scene.model, args);
     run.start(sim.state);
-    for (let s = 0; s < args.steps; s++) run.record(s, await sim.step(), sim.state);
+    for (let s = 0; s < args.steps; s++) run.record(s, await sim.step(), sim.state, sim.contacts);
     const out = run.output(scene, dt, sim.state, sim.contacts, backend.options);
     out.backend = {
       kind: backend.kind,
@@ -78,11 +80,21 @@ export async function runCommandBackend(
   }
 }
 
-const RANK = { converged: 0, max_iterations: 1, line_search_failed: 2, invalid_input: 3 } as const;
+type RunStatus = RunOutput['stats']['status'];
+const RANK: Record<RunStatus, number> = {
+  converged: 0,
+  max_iterations: 1,
+  line_search_failed: 2,
+  diverged: 3,
+  invalid_input: 4,
+};
 
 /** accumulates the statistics and trace of a run and builds its output */
 class RunRecorder {
-  private status: RunOutput['stats']['status'] = 'converged';
+  private status: RunStatus = 'converged';
+  private reason: string | null = null;
+  private failedStep: number | null = null;
+  private readonly divergence: DivergenceMonitor;
   private itSum = 0;
   private islandSum = 0;
   private itMax = 0;
@@ -95,14 +107,51 @@ class RunRecorder {
   constructor(
     private readonly m: SapModel,
     private readonly args: RunArgs,
-  ) {}
+  ) {
+    this.divergence = new DivergenceMonitor(m);
+  }
 
-  private snapshot(state: SapState): void {
+  private snapshot(state: SapState, r?: StepReport): void {
     this.trace.push({
       time: state.time,
       joint_q: perWorld(state.joint_q, this.m.world_coord_start),
       joint_qd: perWorld(state.joint_qd, this.m.world_dof_start),
+      ...(r
+        ? {
+            step: {
+              status: r.status,
+              iterations: r.worlds.map((w) => w.iterations),
+              line_search_iterations: r.worlds.map((w) => w.line_search_iterations),
+              contacts: r.worlds.map((w) => w.contacts),
+            },
+          }
+        : {}),
     });
+  }
+
+  /** raises the run's status; the first step of the worst status gives the reason */
+  private raise(status: RunStatus, step: number, time: number, why: string): void {
+    if (RANK[status] <= RANK[this.status]) return;
+    this.status = status;
+    this.failedStep = step + 1;
+    this.reason = `step ${step + 1} (t = ${time.toPrecision(6)} s): ${why}`;
+  }
+
+  /** the worlds of a step report that did not converge, and why */
+  private solverReason(r: StepReport): string {
+    const parts: string[] = [];
+    r.worlds.forEach((w, i) => {
+      if (w.status === 'converged') return;
+      const where = this.m.num_worlds > 1 ? `world ${i}: ` : '';
+      if (w.status === 'invalid_input')
+        parts.push(`${where}non-finite ${w.nonfinite ?? 'input'}; the world keeps its last finite state`);
+      else if (w.status === 'max_iterations')
+        parts.push(
+          `${where}Newton stopped at its limit of ${w.iterations} iterations before the solver's tolerances were met (max_iterations)`,
+        );
+      else parts.push(`${where}the line search found no step that decreases the cost (line_search_failed)`);
+    });
+    return parts.slice(0, 3).join('; ') + (parts.length > 3 ? `; and ${parts.length - 3} more worlds` : '');
   }
 
   start(state: SapState): void {
@@ -110,15 +159,28 @@ class RunRecorder {
     if (this.args.trace) this.snapshot(state);
   }
 
-  record(step: number, r: StepReport, state: SapState): void {
-    if (RANK[r.status] > RANK[this.status]) this.status = r.status;
+  record(step: number, r: StepReport, state: SapState, contacts: SapContacts): void {
+    if (RANK[r.status] > RANK[this.status]) this.raise(r.status, step, state.time, this.solverReason(r));
+    if (RANK.diverged > RANK[this.status]) {
+      const d = this.divergence.check(contacts);
+      if (d) {
+        const label = (b: number) => (b < 0 ? 'the world' : this.m.body_label[b]);
+        const where = this.m.num_worlds > 1 ? `world ${d.world}: ` : '';
+        this.raise(
+          'diverged',
+          step,
+          state.time,
+          `${where}${label(d.body_a)} and ${label(d.body_b)} overlap by ${d.depth.toPrecision(3)} m, more than the smaller shape's size (${d.limit.toPrecision(3)} m): the bodies passed through each other; a smaller dt resolves the contact`,
+        );
+      }
+    }
     this.itSum += r.iterations_mean;
     for (const w of r.worlds) this.islandSum += (w.islands ?? 1) / this.m.num_worlds;
     this.itMax = Math.max(this.itMax, r.iterations_max);
     this.lsSum += r.line_search_iterations / this.m.num_worlds;
     for (const w of r.worlds) this.contactsMax = Math.max(this.contactsMax, w.contacts);
     this.truncated = Math.max(this.truncated, r.truncated_contact_count);
-    if (this.args.trace && (step + 1) % this.args.trace === 0) this.snapshot(state);
+    if (this.args.trace && (step + 1) % this.args.trace === 0) this.snapshot(state, r);
   }
 
   output(
@@ -174,6 +236,8 @@ class RunRecorder {
     const n = Math.max(1, args.steps);
     return {
       scene: scene.name,
+      warnings: [...scene.warnings],
+      notes: [...scene.notes],
       steps: args.steps,
       dt,
       time: st.time,
@@ -181,6 +245,8 @@ class RunRecorder {
       worlds,
       stats: {
         status: this.status,
+        reason: this.reason,
+        failed_step: this.failedStep,
         iterations_mean: this.itSum / n,
         iterations_max: this.itMax,
         line_search_iterations_mean: this.lsSum / n,
@@ -305,11 +371,21 @@ export function ablateCommand(scene: LoadedSceneFile, steps: number, dt?: number
       time: sim.state.time,
       delta_precision: d.delta_precision.norm,
       delta_model: d.delta_model.norm,
+      per_world: { precision: d.delta_precision.per_world, model: d.delta_model.per_world },
+      max_abs: { precision: d.delta_precision.max_abs, model: d.delta_model.max_abs },
     });
     sim.step();
     trajectory.push(traj.step());
   }
-  return { scene: scene.name, steps, dt: h, one_step, trajectory };
+  return {
+    scene: scene.name,
+    warnings: [...scene.warnings],
+    notes: [...scene.notes],
+    steps,
+    dt: h,
+    one_step,
+    trajectory,
+  };
 }
 
 function makeStateAt(sim: Simulation) {

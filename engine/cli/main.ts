@@ -1,19 +1,13 @@
 /**
- * `npm run sim -- <command>`: the headless CLI (SPEC §9).
- *
- *   run SCENE [--steps N] [--dt S] [--num-worlds N] [--preset P] [--line-search L]
- *             [--set key=value]... [--trace K] [--backend cpu|webgpu] [--json]
- *   inspect MODEL [--q v,v,...] [--qd v,v,...] [--json]
- *   ablate SCENE --steps N [--dt S] [--json]
- *   (run, inspect, ablate: --asset-root DIR, --keyframe NAME|INDEX for an MJCF <key>)
- *   schema run|inspect|ablate      print the JSON Schema of a command's --json output
- *   bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--islands off,on] [--variant key=value,…]... [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,mujoco_whole,mujoco_elliptic,rapier|none]
- *         [--steps N] [--repeats R] [--settle N] [--warmup-ms MS] [--peers-inline] [--linear-solver M] [--json]   CPU steps/s vs MuJoCo, Rapier
- *   bench webgpu [SCENE] [--worlds 1,64,…] [--steps N] [--json]   CPU vs WebGPU over num_worlds
+ * `npm run sim -- <command>`: the headless CLI (SPEC §9). USAGE below lists every command and
+ * flag; exit codes are in `errors.ts` (0 ok, 1 the run failed or diverged, 2 usage). With `--json`
+ * every outcome, a failure included, is one JSON document on stdout, written in full before the
+ * process exits.
  */
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import pkg from '../../package.json';
 import { loadModelFile } from '../io/load_file';
 import { normalizeSolverOptions } from '../sap/options';
 import {
@@ -27,29 +21,87 @@ import {
   type PeerName,
 } from './bench';
 import { ablateCommand, inspectCommand, runCommand, runCommandBackend } from './commands';
+import { EXIT, UsageError, errorDocument, exitCodeOf, exitWhenFlushed, isUsageError, toJson } from './errors';
 import { formatAblate, formatInspect, formatRun } from './format';
-import { AblateOutputSchema, InspectOutputSchema, RunOutputSchema } from './schema';
+import {
+  AblateOutputSchema,
+  ErrorOutputSchema,
+  InspectOutputSchema,
+  RunOutputSchema,
+  type RunOutput,
+} from './schema';
 import { zodToJsonSchema } from './json_schema';
 
-const USAGE = `usage: npm run sim -- <command> [options]
-  run SCENE [--steps N] [--dt S] [--num-worlds N] [--preset P] [--line-search L] [--set key=value]... [--trace K] [--backend cpu|webgpu] [--json]
-  inspect MODEL [--q v,v,...] [--qd v,v,...] [--json]
-  ablate SCENE --steps N [--dt S] [--json]
-  schema run|inspect|ablate
-  bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--islands off,on] [--variant key=value,…]... [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,mujoco_whole,mujoco_elliptic,rapier|none] [--steps N] [--repeats R] [--settle N] [--warmup-ms MS] [--peers-inline] [--linear-solver auto|dense|block_sparse] [--json]
-  bench webgpu [SCENE] [--worlds 1,64,256,1024,4096] [--steps N] [--json]
-run, inspect and ablate also take --asset-root DIR (a scene's git-backed assets) and --keyframe NAME|INDEX
-(an MJCF <key> as the initial state, e.g. a MuJoCo Menagerie robot's 'home'). bench --line-search takes
-monotone_decay, armijo_decay, exact_root and scene (the one the scene file names).`;
+/** the CLI's version: the package's */
+export const VERSION: string = pkg.version;
+
+const LOAD_FLAGS = `      --asset-root DIR    root of a scene's git-sourced assets (<DIR>/<repo name>/<path>)
+      --keyframe K        an MJCF <key> (name or index) as the initial state
+      --strict            refuse a model whose features the engine only approximates (default: warn)`;
+
+/** per-command usage, printed by `<command> --help` */
+const COMMAND_USAGE: Record<string, string> = {
+  run: `usage: npm run sim -- run MODEL [options]
+  Simulates a scene file (.yaml/.yml/.json), URDF, MJCF or USD on the CPU reference (or --backend)
+  and prints the final state: bodies, joint_q, joint_qd, contacts and the solver's status.
+      --steps N           steps to take (default 100)
+      --duration S        simulated seconds instead of --steps (steps = round(S / dt))
+      --dt S              time step [s] (default: the model's)
+      --num-worlds N      replicate the model into N worlds
+      --preset P          approx32 | approx64 | drake
+      --line-search L     monotone_decay | armijo_decay | exact_root
+      --set key=value     any solver option (repeatable), e.g. --set contact_sigma=0.01
+      --trace K           record joint_q, joint_qd and the step's solver stats every K steps
+      --backend B         cpu | webgpu (WebGPU falls back to the CPU with the reason)
+      --json              one JSON document on stdout (schema: npm run sim -- schema run)
+${LOAD_FLAGS}`,
+  inspect: `usage: npm run sim -- inspect MODEL [options]
+  Prints the model (bodies, joints, masses, inertias) and, at q and qd, M(q) and the bias forces.
+      --q v,v,...         joint positions (default: the model's initial ones)
+      --qd v,v,...        joint velocities
+      --json              one JSON document on stdout (schema: npm run sim -- schema inspect)
+${LOAD_FLAGS}`,
+  ablate: `usage: npm run sim -- ablate SCENE [options]
+  The SPEC §3.8 series: Δprecision and Δmodel per step (2-norm, per world, max-abs) along the
+  approx64 trajectory, and the three presets' trajectory divergence.
+      --steps N           steps (default 100)
+      --duration S        simulated seconds instead of --steps
+      --dt S              time step [s]
+      --json              one JSON document on stdout (schema: npm run sim -- schema ablate)
+${LOAD_FLAGS}`,
+  schema: `usage: npm run sim -- schema run|inspect|ablate|error
+  Prints the JSON Schema of a command's --json output (error: the failure document).`,
+  bench: `usage: npm run bench -- [SCENE|ID...] [options]
+  CPU steps/s against MuJoCo (WebAssembly) and Rapier in one process; writes bench.json and bench.md.
+      --preset P,…  --line-search L,… (monotone_decay, armijo_decay, exact_root, scene)
+      --islands off,on  --variant key=value,…  (repeatable)  --backend cpu,webgpu  --worlds N,…
+      --peers mujoco,mujoco_whole,mujoco_elliptic,rapier|none  --steps N  --repeats R  --settle N
+      --warmup-ms MS  --peers-inline  --linear-solver auto|dense|block_sparse
+      --out DIR           where bench.json and bench.md go (default bench-results/)
+      --json              the results as one JSON document on stdout
+  npm run bench -- webgpu [SCENE] [--worlds 1,64,…] [--steps N] [--out DIR] [--json]: CPU vs WebGPU over num_worlds`,
+};
+
+const USAGE = `usage: npm run sim -- <command> [options]      (sap-studio ${VERSION})
+  run MODEL        simulate a scene, URDF, MJCF or USD file and print the final state
+  inspect MODEL    the model, M(q) and the bias forces
+  ablate SCENE     Δprecision and Δmodel along a run (SPEC §3.8)
+  schema CMD       the JSON Schema of a command's --json output
+  bench [...]      steps/s against MuJoCo and Rapier (npm run bench)
+  <command> --help shows that command's options.   --version prints the version.
+exit codes: 0 ok; 1 the run failed or diverged (or its input could not be loaded); 2 usage.
+With --json every outcome, failures included, is one JSON document on stdout.`;
 
 /** the loader options of run, inspect and ablate */
-function loadOptions(values: { 'asset-root'?: string; keyframe?: string }): {
+function loadOptions(values: { 'asset-root'?: string; keyframe?: string; strict?: boolean }): {
   asset_root?: string;
   keyframe?: string | number;
+  strict?: boolean;
 } {
   const k = values.keyframe;
   return {
     asset_root: values['asset-root'],
+    ...(values.strict ? { strict: true } : {}),
     ...(k !== undefined ? { keyframe: /^\d+$/.test(k) ? Number(k) : k } : {}),
   };
 }
@@ -58,7 +110,7 @@ function parseSet(items: string[] | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const item of items ?? []) {
     const eq = item.indexOf('=');
-    if (eq <= 0) throw new Error(`--set expects key=value; got '${item}'`);
+    if (eq <= 0) throw new UsageError(`--set expects key=value; got '${item}'`);
     out[item.slice(0, eq).trim()] = item.slice(eq + 1).trim();
   }
   return out;
@@ -77,7 +129,7 @@ function variantList(items: string[] | undefined): Record<string, unknown>[] | u
         .split(',')
         .map((x) => x.trim())
         .filter(Boolean);
-      if (pairs.length === 0) throw new Error(`--variant expects key=value[,key=value…]; got '${v}'`);
+      if (pairs.length === 0) throw new UsageError(`--variant expects key=value[,key=value…]; got '${v}'`);
       return normalizeSolverOptions(parseSet(pairs));
     }),
   ];
@@ -87,7 +139,7 @@ function variantList(items: string[] | undefined): Record<string, unknown>[] | u
 function benchBackends(xs: string[] | undefined): ('cpu' | 'webgpu')[] | undefined {
   if (xs === undefined) return undefined;
   for (const x of xs)
-    if (x !== 'cpu' && x !== 'webgpu') throw new Error(`--backend: expected cpu or webgpu; got '${x}'`);
+    if (x !== 'cpu' && x !== 'webgpu') throw new UsageError(`--backend: expected cpu or webgpu; got '${x}'`);
   return xs as ('cpu' | 'webgpu')[];
 }
 
@@ -98,7 +150,7 @@ function islandList(s: string | undefined): boolean[] | undefined {
     const t = x.trim();
     if (t === 'on' || t === 'true') return true;
     if (t === 'off' || t === 'false') return false;
-    throw new Error(`--islands: expected comma-separated on/off; got '${s}'`);
+    throw new UsageError(`--islands: expected comma-separated on/off; got '${s}'`);
   });
 }
 
@@ -118,7 +170,7 @@ function parseList(s: string | undefined, flag: string): number[] | undefined {
   if (s === undefined) return undefined;
   const v = s.split(',').map((x) => Number(x.trim()));
   if (v.some((x) => !Number.isFinite(x)))
-    throw new Error(`${flag}: expected comma-separated numbers; got '${s}'`);
+    throw new UsageError(`${flag}: expected comma-separated numbers; got '${s}'`);
   return v;
 }
 
@@ -134,114 +186,212 @@ function peerWorker(): URL | undefined {
 function positiveInt(s: string | undefined, flag: string, dflt: number): number {
   if (s === undefined) return dflt;
   const n = Number(s);
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${flag}: expected a non-negative integer; got '${s}'`);
+  if (!Number.isInteger(n) || n < 0)
+    throw new UsageError(`${flag}: expected a non-negative integer; got '${s}'`);
   return n;
 }
 
 function positiveNumber(s: string | undefined, flag: string): number | undefined {
   if (s === undefined) return undefined;
   const n = Number(s);
-  if (!(n > 0) || !Number.isFinite(n)) throw new Error(`${flag}: expected a positive number; got '${s}'`);
+  if (!(n > 0) || !Number.isFinite(n))
+    throw new UsageError(`${flag}: expected a positive number; got '${s}'`);
   return n;
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      steps: { type: 'string' },
-      dt: { type: 'string' },
-      'num-worlds': { type: 'string' },
-      preset: { type: 'string' },
-      'line-search': { type: 'string' },
-      islands: { type: 'string' },
-      set: { type: 'string', multiple: true },
-      variant: { type: 'string', multiple: true },
-      trace: { type: 'string' },
-      json: { type: 'boolean', default: false },
-      q: { type: 'string' },
-      qd: { type: 'string' },
-      'asset-root': { type: 'string' },
-      keyframe: { type: 'string' },
-      repeats: { type: 'string' },
-      backend: { type: 'string' },
-      worlds: { type: 'string' },
-      peers: { type: 'string' },
-      settle: { type: 'string' },
-      'warmup-ms': { type: 'string' },
-      'peers-inline': { type: 'boolean', default: false },
-      'linear-solver': { type: 'string' },
-      help: { type: 'boolean', short: 'h', default: false },
-    },
-  });
-  const [command, target] = positionals;
-  if (values.help || !command) {
-    console.log(USAGE);
-    return command ? 0 : 2;
+/** the steps of `--steps N` or `--duration S` (at the time step dt) */
+function stepCount(values: { steps?: string; duration?: string }, dt: number, dflt: number): number {
+  if (values.steps !== undefined && values.duration !== undefined)
+    throw new UsageError('give --steps or --duration, not both');
+  if (values.duration !== undefined) {
+    const d = positiveNumber(values.duration, '--duration')!;
+    return Math.max(1, Math.round(d / dt));
   }
-  const print = (obj: unknown, text: () => string) =>
-    console.log(
-      values.json
-        ? JSON.stringify(obj, (_k, v) => (typeof v === 'number' && !Number.isFinite(v) ? String(v) : v))
-        : text(),
+  return positiveInt(values.steps, '--steps', dflt);
+}
+
+const OPTIONS = {
+  steps: { type: 'string' },
+  duration: { type: 'string' },
+  dt: { type: 'string' },
+  'num-worlds': { type: 'string' },
+  preset: { type: 'string' },
+  'line-search': { type: 'string' },
+  islands: { type: 'string' },
+  set: { type: 'string', multiple: true },
+  variant: { type: 'string', multiple: true },
+  trace: { type: 'string' },
+  json: { type: 'boolean', default: false },
+  q: { type: 'string' },
+  qd: { type: 'string' },
+  'asset-root': { type: 'string' },
+  keyframe: { type: 'string' },
+  strict: { type: 'boolean', default: false },
+  repeats: { type: 'string' },
+  backend: { type: 'string' },
+  worlds: { type: 'string' },
+  peers: { type: 'string' },
+  settle: { type: 'string' },
+  'warmup-ms': { type: 'string' },
+  'peers-inline': { type: 'boolean', default: false },
+  'linear-solver': { type: 'string' },
+  out: { type: 'string' },
+  help: { type: 'boolean', short: 'h', default: false },
+  version: { type: 'boolean', short: 'V', default: false },
+} as const;
+
+const LOAD = ['asset-root', 'keyframe', 'strict'];
+const COMMON = ['json', 'help', 'version'];
+/** the flags each command takes: any other is refused (a flag that would change nothing) */
+const COMMAND_FLAGS: Record<string, readonly string[]> = {
+  run: [
+    ...COMMON,
+    ...LOAD,
+    'steps',
+    'duration',
+    'dt',
+    'num-worlds',
+    'preset',
+    'line-search',
+    'set',
+    'trace',
+    'backend',
+  ],
+  inspect: [...COMMON, ...LOAD, 'q', 'qd'],
+  ablate: [...COMMON, ...LOAD, 'steps', 'duration', 'dt'],
+  schema: COMMON,
+  bench: [
+    ...COMMON,
+    'preset',
+    'line-search',
+    'islands',
+    'variant',
+    'backend',
+    'worlds',
+    'peers',
+    'steps',
+    'repeats',
+    'settle',
+    'warmup-ms',
+    'peers-inline',
+    'linear-solver',
+    'out',
+  ],
+};
+
+/** refuses the flags a command does not take */
+function checkFlags(command: string, values: Record<string, unknown>): void {
+  const allowed = COMMAND_FLAGS[command];
+  if (!allowed) return;
+  for (const [k, v] of Object.entries(values)) {
+    if (v === undefined || v === false || allowed.includes(k)) continue;
+    throw new UsageError(
+      `${command} does not take --${k} (npm run sim -- ${command} --help lists its options)`,
     );
+  }
+}
+
+/** a run's exit code: 0 when every step converged, 1 when the solver's accuracy was not met, it diverged, or values went non-finite */
+export function runExitCode(out: RunOutput): number {
+  return out.stats.status === 'converged' ? EXIT.ok : EXIT.failed;
+}
+
+/**
+ * runs the CLI on `argv` and returns its exit code; output goes to stdout (the result) and stderr
+ * (warnings, progress). Failures are printed, not thrown: as `error: …` on stderr, or with
+ * `--json` as the JSON error document on stdout.
+ */
+export async function main(argv: string[]): Promise<number> {
+  const json = argv.includes('--json');
+  try {
+    return await dispatch(argv);
+  } catch (err) {
+    if (json) console.log(toJson(errorDocument(err)));
+    else {
+      const e = err as Error;
+      const name = e?.name && !['Error', 'TypeError', 'UsageError'].includes(e.name) ? `${e.name}: ` : '';
+      const doc = errorDocument(err);
+      console.error(`error: ${name}${doc.error.message}`);
+      if (isUsageError(err)) console.error(`(npm run sim -- --help lists the commands and options)`);
+    }
+    return exitCodeOf(err);
+  }
+}
+
+async function dispatch(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({ args: argv, allowPositionals: true, options: OPTIONS });
+  const [command, target] = positionals;
+  if (values.version) {
+    console.log(values.json ? toJson({ name: 'sap-studio', version: VERSION }) : `sap-studio ${VERSION}`);
+    return EXIT.ok;
+  }
+  if (values.help) {
+    console.log((command && COMMAND_USAGE[command]) || USAGE);
+    return EXIT.ok;
+  }
+  if (!command) {
+    console.error(USAGE);
+    return EXIT.usage;
+  }
+  checkFlags(command, values);
+  const print = (obj: unknown, text: () => string) => console.log(values.json ? toJson(obj) : text());
   switch (command) {
     case 'run': {
-      if (!target) throw new Error('run: missing SCENE');
+      if (!target) throw new UsageError('run: missing MODEL (a scene, URDF, MJCF or USD file)');
       const numWorlds =
         values['num-worlds'] !== undefined ? positiveInt(values['num-worlds'], '--num-worlds', 1) : undefined;
-      const scene = await loadModelFile(target, { num_worlds: numWorlds, ...loadOptions(values) });
-      reportWarnings(scene);
+      const backend = values.backend;
+      if (backend !== undefined && backend !== 'cpu' && backend !== 'webgpu') {
+        throw new UsageError(`--backend: expected cpu or webgpu; got '${backend}'`);
+      }
+      const trace = values.trace !== undefined ? positiveInt(values.trace, '--trace', 1) : undefined;
+      const dtFlag = positiveNumber(values.dt, '--dt');
       const set: Record<string, unknown> = {};
       if (values.preset) set.contact_preset_variant = values.preset;
       if (values['line-search']) set.line_search_variant = values['line-search'];
       Object.assign(set, parseSet(values.set));
-      const trace = values.trace !== undefined ? positiveInt(values.trace, '--trace', 1) : undefined;
+      // the flags' option values are usage errors (the scene file's own are input errors)
+      try {
+        normalizeSolverOptions(set);
+      } catch (e) {
+        throw new UsageError((e as Error).message);
+      }
+      const scene = await loadModelFile(target, { num_worlds: numWorlds, ...loadOptions(values) });
+      reportWarnings(scene);
       const runArgs = {
-        steps: positiveInt(values.steps, '--steps', 100),
-        dt: positiveNumber(values.dt, '--dt'),
+        steps: stepCount(values, dtFlag ?? scene.dt, 100),
+        dt: dtFlag,
         set,
         trace: trace || undefined,
       };
-      const backend = values.backend;
-      if (backend !== undefined && backend !== 'cpu' && backend !== 'webgpu') {
-        throw new Error(`--backend: expected cpu or webgpu; got '${backend}'`);
-      }
       const out = backend ? await runCommandBackend(scene, runArgs, backend) : runCommand(scene, runArgs);
       if (out.backend?.fallback) console.error(`warning: ${out.backend.fallback}`);
+      if (out.stats.reason && !values.json) console.error(`${out.stats.status}: ${out.stats.reason}`);
       print(out, () =>
         out.backend ? `backend ${out.backend.description}\n${formatRun(out)}` : formatRun(out),
       );
-      return out.stats.status === 'invalid_input' ? 1 : 0;
+      return runExitCode(out);
     }
     case 'inspect': {
-      if (!target) throw new Error('inspect: missing MODEL');
+      if (!target) throw new UsageError('inspect: missing MODEL');
+      const q = parseList(values.q, '--q');
+      const qd = parseList(values.qd, '--qd');
       const scene = await loadModelFile(target, { num_worlds: 1, ...loadOptions(values) });
-      const out = inspectCommand(
-        scene.name,
-        scene.model,
-        parseList(values.q, '--q'),
-        parseList(values.qd, '--qd'),
-        scene.warnings,
-        scene.notes,
-      );
+      const out = inspectCommand(scene.name, scene.model, q, qd, scene.warnings, scene.notes);
       print(out, () => formatInspect(out));
-      return 0;
+      return EXIT.ok;
     }
     case 'ablate': {
-      if (!target) throw new Error('ablate: missing SCENE');
+      if (!target) throw new UsageError('ablate: missing SCENE');
+      const dt = positiveNumber(values.dt, '--dt');
       const scene = await loadModelFile(target, loadOptions(values));
       reportWarnings(scene);
-      const out = ablateCommand(
-        scene,
-        positiveInt(values.steps, '--steps', 100),
-        positiveNumber(values.dt, '--dt'),
-      );
+      const out = ablateCommand(scene, stepCount(values, dt ?? scene.dt, 100), dt);
       print(out, () => formatAblate(out));
-      return 0;
+      return EXIT.ok;
     }
     case 'bench': {
+      const outDir = values.out ?? 'bench-results';
       if (positionals[1] === 'webgpu') {
         const rows = await runBackendScaling({
           scene: positionals[2] ?? 'scenes/box_at_rest.yaml',
@@ -249,9 +399,9 @@ export async function main(argv: string[]): Promise<number> {
           steps: positiveInt(values.steps, '--steps', 5),
           warmup: 2,
         });
-        const files = writeScalingResults(rows);
+        const files = writeScalingResults(rows, outDir);
         print({ rows, files }, () => `${scalingMarkdown(rows)}\n\nwritten: ${files.json}, ${files.md}`);
-        return 0;
+        return EXIT.ok;
       }
       const scenes = positionals.slice(1);
       const list = (x: string | undefined): string[] | undefined =>
@@ -264,10 +414,10 @@ export async function main(argv: string[]): Promise<number> {
       const peers = (list(values.peers) ?? [...PEER_NAMES]).filter((x) => x !== 'none');
       for (const p of peers)
         if (!(PEER_NAMES as readonly string[]).includes(p))
-          throw new Error(`--peers: expected ${PEER_NAMES.join(', ')} or none; got '${p}'`);
+          throw new UsageError(`--peers: expected ${PEER_NAMES.join(', ')} or none; got '${p}'`);
       const ls = values['linear-solver'];
       if (ls !== undefined && ls !== 'auto' && ls !== 'dense' && ls !== 'block_sparse') {
-        throw new Error(`--linear-solver: expected auto, dense or block_sparse; got '${ls}'`);
+        throw new UsageError(`--linear-solver: expected auto, dense or block_sparse; got '${ls}'`);
       }
       const res = await runBench({
         scenes: scenes.length
@@ -299,32 +449,34 @@ export async function main(argv: string[]): Promise<number> {
         linear_solver: ls,
         log: (line) => console.error(line),
       });
-      const files = writeBenchResults(res);
+      const files = writeBenchResults(res, outDir);
       print({ ...res, files }, () => `${benchMarkdown(res)}\n\nwritten: ${files.json}, ${files.md}`);
-      return 0;
+      return EXIT.ok;
     }
     case 'schema': {
-      const schemas = { run: RunOutputSchema, inspect: InspectOutputSchema, ablate: AblateOutputSchema };
+      const schemas = {
+        run: RunOutputSchema,
+        inspect: InspectOutputSchema,
+        ablate: AblateOutputSchema,
+        error: ErrorOutputSchema,
+      };
       const s = schemas[target as keyof typeof schemas];
-      if (!s) throw new Error(`schema: expected one of run, inspect, ablate; got '${target}'`);
+      if (!s)
+        throw new UsageError(`schema: expected one of run, inspect, ablate, error; got '${target ?? ''}'`);
       console.log(JSON.stringify(zodToJsonSchema(s), null, 2));
-      return 0;
+      return EXIT.ok;
     }
     default:
-      console.error(`unknown command '${command}'\n${USAGE}`);
-      return 2;
+      throw new UsageError(`unknown command '${command}' (run, inspect, ablate, schema, bench)`);
   }
 }
 
 const isEntry =
   process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, '/').split('/').pop() ?? '');
 if (isEntry) {
-  main(process.argv.slice(2)).then(
-    (code) => process.exit(code),
-    (err: unknown) => {
-      const e = err as Error;
-      console.error(`error: ${e.name && e.name !== 'Error' ? `${e.name}: ` : ''}${e.message}`);
-      process.exit(1);
-    },
-  );
+  main(process.argv.slice(2)).then(exitWhenFlushed, (err: unknown) => {
+    // main prints its failures; this is a failure of the printing itself
+    console.error(`error: ${(err as Error)?.message ?? String(err)}`);
+    exitWhenFlushed(EXIT.failed);
+  });
 }

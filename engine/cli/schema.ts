@@ -8,9 +8,28 @@ const vec3 = z.tuple([z.number(), z.number(), z.number()]);
 const quat = z.tuple([z.number(), z.number(), z.number(), z.number()]);
 const finiteOrNull = z.number().nullable();
 
+/** the solver stats of one step, per world (`run --trace`) */
+const stepStats = z
+  .object({
+    status: z.enum(['converged', 'max_iterations', 'line_search_failed', 'invalid_input']),
+    iterations: z.array(z.number().int()),
+    line_search_iterations: z.array(z.number().int()),
+    contacts: z.array(z.number().int()),
+  })
+  .strict();
+
+/** what the loader said: ignored, approximated or unreadable features, and notes */
+const loaderMessages = {
+  /** the loader's warnings: what it ignored, approximated or could not read (`unsupported: …` first-class) */
+  warnings: z.array(z.string()),
+  /** what the loader did that the user should know of, though nothing is wrong (a robot placed on the ground) */
+  notes: z.array(z.string()),
+};
+
 export const RunOutputSchema = z
   .object({
     scene: z.string(),
+    ...loaderMessages,
     steps: z.number().int().nonnegative(),
     dt: z.number().positive(),
     time: z.number(),
@@ -49,7 +68,16 @@ export const RunOutputSchema = z
     ),
     stats: z
       .object({
-        status: z.enum(['converged', 'max_iterations', 'line_search_failed', 'invalid_input']),
+        /**
+         * the worst step: converged; max_iterations or line_search_failed (the solver's stated
+         * accuracy was not reached); diverged (bodies passed through each other); invalid_input
+         * (non-finite values). Anything but converged exits with code 1.
+         */
+        status: z.enum(['converged', 'max_iterations', 'line_search_failed', 'diverged', 'invalid_input']),
+        /** why the status is not converged, at its first occurrence: step, time, world, body or quantity */
+        reason: z.string().nullable(),
+        /** the step where that status first occurred, counting from 1 (the k-th step ends at t₀ + k·dt); null when converged */
+        failed_step: z.number().int().nullable(),
         iterations_mean: z.number(),
         iterations_max: z.number(),
         line_search_iterations_mean: z.number(),
@@ -67,6 +95,8 @@ export const RunOutputSchema = z
             time: z.number(),
             joint_q: z.array(z.array(z.number())),
             joint_qd: z.array(z.array(z.number())),
+            /** the solver stats of the step that ended at `time` (absent for the initial state) */
+            step: stepStats.optional(),
           })
           .strict(),
       )
@@ -89,10 +119,7 @@ export const RunOutputSchema = z
 export const InspectOutputSchema = z
   .object({
     model: z.string(),
-    /** the loader's warnings: what it ignored, approximated or could not read (`unsupported: …` first-class) */
-    warnings: z.array(z.string()),
-    /** what the loader did that the user should know of, though nothing is wrong (a robot placed on the ground) */
-    notes: z.array(z.string()),
+    ...loaderMessages,
     nq: z.number().int(),
     nv: z.number().int(),
     velocity_convention: z.literal('sap'),
@@ -132,10 +159,24 @@ export const InspectOutputSchema = z
 export const AblateOutputSchema = z
   .object({
     scene: z.string(),
+    ...loaderMessages,
     steps: z.number().int(),
     dt: z.number(),
+    /**
+     * SPEC §3.8: from the same (q_n, v_n, contacts) one step under approx32, approx64 and drake;
+     * Δprecision = v(approx64) − v(approx32), Δmodel = v(drake) − v(approx64): 2-norms over every
+     * DOF, per world, and the largest absolute entry [m/s, rad/s]
+     */
     one_step: z.array(
-      z.object({ time: z.number(), delta_precision: z.number(), delta_model: z.number() }).strict(),
+      z
+        .object({
+          time: z.number(),
+          delta_precision: z.number(),
+          delta_model: z.number(),
+          per_world: z.object({ precision: z.array(z.number()), model: z.array(z.number()) }).strict(),
+          max_abs: z.object({ precision: z.number(), model: z.number() }).strict(),
+        })
+        .strict(),
     ),
     trajectory: z.array(
       z
@@ -149,6 +190,30 @@ export const AblateOutputSchema = z
   })
   .strict();
 
+/** what every command prints with `--json` when it fails (exit code 1, or 2 for usage errors) */
+export const ErrorOutputSchema = z
+  .object({
+    error: z
+      .object({
+        /** snake_case class of the failure: usage, file_not_found, scene_validation, import, mesh, usd, asset, options, … */
+        kind: z.string(),
+        message: z.string(),
+        /** the file, line, column and scene key path, as far as they are known */
+        location: z
+          .object({
+            file: z.string().optional(),
+            line: z.number().int().optional(),
+            column: z.number().int().optional(),
+            key_path: z.string().optional(),
+          })
+          .strict()
+          .nullable(),
+      })
+      .strict(),
+  })
+  .strict();
+
 export type RunOutput = z.infer<typeof RunOutputSchema>;
 export type InspectOutput = z.infer<typeof InspectOutputSchema>;
 export type AblateOutput = z.infer<typeof AblateOutputSchema>;
+export type ErrorOutput = z.infer<typeof ErrorOutputSchema>;

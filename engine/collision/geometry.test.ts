@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeRng } from '../math';
 import { ModelBuilder, SHAPE_TYPE_NAMES } from '../model';
-import { makeState } from '../state';
+import { makeState } from '../kinematics';
 import { aabbAbovePlane, makeShapeGeom, updateShapeGeom } from './geometry';
 import { makeManifold } from './manifold';
 import { NARROW_PHASE_TABLE } from './narrowphase';

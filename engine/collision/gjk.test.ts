@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeRng, quatFromAxisAngle } from '../math';
 import { ModelBuilder, type ShapeTypeName } from '../model';
-import { makeState } from '../state';
+import { makeState } from '../kinematics';
 import { buildTriangleBVH, queryTriangleBVH } from './bvh';
 import { makeShapeGeom, updateShapeGeom, type ShapeGeom } from './geometry';
 import { makeManifold } from './manifold';

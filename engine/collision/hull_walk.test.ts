@@ -3,7 +3,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makeRng, quatFromAxisAngle } from '../math';
 import { ModelBuilder, ShapeType } from '../model';
-import { makeState } from '../state';
+import { makeState } from '../kinematics';
 import { makeShapeGeom, updateShapeGeom, type ShapeGeom } from './geometry';
 import { makeManifold, selectSpread } from './manifold';
 import { meshHull } from './mesh_data';

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeRng, quatFromAxisAngle, transformPointInv } from '../math';
 import { ModelBuilder, ShapeType, type SapModel } from '../model';
-import { makeState } from '../state';
+import { makeState } from '../kinematics';
 import { makeShapeGeom, updateShapeGeom, type ShapeGeom } from './geometry';
 import { makeManifold, type ContactManifold } from './manifold';
 import { NARROW_PHASE_TABLE } from './narrowphase';

@@ -9,7 +9,7 @@
 import { describe, expect, it } from 'vitest';
 import { makeRng, quatFromAxisAngle } from '../math';
 import { ModelBuilder, SHAPE_TYPE_NAMES, ShapeType, type ShapeTypeName } from '../model';
-import { makeState } from '../state';
+import { makeState } from '../kinematics';
 import { makeShapeGeom, updateShapeGeom, type ShapeGeom } from './geometry';
 import { convexHull } from './hull';
 import { makeManifold, type ContactManifold } from './manifold';

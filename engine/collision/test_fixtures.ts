@@ -4,7 +4,8 @@
  */
 import { transformInverse, transformMul, transformPoint } from '../math';
 import { JointType, type SapModel } from '../model';
-import { makeState, type SapState } from '../state';
+import { makeState } from '../kinematics';
+import type { SapState } from '../state';
 import type { SapContacts } from './contacts';
 
 /** body_q = X_p ∘ q ∘ X_c⁻¹ for every free joint (other joints' bodies are left untouched) */

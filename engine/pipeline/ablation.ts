@@ -9,7 +9,7 @@
  */
 import type { SapContacts } from '../collision/contacts';
 import type { SapModel } from '../model';
-import { cloneState, copyControl, makeState, type SapControl, type SapState } from '../state';
+import { allocState, cloneState, copyControl, type SapControl, type SapState } from '../state';
 import { SolverSAP } from './step';
 import { Simulation } from './simulation';
 
@@ -62,7 +62,7 @@ export class OneStepAblator {
       solver.warm_start = 'free_motion';
       return solver;
     });
-    this.outs = ABLATION_PRESETS.map(() => makeState(model));
+    this.outs = ABLATION_PRESETS.map(() => allocState(model));
   }
 
   /** solves one step of dt from `state` with each preset; `contacts` must come from collide(state) */

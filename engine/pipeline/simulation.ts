@@ -5,7 +5,8 @@
 import { SapCollisionPipeline } from '../collision/pipeline';
 import type { SapContacts } from '../collision/contacts';
 import type { SapModel } from '../model';
-import { makeControl, makeState, type SapControl, type SapState } from '../state';
+import { makeState } from '../kinematics';
+import { allocState, makeControl, type SapControl, type SapState } from '../state';
 import type { StepReport } from './report';
 import { SolverSAP } from './step';
 
@@ -40,8 +41,7 @@ export class Simulation {
     this.contacts = this.collision.contacts();
     this.control = makeControl(model);
     this.state = makeState(model);
-    this.next = makeState(model);
-    this.solver.updateBodyState(this.state);
+    this.next = allocState(model);
   }
 
   /** whether steps read the clock per stage (report `timing`; see SolverSAP.stage_timing) */
@@ -70,7 +70,6 @@ export class Simulation {
   /** resets to the model's initial state */
   reset(): void {
     this.state = makeState(this.model);
-    this.next = makeState(this.model);
-    this.solver.updateBodyState(this.state);
+    this.next = allocState(this.model);
   }
 }

@@ -2,7 +2,8 @@
 import { describe, expect, it } from 'vitest';
 import { makeRng } from '../math';
 import { ModelBuilder } from '../model';
-import { makeControl, makeState } from '../state';
+import { makeState } from '../kinematics';
+import { makeControl } from '../state';
 import { SapCollisionPipeline } from '../collision/pipeline';
 import { transformPoint } from '../math';
 import type { SapConstraintSpec } from '../sap/problem';

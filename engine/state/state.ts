@@ -31,8 +31,12 @@ export interface SapControl {
   joint_target_vel: Float64Array;
 }
 
-/** a fresh state at the model's initial configuration (body arrays zero until the first FK) */
-export function makeState(m: SapModel): SapState {
+/**
+ * a state at the model's initial joint configuration with its body arrays zero (not yet
+ * consistent with the joints): scratch for a step to write. `makeState` (engine/kinematics) gives
+ * a state whose body poses and velocities are filled by forward kinematics.
+ */
+export function allocState(m: SapModel): SapState {
   return {
     joint_q: Float64Array.from(m.joint_q0),
     joint_qd: Float64Array.from(m.joint_qd0),

@@ -58,7 +58,7 @@ import {
 } from './protocol';
 import { buildSceneInfo } from './scene_info';
 import { EnergyGuard, RecoveryLog, nonfiniteWorlds, type WorldFault } from './divergence';
-import { makeState, type SapState } from '../state';
+import { allocState, type SapState } from '../state';
 
 type Emit = (e: WorkerEvent, transfer?: Transferable[]) => void;
 type OptionValue = string | number | boolean;
@@ -581,7 +581,7 @@ export class SimHost {
     if (!b) return;
     this.gpu = b;
     b.track_joint_efforts = this.sendJoints;
-    this.gpuNext = makeState(sim.model);
+    this.gpuNext = allocState(sim.model);
     if (b instanceof WebGpuBackend && !this.watched.has(b.gpu.device)) {
       const device = b.gpu.device;
       this.watched.add(device);

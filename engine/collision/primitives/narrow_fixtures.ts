@@ -5,7 +5,7 @@
 import { expect } from 'vitest';
 import { f64, quatFromAxisAngle, quatMul } from '../../math';
 import { ModelBuilder } from '../../model';
-import { makeState } from '../../state';
+import { makeState } from '../../kinematics';
 import { makeShapeGeom, updateShapeGeom, type ShapeGeom } from '../geometry';
 import { makeManifold, type ContactManifold } from '../manifold';
 import { NARROW_PHASE_TABLE } from '../narrowphase';

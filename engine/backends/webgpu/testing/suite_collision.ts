@@ -14,7 +14,7 @@
  */
 import { expect, it } from 'vitest';
 import { SapCollisionPipeline } from '../../../collision/pipeline';
-import { makeState } from '../../../state';
+import { makeState } from '../../../kinematics';
 import { CpuBackend } from '../../cpu/cpu_backend';
 import { GPU_ROUTINES, gpuCollisionPlan } from '../collision';
 import type { GpuHandle } from '../device';
