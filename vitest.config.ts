@@ -10,7 +10,7 @@ if (!process.env.VK_ICD_FILENAMES && existsSync(SWIFTSHADER_ICD))
 
 export default defineConfig({
   test: {
-    include: ['engine/**/*.test.ts', 'scenes/**/*.test.ts', 'app/**/*.test.ts'],
+    include: ['engine/**/*.test.ts', 'scenes/**/*.test.ts', 'app/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 120_000,
     pool: 'threads',
   },

@@ -62,3 +62,22 @@ export {
   type LoadedScene,
   type LoadSceneOptions,
 } from './io/scene';
+
+// robots and assets: URDF, MJCF and USD importers, scene files with assets, resolvers
+export { loadSceneAsync, type LoadSceneAsyncOptions } from './io/scene';
+export {
+  loadModelAsset,
+  importAsset,
+  registerImporter,
+  importerTypes,
+  ImportError,
+  XmlSyntaxError,
+  MeshError,
+  type LoadedModelAsset,
+  type LoadModelAssetOptions,
+  type Importer,
+  type ImportOptions,
+  type ImportResult,
+  type ImportSource,
+} from './io/import';
+export { MemoryResolver, UrlResolver, AssetError, type AssetResolver } from './io/assets';

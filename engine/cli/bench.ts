@@ -537,6 +537,9 @@ let engineHash: string | undefined;
  */
 function engineSourceHash(): string {
   if (engineHash !== undefined) return engineHash;
+  // (scripts/cli.mjs hashes the same sources, with package.json, to find its bundle, and passes it on)
+  const given = process.env.SAP_ENGINE_HASH;
+  if (given && /^[0-9a-f]{64}$/.test(given)) return (engineHash = given);
   // (the bundled CLI, scripts/cli.mjs, names the engine folder: this module is not in it then)
   const root =
     process.env.SAP_ENGINE_ROOT ?? path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
