@@ -5,7 +5,7 @@
  *             [--set key=value]... [--trace K] [--backend cpu|webgpu] [--json]
  *   inspect MODEL [--q v,v,...] [--qd v,v,...] [--json]
  *   ablate SCENE --steps N [--dt S] [--json]
- *   (run, inspect, ablate: --asset-root DIR, --keyframe NAME|INDEX for an MJCF <key>)
+ *   (run, inspect, ablate: --asset-root DIR, --keyframe NAME|INDEX for an MJCF <key>, --strict)
  *   schema run|inspect|ablate      print the JSON Schema of a command's --json output
  *   bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--islands off,on] [--variant key=value,…]... [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,mujoco_whole,mujoco_elliptic,rapier|none]
  *         [--steps N] [--repeats R] [--settle N] [--warmup-ms MS] [--peers-inline] [--linear-solver M] [--json]   CPU steps/s vs MuJoCo, Rapier
@@ -38,18 +38,22 @@ const USAGE = `usage: npm run sim -- <command> [options]
   schema run|inspect|ablate
   bench [SCENE|ID...] [--preset P,…] [--line-search L,…] [--islands off,on] [--variant key=value,…]... [--backend cpu,webgpu] [--worlds N,…] [--peers mujoco,mujoco_whole,mujoco_elliptic,rapier|none] [--steps N] [--repeats R] [--settle N] [--warmup-ms MS] [--peers-inline] [--linear-solver auto|dense|block_sparse] [--json]
   bench webgpu [SCENE] [--worlds 1,64,256,1024,4096] [--steps N] [--json]
-run, inspect and ablate also take --asset-root DIR (a scene's git-backed assets) and --keyframe NAME|INDEX
-(an MJCF <key> as the initial state, e.g. a MuJoCo Menagerie robot's 'home'). bench --line-search takes
+run, inspect and ablate also take --asset-root DIR (a scene's git-backed assets; then $SAP_STUDIO_ASSET_ROOT,
+~/.cache/sap-studio/assets/<repo>/<rev>/ and the scene's assets/ or ../assets/), --keyframe NAME|INDEX
+(an MJCF <key> as the initial state, e.g. a MuJoCo Menagerie robot's 'home') and --strict (refuse a file
+whose features the engine only approximates, instead of warning). bench --line-search takes
 monotone_decay, armijo_decay, exact_root and scene (the one the scene file names).`;
 
 /** the loader options of run, inspect and ablate */
-function loadOptions(values: { 'asset-root'?: string; keyframe?: string }): {
+function loadOptions(values: { 'asset-root'?: string; keyframe?: string; strict?: boolean }): {
   asset_root?: string;
   keyframe?: string | number;
+  strict: boolean;
 } {
   const k = values.keyframe;
   return {
     asset_root: values['asset-root'],
+    strict: values.strict === true,
     ...(k !== undefined ? { keyframe: /^\d+$/.test(k) ? Number(k) : k } : {}),
   };
 }
@@ -163,6 +167,7 @@ export async function main(argv: string[]): Promise<number> {
       q: { type: 'string' },
       qd: { type: 'string' },
       'asset-root': { type: 'string' },
+      strict: { type: 'boolean', default: false },
       keyframe: { type: 'string' },
       repeats: { type: 'string' },
       backend: { type: 'string' },
