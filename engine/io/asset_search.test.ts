@@ -217,9 +217,24 @@ describe('asset roots in a memory map (a dropped folder)', () => {
     expect(s.model.body_label[0]).toBe('bot/dropped');
   });
 
+  it('a rev that would leave its folder is not used as one', async () => {
+    const mem = new MemoryResolver({ 'x/s.yaml': '', [`assets/tiny-assets/${ASSET}`]: urdf('as_is') });
+    const doc = {
+      schema_version: 1,
+      assets: [{ id: 'bot', type: 'urdf', source: { git: { repo: REPO, rev: '../..', path: ASSET } } }],
+    };
+    const s = await loadSceneAsync(doc, {
+      resolver: mem,
+      scene_path: 'x/s.yaml',
+      asset_roots: [{ dir: 'cache', origin: 'cache', per_rev: true }],
+    });
+    expect(s.model.body_label[0]).toBe('bot/as_is');
+  });
+
   it('repo names and clone commands', () => {
     expect(repoName('https://github.com/o/newton-assets.git')).toBe('newton-assets');
     expect(repoName('git@github.com:o/x.git/')).toBe('x');
+    expect(repoName('https://h/..')).toBe('repo');
     expect(cloneCommand({ repo: 'https://h/o/x.git', path: 'a/b.urdf' }, '/c d')).toBe(
       "git clone --filter=blob:none https://h/o/x.git '/c d/x/HEAD'",
     );

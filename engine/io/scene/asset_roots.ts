@@ -38,7 +38,7 @@ export function repoName(repo: string): string {
     .replace(/\.git$/, '')
     .split(/[/:\\]/)
     .pop();
-  return tail || repo;
+  return !tail || tail === '.' || tail === '..' ? 'repo' : tail;
 }
 
 const join = (...p: string[]): string => normalizePath(p.filter((x) => x !== '').join('/'));
@@ -54,14 +54,22 @@ export function besideSceneRoots(sceneDir: string): AssetRoot[] {
   return out;
 }
 
+/** the folder of a revision (`HEAD` without one); undefined for a rev that would leave its folder */
+function revFolder(rev: string | undefined): string | undefined {
+  if (rev === undefined) return 'HEAD';
+  return rev.split('/').some((s) => s === '' || s === '.' || s === '..') ? undefined : rev;
+}
+
 /** the candidate paths of a git source in the roots, in search order */
 export function gitCandidates(g: GitSource, roots: readonly AssetRoot[]): AssetPlace[] {
   const name = repoName(g.repo);
+  const rev = revFolder(g.rev);
   const out: AssetPlace[] = [];
   for (const r of roots) {
-    if (r.per_rev) out.push({ origin: r.origin, path: join(r.dir, name, g.rev ?? 'HEAD', g.path) });
-    else {
-      if (g.rev) out.push({ origin: r.origin, path: join(r.dir, name, g.rev, g.path) });
+    if (r.per_rev) {
+      if (rev !== undefined) out.push({ origin: r.origin, path: join(r.dir, name, rev, g.path) });
+    } else {
+      if (g.rev && rev !== undefined) out.push({ origin: r.origin, path: join(r.dir, name, rev, g.path) });
       out.push({ origin: r.origin, path: join(r.dir, name, g.path) });
     }
   }
@@ -90,7 +98,7 @@ function shellWord(s: string): string {
 
 /** the shell command that puts a git source into a per-revision root */
 export function cloneCommand(g: GitSource, cacheDir: string): string {
-  const dir = shellWord(join(cacheDir, repoName(g.repo), g.rev ?? 'HEAD'));
+  const dir = shellWord(join(cacheDir, repoName(g.repo), revFolder(g.rev) ?? 'HEAD'));
   const parts = [
     `git clone --filter=blob:none${g.sparse?.length ? ' --sparse' : ''} ${shellWord(g.repo)} ${dir}`,
   ];
@@ -132,7 +140,7 @@ export function gitNotFound(
   const rev = g.rev ? ` @ ${g.rev}` : '';
   const cache = roots.find((r) => r.per_rev);
   const fix = [
-    ...(cache ? [cloneCommand(g, cache.dir)] : []),
+    ...(cache && revFolder(g.rev) !== undefined ? [cloneCommand(g, cache.dir)] : []),
     `or give a folder that holds ${name}/${g.path} as the asset root (--asset-root DIR, the library's asset_root option, or SAP_STUDIO_ASSET_ROOT=DIR)`,
   ];
   return new SceneAssetNotFoundError(path, `${what}: git ${g.repo}${rev} path ${g.path}`, g, tried, fix);
