@@ -35,7 +35,9 @@ import { zodToJsonSchema } from './json_schema';
 /** the CLI's version: the package's */
 export const VERSION: string = pkg.version;
 
-const LOAD_FLAGS = `      --asset-root DIR    root of a scene's git-sourced assets (<DIR>/<repo name>/<path>)
+const LOAD_FLAGS = `      --asset-root DIR    root of a scene's git-sourced assets (<DIR>/<repo>[/<rev>]/<path>); then
+                          $SAP_STUDIO_ASSET_ROOT, ~/.cache/sap-studio/assets/<repo>/<rev>/, and the
+                          scene's assets/ or ../assets/ (SAP Warp's layout)
       --keyframe K        an MJCF <key> (name or index) as the initial state
       --strict            refuse a model whose features the engine only approximates (default: warn)`;
 
@@ -96,12 +98,12 @@ With --json every outcome, failures included, is one JSON document on stdout.`;
 function loadOptions(values: { 'asset-root'?: string; keyframe?: string; strict?: boolean }): {
   asset_root?: string;
   keyframe?: string | number;
-  strict?: boolean;
+  strict: boolean;
 } {
   const k = values.keyframe;
   return {
     asset_root: values['asset-root'],
-    ...(values.strict ? { strict: true } : {}),
+    strict: values.strict === true,
     ...(k !== undefined ? { keyframe: /^\d+$/.test(k) ? Number(k) : k } : {}),
   };
 }

@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SapModel } from '../model';
+import { assetSearchRoots } from './asset_search';
 import { keyframeRefusal } from './assets/importer';
 import { NodeFsResolver } from './assets/node_fs';
 import {
@@ -35,9 +36,20 @@ export interface LoadedSceneFile {
 
 export interface LoadFileOptions {
   num_worlds?: number;
-  /** root folder for git-backed scene assets (`<asset_root>/<repo name>/<path>`) */
+  /**
+   * the first folder searched for scene assets (`<asset_root>/<repo name>/<path>`); then
+   * `SAP_STUDIO_ASSET_ROOT`, the per-user cache and the folders beside the scene (`asset_search.ts`)
+   */
   asset_root?: string;
-  /** scenes: unsupported features are errors (default true); model files: unsupported features are errors when true is given explicitly */
+  /** the environment read for `SAP_STUDIO_ASSET_ROOT` and `XDG_CACHE_HOME` (default `process.env`) */
+  env?: Record<string, string | undefined>;
+  /** the home folder of the default cache (default `os.homedir()`) */
+  home?: string;
+  /**
+   * recognized features that the engine does not build or only approximates are errors
+   * (SceneUnsupportedError) when true; by default they are warnings prefixed `unsupported: ` and the
+   * file loads. Unknown scene keys are errors either way.
+   */
   strict?: boolean;
   /** `package://NAME` → folder, for URDF meshes */
   packages?: Record<string, string>;
@@ -66,13 +78,13 @@ export async function loadModelFile(file: string, opts: LoadFileOptions = {}): P
     const assets = (doc as { assets?: { type?: unknown }[] } | null)?.assets;
     const hasAssets = Array.isArray(assets);
     if (hasAssets && assets.some((a) => a?.type === 'usd')) await ensureUsdImporter();
-    const common = { strict: opts.strict ?? true, num_worlds: opts.num_worlds };
+    const common = { strict: opts.strict === true, num_worlds: opts.num_worlds };
     const loaded = hasAssets
       ? await loadSceneAsync(doc, {
           ...common,
           resolver,
           scene_path: abs,
-          asset_root: opts.asset_root !== undefined ? resolver.abs(opts.asset_root) : path.dirname(abs),
+          asset_roots: assetSearchRoots(opts),
         })
       : loadScene(doc, common);
     return {

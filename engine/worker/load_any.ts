@@ -46,6 +46,11 @@ export interface LoadedAny {
 export interface LoadAnyOptions {
   num_worlds?: number;
   dt?: number;
+  /**
+   * recognized features that the engine does not build or only approximates are errors when true; by
+   * default (false) the file loads and they are warnings prefixed `unsupported: `. Unknown scene keys
+   * are errors either way.
+   */
   strict?: boolean;
   /** MJCF only: the name or index of the `<key>` whose state (qpos, qvel, ctrl) starts the simulation */
   keyframe?: string | number;
@@ -218,7 +223,7 @@ export async function loadAnyFile(
     });
   }
   const ext = extensionOf(key);
-  const strict = opts.strict ?? true;
+  const strict = opts.strict === true;
   const resolver = new MemoryResolver(norm);
 
   if (SCENE_EXT.has(ext)) {
@@ -247,7 +252,7 @@ export async function loadAnyFile(
         max_rigid_contact: loaded.max_rigid_contact,
         solver: loaded.solver,
         model: loaded.model,
-        warnings: loaded.warnings,
+        warnings: [...loaded.warnings, ...loaded.unsupported.map((u) => `unsupported: ${u}`)],
         notes: [],
         keyframes: [],
         keyframe: null,
@@ -286,6 +291,11 @@ export async function loadAnyFile(
     builder.num_worlds = opts.num_worlds ?? 1;
     const keyframe = opts.keyframe;
     const res = await importer(builder, { path: key }, { resolver, keyframe });
+    const unsupported = res.unsupported ?? [];
+    if (strict && unsupported.length) {
+      const more = unsupported.length > 1 ? ` (and ${unsupported.length - 1} more)` : '';
+      throw new ImportError(`unsupported (strict loading): ${unsupported[0]}${more}`, key);
+    }
     if (res.gravity) builder.gravity = [res.gravity[0], res.gravity[1], res.gravity[2]];
     const tooBig = builderSizeProblem(builder);
     if (tooBig) throw new ImportError(tooBig, key);
@@ -313,7 +323,7 @@ export async function loadAnyFile(
       solver: {},
       model,
       notes,
-      warnings: [...(res.warnings ?? []), ...(res.unsupported ?? []).map((u) => `unsupported: ${u}`)],
+      warnings: [...(res.warnings ?? []), ...unsupported.map((u) => `unsupported: ${u}`)],
       keyframes,
       keyframe: chosen ?? null,
     };

@@ -86,6 +86,11 @@ export const commandSchema = z.discriminatedUnion('type', [
     dt: finite.positive().max(1).optional(),
     /** MJCF: the keyframe that starts the simulation (absent: the model's reference pose) */
     keyframe: keyframeRef.optional(),
+    /**
+     * strict loading: a recognized feature the engine does not build or only approximates fails the
+     * load (absent / false: it is a warning prefixed `unsupported: ` in SceneInfo.warnings); kept on reload
+     */
+    strict: z.boolean().optional(),
     /** start playing after loading */
     play: z.boolean().optional(),
     /** echoed in the `ready` event */

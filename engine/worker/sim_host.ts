@@ -333,6 +333,7 @@ export class SimHost {
       source = cmd.source;
       loadOpts = { num_worlds: cmd.num_worlds, dt: cmd.dt };
       if (cmd.keyframe !== undefined) loadOpts.keyframe = cmd.keyframe;
+      if (cmd.strict !== undefined) loadOpts.strict = cmd.strict;
       extra = cmd.options ?? {};
     }
     const entry = source.kind === 'text' ? source.file_name : source.entry;
@@ -1297,12 +1298,14 @@ function stageMs(of: (k: StepStage) => number): StageMs {
   return s;
 }
 
-/** what a load may override of the file: replication, step size and (MJCF) the starting keyframe */
+/** what a load may override of the file: replication, step size, (MJCF) the starting keyframe, strictness */
 export interface SceneLoadOptions {
   num_worlds?: number;
   /** [s] */
   dt?: number;
   keyframe?: string | number;
+  /** refuse recognized features the engine only approximates (default: warn) */
+  strict?: boolean;
 }
 
 /** a loaded scene and its simulation, not yet shown */

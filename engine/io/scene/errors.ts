@@ -109,3 +109,34 @@ export class ExprError extends SceneError {
     this.name = 'ExprError';
   }
 }
+
+/** one place an asset was looked for */
+export interface AssetPlace {
+  /** where the root came from: '--asset-root', 'SAP_STUDIO_ASSET_ROOT', 'cache', 'beside the scene', … */
+  origin: string;
+  /** the resolver path that was tried */
+  path: string;
+}
+
+/**
+ * An asset file found in none of the places searched: names the source (repo, rev, path, or a plain
+ * path), every place looked in, and what would fix it.
+ */
+export class SceneAssetNotFoundError extends SceneError {
+  constructor(
+    path: readonly KeySegment[],
+    /** what was looked for, e.g. `git https://…/newton-assets.git @ 261cd1f… path a/b.usda` */
+    readonly wanted: string,
+    /** the git source, when the asset has one */
+    readonly git: { repo: string; rev?: string; path: string } | undefined,
+    /** every place tried, in order */
+    readonly tried: AssetPlace[],
+    /** commands or options that would make the asset found, one per line */
+    readonly fix: string[],
+  ) {
+    const places = tried.map((t) => `\n  ${t.origin}: ${t.path}`).join('');
+    const fixes = fix.map((f) => `\n  ${f}`).join('');
+    super(path, `${wanted} not found; looked in:${places}\nto fix:${fixes}`, [...path]);
+    this.name = 'SceneAssetNotFoundError';
+  }
+}

@@ -134,7 +134,7 @@ describe('SAP Warp scenes with assets', () => {
   });
 
   it.each(withAssets)('%s: strict load reports the asset import as unsupported with its key path', (file) => {
-    const e = catchErr(() => load(file));
+    const e = catchErr(() => load(file, { strict: true }));
     expect(e).toBeInstanceOf(SceneUnsupportedError);
     expect(e.path).toBe('assets[0]');
     expect(e.reason).toMatch(/asset import lands with the importers issue/);
@@ -143,7 +143,7 @@ describe('SAP Warp scenes with assets', () => {
   });
 
   it.each(withAssets)('%s: lenient load lists the asset and its dependent edits, builds the rest', (file) => {
-    const s = load(file, { strict: false });
+    const s = load(file); // lenient is the default
     expect(s.unsupported[0]).toMatch(/^assets\[0\]: (usd|urdf|mjcf) asset '\w+' \(.+\): asset import lands/);
     const doc = parseSceneText(readScene(file), file) as { post_build?: unknown[] };
     expect(s.unsupported.filter((u) => u.startsWith('post_build['))).toHaveLength(
@@ -215,10 +215,12 @@ describe('formats and errors', () => {
     expect(e.message).toMatch(
       /^free_cube\.yaml:\d+:11: bodies\[0\]\.shapes\[0\]\.cfg\.densty: unknown key 'densty'/,
     );
-    // lenient: a warning, and the load goes on
-    const s = loadSceneText(text, 'free_cube.yaml', { strict: false });
-    expect(s.warnings[0]).toMatch(/^bodies\[0\]\.shapes\[0\]\.cfg\.densty \(line \d+\): unknown key/);
-    expect(s.model.body_mass[0]).toBeCloseTo(1000 * 0.04 ** 3, 12);
+    // strict or not: an unknown key is an error with its key path
+    for (const strict of [true, false]) {
+      const u = catchErr(() => loadSceneText(text, 'free_cube.yaml', { strict }));
+      expect(u).toBeInstanceOf(SceneValidationError);
+      expect(u.path).toBe('bodies[0].shapes[0].cfg.densty');
+    }
 
     const bad = readScene('multi_joints.yaml').replace('child: b_rev', 'child: b_revv');
     const ref = catchErr(() => loadSceneText(bad, 'multi_joints.yaml'));
@@ -292,14 +294,14 @@ describe('formats and errors', () => {
     expect(catchErr(() => loadScene(doc))).toMatchObject({ path: 'bodies[2].gravcomp' });
   });
 
-  it('rejects unsupported inline features in strict mode and lists them in lenient mode', () => {
+  it('rejects unsupported inline features in strict mode and lists them in lenient mode (the default)', () => {
     const doc = chainScene(2) as any;
     doc.bodies[1].shapes.push({ type: 'mesh', source: 'x.stl' });
     doc.bodies[0].shapes[0].cfg = { restitution: 0.5 };
-    const e = catchErr(() => loadScene(doc));
+    const e = catchErr(() => loadScene(doc, { strict: true }));
     expect(e).toBeInstanceOf(SceneUnsupportedError);
     expect(e.path).toBe('bodies[0].shapes[0].cfg.restitution');
-    const s = loadScene(doc, { strict: false });
+    const s = loadScene(doc); // lenient is the default
     expect(s.unsupported).toEqual([
       "bodies[0].shapes[0].cfg.restitution: shape 'restitution' is not stored by the model builder",
       "bodies[1].shapes[1].source: mesh file 'x.stl' is read by the asynchronous loader (loadSceneAsync) only",

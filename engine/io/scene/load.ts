@@ -36,6 +36,16 @@ import {
   type ShapeSpec,
 } from './schema';
 import { attachLocation, parseSceneText } from './source';
+import {
+  besideSceneRoots,
+  firstExisting,
+  gitCandidates,
+  gitNotFound,
+  isInside,
+  plainCandidates,
+  plainNotFound,
+  type AssetRoot,
+} from './asset_roots';
 import { LIMITS, builderSizeProblem, limitMessage } from '../limits';
 import { assertModelFinite } from '../model_check';
 import { assertValidScene } from './validate';
@@ -43,7 +53,11 @@ import { assertValidScene } from './validate';
 export { parseSceneText } from './source';
 
 export interface LoadSceneOptions {
-  /** unknown keys and unsupported features are errors (default true); otherwise listed as warnings */
+  /**
+   * recognized features that the engine does not build or only approximates are errors
+   * (`SceneUnsupportedError`) when true; by default (false) the scene loads and they are listed in
+   * `unsupported`. Unknown keys are errors with their key path either way.
+   */
   strict?: boolean;
   /** overrides simulation.num_worlds / replicate.num_worlds */
   num_worlds?: number;
@@ -56,12 +70,15 @@ export interface LoadSceneAsyncOptions extends LoadSceneOptions {
   /** reads asset files (URDF / MJCF / USD and what they reference, inline mesh sources) */
   resolver: AssetResolver;
   /**
-   * root of the git-source mirror: `git: {repo: …/NAME.git, path: P}` reads `<asset_root>/NAME/P`, and a
-   * plain `path: P` not found next to the scene is also tried as `<asset_root>/P` and
-   * `<asset_root>/sap_warp/P` (SAP Warp's own scenes use paths inside the sap_warp repository).
-   * Default '' (resolver-relative).
+   * the first folder searched for assets (see `asset_roots.ts`): `git: {repo: …/NAME.git, path: P}`
+   * reads `<asset_root>/NAME/P` (or `<asset_root>/NAME/<rev>/P` when that folder exists), and a plain
+   * `path: P` not found next to the scene is also tried as `<asset_root>/P` and `<asset_root>/sap_warp/P`
    */
   asset_root?: string;
+  /** more folders searched after `asset_root`, in order (the CLI's: environment, per-user cache) */
+  asset_roots?: AssetRoot[];
+  /** search the folders beside the scene last (`<dir>/assets`, `<dir>/../assets`, `<dir>`; default true) */
+  beside_scene?: boolean;
   /** the scene file's path, for relative asset paths (aliases: `base`, `file`) */
   scene_path?: string;
   base?: string;
@@ -89,7 +106,7 @@ export interface LoadedScene {
   /** the builder after finalize (authored world) */
   builder: ModelBuilder;
   warnings: string[];
-  /** recognized features that were not built (lenient mode), as `path: reason` */
+  /** recognized features that were not built or are approximated (lenient mode), as `path: reason` */
   unsupported: string[];
   /** scene body id → model body index in world 0 (world w adds w × bodies per world) */
   body_ids: Record<string, number>;
@@ -446,7 +463,10 @@ class SceneLoader {
     });
   }
 
-  /** the resolver path of an asset source (undefined for inline XML) */
+  /**
+   * The resolver path of an asset source (undefined for inline XML), searched as
+   * `asset_roots.ts` describes; throws {@link SceneAssetNotFoundError} when no candidate exists.
+   */
   private async assetPath(
     a: AssetSpec,
     i: number,
@@ -454,27 +474,35 @@ class SceneLoader {
     sceneDir: string,
   ): Promise<{ path?: string; text?: string }> {
     const s = a.source;
-    const root = opts.asset_root ?? '';
-    const join = (...p: string[]) => p.filter((x) => x !== '').join('/');
     if (typeof s === 'string' && s.trimStart().startsWith('<')) return { text: s };
     if (typeof s === 'object' && 'xml' in s) return { text: s.xml };
+    const roots: AssetRoot[] = [
+      ...(opts.asset_root !== undefined ? [{ dir: opts.asset_root, origin: 'asset_root' }] : []),
+      ...(opts.asset_roots ?? []),
+      ...(opts.beside_scene === false ? [] : besideSceneRoots(sceneDir)),
+    ];
+    const what = `${a.type} asset '${a.id}'`;
+    const at: KeySegment[] = ['assets', i, 'source'];
     if (typeof s === 'object' && 'git' in s) {
       const g = s.git;
       if (opts.git_path) return { path: opts.git_path(g) };
-      const name =
-        g.repo
-          .replace(/\/+$/, '')
-          .replace(/\.git$/, '')
-          .split('/')
-          .pop() ?? g.repo;
-      return { path: join(root, name, g.path) };
+      if (g.sparse?.length && !g.sparse.some((f) => isInside(g.path, f))) {
+        this.ctx.warn(
+          [...at, 'git', 'path'],
+          `'${g.path}' lies outside the sparse folders (${g.sparse.join(', ')}); a sparse checkout of the repository would not hold it`,
+        );
+      }
+      const tried = gitCandidates(g, roots);
+      const hit = await firstExisting(opts.resolver, tried);
+      if (!hit) throw gitNotFound(at, what, g, tried, roots);
+      return { path: hit.path };
     }
     const p = typeof s === 'string' ? s : s.path;
     if (p.startsWith('/')) return { path: p };
-    const candidates = [join(sceneDir, p), join(root, p), join(root, 'sap_warp', p)];
-    for (const c of candidates) if (await opts.resolver.exists(c)) return { path: c };
-    void i;
-    return { path: candidates[0] };
+    const tried = plainCandidates(p, sceneDir, roots);
+    const hit = await firstExisting(opts.resolver, tried);
+    if (!hit) throw plainNotFound(at, what, p, tried);
+    return { path: hit.path };
   }
 
   /** step 3 with importers: every asset into the builder, labels prefixed `id/` */
@@ -955,8 +983,9 @@ interface Prepared {
 
 /** validation and load steps 1–2 */
 function prepare(doc: unknown, opts: LoadSceneOptions): Prepared {
-  const strict = opts.strict ?? true;
-  const { data, warnings } = assertValidScene(doc, { strict });
+  const strict = opts.strict ?? false;
+  // unknown keys are errors in both modes
+  const { data, warnings } = assertValidScene(doc, { strict: true });
   const L = new SceneLoader(data, strict);
   L.ctx.warnings.push(...warnings);
 
