@@ -8,9 +8,9 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, describe, expect, it, vi } from 'vitest';
-import { SceneUnsupportedError } from '../io/scene/errors';
 import { SAP_WARP } from '../io/testing_assets';
 import { main } from './main';
+import { ErrorOutputSchema } from './schema';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'sap-cli-strict-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -47,16 +47,26 @@ describe('CLI loading policy', () => {
       "warning: unsupported: bodies[0].shapes[0].cfg.restitution: shape 'restitution' is not stored by the model builder",
     );
     expect(JSON.parse(r.out).steps).toBe(20);
-    const strict = cli(['run', bouncy, '--steps', '20', '--strict']);
-    await expect(strict).rejects.toBeInstanceOf(SceneUnsupportedError);
-    await expect(strict).rejects.toThrow(/bouncy\.yaml:6:\d+: bodies\[0\]\.shapes\[0\]\.cfg\.restitution: /);
+    const strict = await cli(['run', bouncy, '--steps', '20', '--strict']);
+    expect(strict.code).toBe(1);
+    expect(strict.err).toMatch(
+      /^error: SceneUnsupportedError: .*bouncy\.yaml:6:\d+: bodies\[0\]\.shapes\[0\]\.cfg\.restitution: /,
+    );
+    // with --json: the error document, with the key path and the line
+    const doc = ErrorOutputSchema.parse(JSON.parse((await cli(['run', bouncy, '--strict', '--json'])).out));
+    expect(doc.error.kind).toBe('scene_unsupported');
+    expect(doc.error.location).toMatchObject({ key_path: 'bodies[0].shapes[0].cfg.restitution', line: 6 });
   });
 
   it('inspect and ablate take --strict too', async () => {
-    await expect(cli(['inspect', bouncy, '--strict'])).rejects.toBeInstanceOf(SceneUnsupportedError);
-    await expect(cli(['ablate', bouncy, '--steps', '2', '--strict'])).rejects.toBeInstanceOf(
-      SceneUnsupportedError,
-    );
+    for (const args of [
+      ['inspect', bouncy, '--strict'],
+      ['ablate', bouncy, '--steps', '2', '--strict'],
+    ]) {
+      const r = await cli(args);
+      expect(r.code).toBe(1);
+      expect(r.err).toMatch(/^error: SceneUnsupportedError: /);
+    }
     expect((await cli(['inspect', bouncy, '--json'])).code).toBe(0);
   });
 
