@@ -72,7 +72,8 @@ describe('CLI outputs', () => {
     const r = sim(['inspect', 'scenes/pendulum.yaml', '--json']);
     const doc = InspectOutputSchema.parse(JSON.parse(r.stdout));
     expect(doc.nv).toBe(1);
-    expect(doc.mass_matrix[0][0]).toBeGreaterThan(0);
+    expect(doc.mass_matrix![0][0]).toBeGreaterThan(0);
+    expect(doc.mass_matrix_blocks).toEqual([{ dof_start: 0, size: 1, matrix: doc.mass_matrix }]);
     expect(doc.joints[0].type).toBe('revolute');
   });
 

@@ -270,9 +270,14 @@ function perWorld(a: Float64Array, starts: Int32Array): number[][] {
   return out;
 }
 
+/** the largest model whose dense M(q) `inspect` writes without `--dense` [DOFs] (a 300×300 matrix) */
+export const DENSE_MASS_MATRIX_MAX_DOFS = 300;
+
 /**
  * Model summary and, at (q, qd) (public convention; defaults: the initial state), the mass matrix
- * M(q) including armature and without dt·D, and bias forces (gravity less its compensation, and
+ * M(q) including armature and without dt·D — per kinematic tree (its diagonal blocks: M is zero
+ * between trees), and dense as well up to {@link DENSE_MASS_MATRIX_MAX_DOFS} or with `dense` — and
+ * bias forces (gravity less its compensation, and
  * Coriolis/centrifugal) with
  * M·q̈ + bias = τ, both in the solver's internal velocity order ("sap": free joints angular first,
  * linear velocity of the body origin). World 0 only.
@@ -284,6 +289,7 @@ export function inspectCommand(
   qd?: readonly number[],
   warnings: readonly string[] = [],
   notes: readonly string[] = [],
+  opts: { dense?: boolean } = {},
 ): InspectOutput {
   const nq = m.world_coord_start[1],
     nv = m.world_dof_start[1];
@@ -302,7 +308,10 @@ export function inspectCommand(
   const v = new Float64Array(m.joint_dof_count);
   velocityPublicToInternal(m, kin, qda, v);
   forwardVelocity(m, v, kin);
-  const M = Array.from({ length: nv }, () => new Array<number>(nv).fill(0));
+  // M(q) is block-diagonal over kinematic trees: one block per tree, dense only when asked or small
+  const dense = opts.dense ?? nv <= DENSE_MASS_MATRIX_MAX_DOFS;
+  const M = dense ? Array.from({ length: nv }, () => new Array<number>(nv).fill(0)) : null;
+  const blocks: InspectOutput['mass_matrix_blocks'] = [];
   const bias = new Array<number>(nv).fill(0);
   const comp = makeCompositeScratch(m);
   const rs = makeRneaScratch(m);
@@ -313,7 +322,9 @@ export function inspectCommand(
     if (n === 0) continue;
     const block = new Float64Array(n * n);
     crbaTree(m, kin, t, comp, block);
-    for (let i = 0; i < n; i++) for (let k = 0; k < n; k++) M[v0 + i][v0 + k] = block[i * n + k];
+    const rows = Array.from({ length: n }, (_, i) => Array.from(block.subarray(i * n, i * n + n)));
+    blocks.push({ dof_start: v0, size: n, matrix: rows });
+    if (M) for (let i = 0; i < n; i++) for (let k = 0; k < n; k++) M[v0 + i][v0 + k] = block[i * n + k];
     rneaTree(m, kin, t, { qdd: null, velocity: true, gravity: true, body_f: null }, rs, tau);
     for (let i = 0; i < n; i++) bias[v0 + i] = tau[v0 + i];
   }
@@ -347,6 +358,7 @@ export function inspectCommand(
       upper: lim(m.joint_limit_upper[m.joint_qd_start[j]] ?? Infinity),
     })),
     mass_matrix: M,
+    mass_matrix_blocks: blocks,
     bias_forces: bias,
   };
 }

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { AblateOutputSchema, ErrorOutputSchema, RunOutputSchema } from './schema';
+import { AblateOutputSchema, ErrorOutputSchema, InspectOutputSchema, RunOutputSchema } from './schema';
 
 const root = path.resolve(__dirname, '../..');
 const version = (JSON.parse(readFileSync(path.join(root, 'package.json'), 'utf8')) as { version: string })
@@ -187,4 +187,47 @@ describe('run: status, divergence, duration and trace', () => {
       expect(s.max_abs.model).toBeGreaterThan(0);
     }
   });
+});
+
+describe('inspect scales', () => {
+  it('a 4096-sphere model inspects within 400 MB of heap: M(q) as per-tree blocks, dense only with --dense on small models', () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'sap-cli-inspect-'));
+    const file = path.join(dir, 'spheres_4096.yaml');
+    const bodies: string[] = [];
+    for (let i = 0; i < 4096; i++) {
+      const [x, y, z] = [i % 16, Math.floor(i / 16) % 16, Math.floor(i / 256)].map((k) =>
+        (k * 0.12).toFixed(2),
+      );
+      bodies.push(
+        `  - { id: s${i}, transform: { p: [${x}, ${y}, ${z}] }, shapes: [{ type: sphere, radius: 0.05 }] }`,
+      );
+    }
+    writeFileSync(
+      file,
+      `schema_version: 1\nname: spheres_4096\nsimulation: { dt: 0.002, max_rigid_contact: 16384 }\nbuilder: { defaults: { shape: { density: 1000 } } }\nground: true\nbodies:\n${bodies.join('\n')}\n`,
+    );
+    const r = spawnSync(process.execPath, ['scripts/cli.mjs', 'inspect', file, '--json'], {
+      cwd: root,
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+      env: { ...process.env, NODE_OPTIONS: '--max-old-space-size=400' },
+    });
+    expect(r.stderr).toBe('');
+    expect(r.status).toBe(0);
+    const doc = InspectOutputSchema.parse(JSON.parse(r.stdout));
+    expect(doc.nv).toBe(4096 * 6);
+    expect(doc.mass_matrix).toBeNull();
+    expect(doc.mass_matrix_blocks).toHaveLength(4096);
+    // a sphere of 5 cm at 1000 kg/m³: m = 4/3 π r³ ρ, I = 2/5 m r² (angular block first)
+    const mass = (4 / 3) * Math.PI * 0.05 ** 3 * 1000;
+    const b = doc.mass_matrix_blocks[4095];
+    expect(b).toMatchObject({ dof_start: 4095 * 6, size: 6 });
+    expect(b.matrix[0][0]).toBeCloseTo(0.4 * mass * 0.05 ** 2, 12);
+    expect(b.matrix[5][5]).toBeCloseTo(mass, 12);
+    // the text report stays short
+    const t = sim(['inspect', file]);
+    expect(t.code).toBe(0);
+    expect(t.stdout).toMatch(/block-diagonal over 4096 trees \(4096 of 6×6\); --dense writes it whole/);
+    expect(t.stdout.length).toBeLessThan(2_000_000);
+  }, 120_000);
 });

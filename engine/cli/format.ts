@@ -50,9 +50,27 @@ export function formatInspect(o: InspectOutput): string {
   }
   lines.push(`q  [${o.q.map((x) => f(x)).join(', ')}]`);
   lines.push(`qd [${o.qd.map((x) => f(x)).join(', ')}]`);
-  lines.push('mass matrix M(q):');
-  for (const row of o.mass_matrix) lines.push('  ' + row.map((x) => f(x).padStart(10)).join(' '));
-  lines.push(`bias forces: [${o.bias_forces.map((x) => f(x)).join(', ')}]`);
+  if (o.mass_matrix) {
+    lines.push('mass matrix M(q):');
+    for (const row of o.mass_matrix) lines.push('  ' + row.map((x) => f(x).padStart(10)).join(' '));
+  } else {
+    // large models: the trees' blocks, the first few in full
+    const sizes = new Map<number, number>();
+    for (const b of o.mass_matrix_blocks) sizes.set(b.size, (sizes.get(b.size) ?? 0) + 1);
+    const list = [...sizes].map(([n, c]) => `${c} of ${n}×${n}`).join(', ');
+    lines.push(
+      `mass matrix M(q): block-diagonal over ${o.mass_matrix_blocks.length} trees (${list}); --dense writes it whole`,
+    );
+    for (const b of o.mass_matrix_blocks.slice(0, 3)) {
+      lines.push(`  tree at DOF ${b.dof_start}:`);
+      for (const row of b.matrix) lines.push('    ' + row.map((x) => f(x).padStart(10)).join(' '));
+    }
+    if (o.mass_matrix_blocks.length > 3)
+      lines.push(`  … ${o.mass_matrix_blocks.length - 3} more trees (--json has them all)`);
+  }
+  const shown = o.bias_forces.slice(0, 60).map((x) => f(x));
+  if (o.bias_forces.length > 60) shown.push(`… ${o.bias_forces.length - 60} more`);
+  lines.push(`bias forces: [${shown.join(', ')}]`);
   return lines.join('\n');
 }
 

@@ -61,6 +61,7 @@ ${LOAD_FLAGS}`,
   Prints the model (bodies, joints, masses, inertias) and, at q and qd, M(q) and the bias forces.
       --q v,v,...         joint positions (default: the model's initial ones)
       --qd v,v,...        joint velocities
+      --dense             write M(q) whole for models over 300 DOFs too (else its per-tree blocks)
       --json              one JSON document on stdout (schema: npm run sim -- schema inspect)
 ${LOAD_FLAGS}`,
   ablate: `usage: npm run sim -- ablate SCENE [options]
@@ -238,6 +239,7 @@ const OPTIONS = {
   'peers-inline': { type: 'boolean', default: false },
   'linear-solver': { type: 'string' },
   out: { type: 'string' },
+  dense: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
   version: { type: 'boolean', short: 'V', default: false },
 } as const;
@@ -259,7 +261,7 @@ const COMMAND_FLAGS: Record<string, readonly string[]> = {
     'trace',
     'backend',
   ],
-  inspect: [...COMMON, ...LOAD, 'q', 'qd'],
+  inspect: [...COMMON, ...LOAD, 'q', 'qd', 'dense'],
   ablate: [...COMMON, ...LOAD, 'steps', 'duration', 'dt'],
   schema: COMMON,
   bench: [
@@ -379,7 +381,9 @@ async function dispatch(argv: string[]): Promise<number> {
       const q = parseList(values.q, '--q');
       const qd = parseList(values.qd, '--qd');
       const scene = await loadModelFile(target, { num_worlds: 1, ...loadOptions(values) });
-      const out = inspectCommand(scene.name, scene.model, q, qd, scene.warnings, scene.notes);
+      const out = inspectCommand(scene.name, scene.model, q, qd, scene.warnings, scene.notes, {
+        dense: values.dense ? true : undefined,
+      });
       print(out, () => formatInspect(out));
       return EXIT.ok;
     }

@@ -151,7 +151,18 @@ export const InspectOutputSchema = z
         })
         .strict(),
     ),
-    mass_matrix: z.array(z.array(z.number())),
+    /** M(q) dense (nv × nv) [kg, kg·m, kg·m²]; null above 300 DOFs without --dense (see mass_matrix_blocks) */
+    mass_matrix: z.array(z.array(z.number())).nullable(),
+    /** M(q)'s diagonal block of each kinematic tree (M is zero between trees): its first DOF, size and entries */
+    mass_matrix_blocks: z.array(
+      z
+        .object({
+          dof_start: z.number().int(),
+          size: z.number().int(),
+          matrix: z.array(z.array(z.number())),
+        })
+        .strict(),
+    ),
     bias_forces: z.array(z.number()),
   })
   .strict();
