@@ -113,6 +113,15 @@ export interface LoadModelAssetOptions extends ImportOptions {
   strict?: boolean;
 }
 
+/**
+ * the time step of a model file that names none [s]: MuJoCo's 2 ms for MJCF (its `<option
+ * timestep>` default), 5 ms for URDF and USD (SAP Warp's robot scenes run at 3–5 ms); the CLI, the
+ * library and the studio all use it
+ */
+export function defaultTimeStep(type: string): number {
+  return type === 'mjcf' ? 0.002 : 0.005;
+}
+
 /** imports one asset file into a fresh builder and finalizes it (CLI, worker, tests) */
 export async function loadModelAsset(
   type: string,
@@ -151,7 +160,7 @@ export async function loadModelAsset(
   }
   return {
     name: result.name || builder.name,
-    dt: result.timestep ?? (type === 'mjcf' ? 0.002 : 0.005),
+    dt: result.timestep ?? defaultTimeStep(type),
     max_rigid_contact: 256,
     solver: {},
     model,

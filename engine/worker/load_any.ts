@@ -318,7 +318,7 @@ export async function loadAnyFile(
     return {
       name: res.name || base,
       description: `${label} model ${base}`,
-      dt: opts.dt ?? res.timestep ?? 0.002,
+      dt: opts.dt ?? res.timestep ?? registry.defaultTimeStep(kind),
       max_rigid_contact: 256,
       solver: {},
       model,
