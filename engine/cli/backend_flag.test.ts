@@ -21,9 +21,13 @@ describe('run --backend', () => {
     }
   });
 
-  it('rejects an unknown backend', async () => {
-    await expect(main(['run', scene, '--steps', '1', '--backend', 'vulkan'])).rejects.toThrow(
-      /--backend: expected cpu or webgpu/,
-    );
+  it('rejects an unknown backend as a usage error (exit 2)', async () => {
+    const err = vi.spyOn(console, 'error').mockImplementation(() => {});
+    try {
+      expect(await main(['run', scene, '--steps', '1', '--backend', 'vulkan'])).toBe(2);
+      expect(String(err.mock.calls[0][0])).toMatch(/^error: --backend: expected cpu or webgpu/);
+    } finally {
+      err.mockRestore();
+    }
   });
 });

@@ -133,7 +133,11 @@ function variantList(items: string[] | undefined): Record<string, unknown>[] | u
         .map((x) => x.trim())
         .filter(Boolean);
       if (pairs.length === 0) throw new UsageError(`--variant expects key=value[,key=value…]; got '${v}'`);
-      return normalizeSolverOptions(parseSet(pairs));
+      try {
+        return normalizeSolverOptions(parseSet(pairs));
+      } catch (e) {
+        throw new UsageError(`--variant: ${(e as Error).message}`);
+      }
     }),
   ];
 }
