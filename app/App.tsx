@@ -11,7 +11,8 @@ import {
   ViewPanel,
 } from './panels/Panels';
 import { Plots } from './plots/Plots';
-import { loadFiles, send, setPlaying, viewport } from './session';
+import { loadFiles } from './session';
+import { onShortcutKey } from './shortcuts';
 import { useStudio } from './store';
 import {
   BackendStatus,
@@ -24,29 +25,19 @@ import {
   Timeline,
   TruncationWarning,
 } from './ui/Overlays';
+import { HelpButton, HelpOverlay } from './ui/Help';
 import { UrlConsent } from './ui/UrlConsent';
 import { Viewport } from './viewport/Viewport';
 
 export function App() {
   const fileInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
+  const panelsHidden = useStudio((s) => s.panelsHidden);
 
-  // keyboard: space play/pause, s step, r reset, f frame selected
+  // keyboard shortcuts (app/shortcuts.ts; `?` lists them)
   useEffect(() => {
-    const key = (e: KeyboardEvent) => {
-      const t = e.target as HTMLElement | null;
-      if (t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA')) return;
-      if (e.key === ' ') {
-        e.preventDefault();
-        setPlaying(!useStudio.getState().playing);
-      } else if (e.key === 's') {
-        setPlaying(false);
-        send({ type: 'step', n: 1 });
-      } else if (e.key === 'r') send({ type: 'reset' });
-      else if (e.key === 'f') viewport.handle?.frameSelected();
-    };
-    window.addEventListener('keydown', key);
-    return () => window.removeEventListener('keydown', key);
+    window.addEventListener('keydown', onShortcutKey);
+    return () => window.removeEventListener('keydown', onShortcutKey);
   }, []);
 
   const onFiles = (e: React.ChangeEvent<HTMLInputElement>) => {
@@ -56,7 +47,7 @@ export function App() {
   };
 
   return (
-    <div className="studio">
+    <div className={panelsHidden ? 'studio panels-hidden' : 'studio'}>
       <div className="stage">
         <Viewport />
         <SceneInfoBox />
@@ -66,6 +57,7 @@ export function App() {
         <BackendStatus />
         <ContactInspector />
         <BodyInspector />
+        <HelpButton />
         <div className="leva-wrap">
           <Leva
             fill
@@ -79,6 +71,7 @@ export function App() {
       <Plots />
       <DropZone />
       <UrlConsent />
+      <HelpOverlay />
       <ScenePanel
         openFiles={() => fileInput.current?.click()}
         openFolder={() => folderInput.current?.click()}

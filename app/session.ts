@@ -26,6 +26,7 @@ import {
   type LinkState,
 } from './link';
 import { useStudio, type SceneRef } from './store';
+import type { CameraPreset } from './viewport/framing';
 import { textureStatus } from './viewport/textures';
 import { LIMITS, limitMessage } from '../engine/worker/limits';
 
@@ -175,8 +176,11 @@ export function seriesCsv(): string {
 export interface ViewportHandle {
   getCamera(): { position: number[]; target: number[] };
   setCamera(position: number[], target: number[]): void;
+  /** frames every body where it is now */
   frameAll(): void;
   frameSelected(): void;
+  /** looks at everything from a named direction (front, side, top, iso) */
+  cameraPreset(name: CameraPreset): void;
   /** page coordinates [CSS px] of a world point (for tests that click and drag) */
   project(p: number[]): [number, number];
   /** world position of a body as drawn (with its world's display offset) */
@@ -186,7 +190,14 @@ export interface ViewportHandle {
   /** the visual meshes drawn with a decoded image, and the distinct images' sizes [px] (for tests) */
   texturedDraws(): { meshes: number; images: number[][] };
 }
-export const viewport: { handle: ViewportHandle | null } = { handle: null };
+/**
+ * `pendingCamera`: a camera a link asked for, applied by the viewport when the link's scene has
+ * loaded, in place of framing the scene (framing after a load would otherwise overwrite it)
+ */
+export const viewport: {
+  handle: ViewportHandle | null;
+  pendingCamera: { position: number[]; target: number[] } | null;
+} = { handle: null, pendingCamera: null };
 
 /** what the plots register: the data each chart currently draws (for tests) */
 export const plots: { data: (() => Record<string, (number | null)[][]>) | null } = { data: null };
@@ -274,6 +285,13 @@ let interacted = false;
 
 export function send(cmd: CommandBody, transfer?: Transferable[]): void {
   if ((cmd.type === 'perturb' && cmd.body >= 0) || cmd.type === 'set_control') interacted = true;
+  // options or a time step changed mid-run: the steps so far ran under other settings, so replaying
+  // them under the link's settings would not reproduce the state either
+  else if (
+    (cmd.type === 'set_options' || (cmd.type === 'set_sim' && cmd.dt !== undefined)) &&
+    client.latest.step > 0
+  )
+    interacted = true;
   else if (cmd.type === 'reset') interacted = false;
   client.send(cmd, transfer);
 }
@@ -509,7 +527,7 @@ export async function buildLink(): Promise<{ url: string; note: string }> {
         if (!(e instanceof LinkError) || e.path !== '') throw e;
         return {
           url: linkUrl(location.href, currentLinkState()),
-          note: `; the state is too large for a link, so it replays ${client.latest.step} steps from the start without your drags`,
+          note: `; the state is too large for a link, so it replays ${client.latest.step} steps from the start without your drags or setting changes`,
         };
       }
     }
@@ -585,7 +603,10 @@ export function applyLink(link: LinkState, consented = false): 'applied' | 'cons
       }
     } else if (link.step && link.step > 0) send({ type: 'step', n: link.step });
     const s = useStudio.getState();
-    if (link.camera) viewport.handle?.setCamera(link.camera.position, link.camera.target);
+    if (link.camera) {
+      viewport.pendingCamera = { position: link.camera.position, target: link.camera.target };
+      viewport.handle?.setCamera(link.camera.position, link.camera.target);
+    }
     const sel = link.selection ?? null;
     s.set({ selection: sel !== null && s.scene && sel < s.scene.body_count ? sel : null });
     if (link.playing) send({ type: 'play' });

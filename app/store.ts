@@ -67,6 +67,10 @@ export interface StudioState {
   selection: number | null;
   contact: ContactDetail | null;
   view: ViewState;
+  /** the shortcut overlay is open */
+  help: boolean;
+  /** panels, plots and info boxes are hidden: the viewport and timeline only */
+  panelsHidden: boolean;
   set(partial: Partial<StudioState>): void;
   setView(partial: Partial<ViewState>): void;
   pushError(e: ErrorInfo): void;
@@ -101,6 +105,8 @@ export const useStudio = create<StudioState>()((set) => ({
     islands: false,
     follow: false,
   },
+  help: false,
+  panelsHidden: false,
   set: (partial) => set(partial),
   setView: (partial) => set((s) => ({ view: { ...s.view, ...partial } })),
   pushError: (e) => set((s) => ({ errors: [...s.errors.slice(-4), e] })),

@@ -12,6 +12,7 @@ import { client, viewport } from '../session';
 import { useStudio } from '../store';
 import { Bodies } from './Bodies';
 import { Contacts, type OverlayHandle } from './Contacts';
+import { bodyReach, CAMERA_PRESETS, liveExtent, type CameraPreset } from './framing';
 import { SHAPE } from './geometry';
 
 THREE.Object3D.DEFAULT_UP.set(0, 0, 1);
@@ -170,11 +171,18 @@ function CameraRig({
         ctl.update();
       } else camera.lookAt(t[0], t[1], t[2]);
     };
-    const frame = (c: THREE.Vector3, r: number) => {
-      const dir = new THREE.Vector3(1, -1.6, 0.9).normalize();
+    const frame = (c: THREE.Vector3, r: number, towards: readonly number[] = CAMERA_PRESETS.iso) => {
+      const dir = new THREE.Vector3().fromArray(towards).normalize();
       const dist = r / Math.sin(((camera as THREE.PerspectiveCamera).fov * Math.PI) / 360) + 0.2;
       const p = c.clone().addScaledVector(dir, dist);
       setCamera(p.toArray(), c.toArray());
+    };
+    // where the bodies are now (a fallen robot is framed where it lies); load-time bounds before any frame
+    const reach = bodyReach(scene);
+    const extentNow = (): { c: THREE.Vector3; r: number } => {
+      const poses = client.poses();
+      const e = poses ? liveExtent(scene, poses, reach) : null;
+      return e ? { c: new THREE.Vector3().fromArray(e.center), r: e.radius } : { c: center, r: radius };
     };
     viewport.handle = {
       getCamera: () => ({
@@ -182,11 +190,18 @@ function CameraRig({
         target: ctl ? ctl.target.toArray() : [0, 0, 0],
       }),
       setCamera,
-      frameAll: () => frame(center, radius),
+      frameAll: () => {
+        const { c, r } = extentNow();
+        frame(c, r);
+      },
+      cameraPreset: (name: CameraPreset) => {
+        const { c, r } = extentNow();
+        frame(c, r, CAMERA_PRESETS[name]);
+      },
       frameSelected: () => {
         const sel = useStudio.getState().selection;
         const poses = client.poses();
-        if (sel === null || !poses) return frame(center, radius);
+        if (sel === null || !poses) return viewport.handle?.frameAll();
         frame(drawnBodyPosition(scene, poses, sel, new THREE.Vector3()), Math.max(0.15, radius * 0.35));
       },
       markers: () => overlay.current?.markers() ?? { pC: [], x0: [], x1: [] },
@@ -215,9 +230,14 @@ function CameraRig({
     };
   }, [camera, ctl, center, radius, scene, overlay, gl, world]);
 
-  // frame the scene once per load (a link sets its camera right after)
+  // frame the scene once per load, unless a link asked for its own camera
   useEffect(() => {
-    viewport.handle?.frameAll();
+    const h = viewport.handle;
+    const wanted = viewport.pendingCamera;
+    if (!h) return;
+    if (!wanted) return h.frameAll();
+    h.setCamera(wanted.position, wanted.target);
+    if (ctl) viewport.pendingCamera = null; // kept until the orbit controls exist to take the target
   }, [loads, ctl]);
 
   // follow: camera and orbit target move with the followed body, so the view around it is kept
