@@ -227,6 +227,7 @@ function onEvent(e: WorkerEvent): void {
         trajectory: false, // a load (or a restarted worker) stops trajectory-mode ablation
         scene: e.scene,
         options: e.options,
+        loadedOptions: e.options.explicit,
         loads: st.loads + 1,
         num_worlds: e.scene.num_worlds,
         contact: null,

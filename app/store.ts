@@ -67,6 +67,8 @@ export interface StudioState {
   selection: number | null;
   contact: ContactDetail | null;
   view: ViewState;
+  /** the explicit options the scene was loaded with (its file's, or its link's) */
+  loadedOptions: Record<string, string | number | boolean>;
   /** the shortcut overlay is open */
   help: boolean;
   /** panels, plots and info boxes are hidden: the viewport and timeline only */
@@ -105,6 +107,7 @@ export const useStudio = create<StudioState>()((set) => ({
     islands: false,
     follow: false,
   },
+  loadedOptions: {},
   help: false,
   panelsHidden: false,
   set: (partial) => set(partial),

@@ -49,6 +49,8 @@ test('the Franka FR3 package (URDF, STL colliders, COLLADA visuals) loads from a
   const errors = watchConsole(page);
   const scene = await dropPackage(page, path.join(ASSETS, 'newton-assets/franka_emika_panda'));
   expect(scene.bodies).toContain('fr3_hand');
+  // the scene menu no longer names the built-in scene that was showing before
+  await expect(page.locator('[id="scene.catalog"] option:checked')).toHaveText('(an opened file)');
 
   // the hand's COLLADA visual: five shapes, one per material, in the file's colours, drawn; its
   // collider hidden behind it

@@ -5,17 +5,18 @@
  */
 import { LevaInputs, button, buttonGroup, folder, useControls } from 'leva';
 import { useEffect, useMemo } from 'react';
-import { PRESETS, SOLVER_OPTION_KEYS, allowedValues, resolveSolverOptions } from '../../engine/index';
+import { SOLVER_OPTION_KEYS, allowedValues, resolveSolverOptions } from '../../engine/index';
+import { backToLoadedPatch, optionPatch, overridesKeptNotice } from './option_patch';
 import { CATALOG, DEFAULT_SCENE } from '../catalog';
 import { copyLink, loadCatalog, send, setBackend, setPlaying, viewport } from '../session';
 import { useStudio, type ViewState } from '../store';
 import type { BackendInfo } from '../../engine/worker/protocol';
 import { STAGE_LABELS, stageRows, type StageLabel } from './stage_times';
 
-/** keys a preset expands into; changing the preset clears explicit overrides of these */
-export const PRESET_KEYS = [...Object.keys(PRESETS.approx32), 'line_search_relative_slop'];
 const INTEGER_KEYS = new Set(['line_search_max_iterations', 'max_iterations', 'max_rigid_contact']);
 const BOOLEAN_KEYS = new Set(['use_f64_boundary_pose', 'solve_islands']);
+/** the scene menu's entry while the scene came from a file, a folder or a URL */
+export const OPENED_FILE = '(an opened file)';
 /** the keyframe menu's entry for the model's own reference pose (no keyframe) */
 export const REFERENCE_POSE = 'qpos0 (reference pose)';
 
@@ -24,20 +25,6 @@ export function formatNumber(x: number): string {
   if (x === 0) return '0';
   const a = Math.abs(x);
   return a >= 1e-3 && a < 1e6 ? String(Number(x.toPrecision(12))) : x.toExponential().replace('e+', 'e');
-}
-
-/** the option patch for a panel edit of `key` */
-export function optionPatch(key: string, raw: unknown): Record<string, string | number | boolean | null> {
-  if (key === 'contact_preset_variant') {
-    const patch: Record<string, string | number | boolean | null> = { contact_preset_variant: raw as string };
-    for (const k of PRESET_KEYS) patch[k] = null;
-    return patch;
-  }
-  if (typeof raw === 'string' && !allowedValues(key as never)) {
-    const v = Number(raw.trim());
-    return { [key]: raw.trim() === '' || !Number.isFinite(v) ? raw : v };
-  }
-  return { [key]: raw as string | number | boolean };
 }
 
 function panelValue(key: string, v: unknown): unknown {
@@ -51,10 +38,11 @@ export function ScenePanel({ openFiles, openFolder }: { openFiles: () => void; o
     'scene',
     () => ({
       catalog: {
-        options: CATALOG.map((c) => c.id),
+        // after a file, folder or link URL loads, the menu says so instead of naming a built-in scene
+        options: { [OPENED_FILE]: '', ...Object.fromEntries(CATALOG.map((c) => [c.id, c.id])) },
         value: DEFAULT_SCENE,
         onChange: (v: string, _p: string, ctx: { fromPanel: boolean; initial: boolean }) => {
-          if (ctx.fromPanel && !ctx.initial) void loadCatalog(v);
+          if (ctx.fromPanel && !ctx.initial && v) void loadCatalog(v);
         },
       },
       'open file…': button(() => openFiles()),
@@ -64,7 +52,7 @@ export function ScenePanel({ openFiles, openFolder }: { openFiles: () => void; o
     { order: 0 },
   );
   useEffect(() => {
-    if (sceneRef?.kind === 'catalog') set({ catalog: sceneRef.id });
+    if (sceneRef) set({ catalog: sceneRef.kind === 'catalog' ? sceneRef.id : '' });
   }, [sceneRef, set]);
   return null;
 }
@@ -78,6 +66,10 @@ export function SolverPanel() {
       const onChange = (v: unknown, _p: string, ctx: { fromPanel: boolean; initial: boolean }) => {
         if (!ctx.fromPanel || ctx.initial) return;
         send({ type: 'set_options', options: optionPatch(key, v) });
+        if (key === 'contact_preset_variant') {
+          const note = overridesKeptNotice(String(v), useStudio.getState().options?.explicit ?? {});
+          if (note) useStudio.getState().set({ notice: note });
+        }
       };
       const allowed = allowedValues(key);
       if (allowed) out[key] = { options: [...allowed], value: defaults[key], onChange };
@@ -86,11 +78,9 @@ export function SolverPanel() {
       else out[key] = { value: panelValue(key, defaults[key]), type: LevaInputs.STRING, onChange };
     }
     out['overrides'] = { value: '', editable: false, type: LevaInputs.STRING };
-    out['back to preset'] = button(() => {
-      const explicit = useStudio.getState().options?.explicit ?? {};
-      const patch: Record<string, null> = {};
-      for (const k of Object.keys(explicit)) if (k !== 'contact_preset_variant') patch[k] = null;
-      send({ type: 'set_options', options: patch });
+    out['back to scene options'] = button(() => {
+      const st = useStudio.getState();
+      send({ type: 'set_options', options: backToLoadedPatch(st.options?.explicit ?? {}, st.loadedOptions) });
     });
     return out;
   }, []);
