@@ -122,10 +122,18 @@ test('every solver knob applies live through the panel; the Δ plots draw on the
   const explicit = await studio(page, (s) => s.options()?.explicit ?? {});
   expect(explicit).toMatchObject({ contact_weight_mode: 'diag_delassus', contact_solve_precision: 'fp32' });
   expect(await studio(page, (s) => s.loads)).toBe(loads);
-  // back to the scene's preset: drake
+  // another preset keeps the one-factor overrides (explicit keys override the preset) and says so
   await select('contact_preset_variant', 'drake');
   expect(await effective('contact_weight_mode')).toBe('diag_delassus');
-  expect(await effective('contact_solve_precision')).toBe('fp64');
+  expect(await effective('contact_solve_precision')).toBe('fp32');
+  await expect(page.getByTestId('notice')).toContainText('contact_solve_precision=fp32');
+  // back to the scene's options: the file's own (drake, exact_root) come back, the overrides go
+  await page.getByRole('button', { name: 'back to scene options' }).click();
+  await expect.poll(() => effective('contact_solve_precision')).toBe('fp64');
+  expect(await studio(page, (s) => s.options()?.explicit ?? {})).toEqual({
+    contact_preset_variant: 'drake',
+    line_search_variant: 'exact_root',
+  });
 
   // the Δ plots draw finite positive values
   await expect

@@ -576,6 +576,7 @@ class UsdPhysicsImporter {
         shapeInfos.push({ prim: v, body: owner, collider: false, index: s });
     }
     result.shapes = shapeInfos.map((s) => s.index);
+    this.showCollidersWhereNoVisualDrew(shapeInfos);
     for (const [kind, list] of [
       ['collider', this.pointless.colliders],
       ['visual', this.pointless.visuals],
@@ -876,6 +877,29 @@ class UsdPhysicsImporter {
       return;
     }
     cfg.density = 1000; // UsdPhysics' default, SI
+  }
+
+  /**
+   * a body whose visual prims all failed to draw (missing or pointless meshes) shows its colliders
+   * instead, as URDF links do, rather than nothing at all
+   */
+  private showCollidersWhereNoVisualDrew(shapes: ShapeInfo[]): void {
+    if (this.opts.hide_collision_shapes) return;
+    const drawn = new Set(shapes.filter((s) => !s.collider && s.body >= 0).map((s) => s.body));
+    const shown = new Set<number>();
+    for (const s of shapes) {
+      if (!s.collider || s.body < 0 || !this.visualBodies.has(s.body) || drawn.has(s.body)) continue;
+      this.builder.shapes[s.index].cfg.is_visible = true;
+      shown.add(s.body);
+    }
+    if (shown.size) {
+      const names = [...shown].map((k) => this.bodies[k].prim.path);
+      this.warnings.push(
+        `visual meshes not drawn on ${shown.size} bod${shown.size === 1 ? 'y' : 'ies'}; their collision shapes are shown instead: ` +
+          names.slice(0, 8).join(', ') +
+          (names.length > 8 ? `, … (${names.length - 8} more)` : ''),
+      );
+    }
   }
 
   private addMeshGeom(
