@@ -502,11 +502,22 @@ function readMeshAssets(root: XmlElement, rd: Reader): Map<string, MeshAsset> {
       if (!file) {
         if (!vertex || vertex.length < 12 || vertex.length % 3)
           throw elError(m, '<mesh> needs a file or ≥ 4 vertices');
-        const tris = face ?? [];
-        if (tris.length % 3 || tris.some((i) => !(Number.isInteger(i) && i >= 0 && i < vertex.length / 3))) {
-          throw elError(m, '<mesh face> needs vertex index triples');
+        if (!face) {
+          // MuJoCo: vertices without faces are the mesh's convex hull (drawn, collided and weighed so)
+          try {
+            inline = convexHull(vertex);
+          } catch (e) {
+            throw elError(m, `<mesh vertex> without faces: ${e instanceof Error ? e.message : String(e)}`);
+          }
+        } else {
+          if (
+            face.length % 3 ||
+            face.some((i) => !(Number.isInteger(i) && i >= 0 && i < vertex.length / 3))
+          ) {
+            throw elError(m, '<mesh face> needs vertex index triples');
+          }
+          inline = { vertices: Float64Array.from(vertex), triangles: Int32Array.from(face) };
         }
-        inline = { vertices: Float64Array.from(vertex), triangles: Int32Array.from(tris) };
       }
       out.set(name, {
         name,
