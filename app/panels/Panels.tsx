@@ -77,7 +77,7 @@ export function SolverPanel() {
       else if (INTEGER_KEYS.has(key)) out[key] = { value: defaults[key], step: 1, min: 0, onChange };
       else out[key] = { value: panelValue(key, defaults[key]), type: LevaInputs.STRING, onChange };
     }
-    out['overrides'] = { value: '', editable: false, type: LevaInputs.STRING };
+    out['overrides'] = { value: '', editable: false, rows: 3, type: LevaInputs.STRING };
     out['back to scene options'] = button(() => {
       const st = useStudio.getState();
       send({ type: 'set_options', options: backToLoadedPatch(st.options?.explicit ?? {}, st.loadedOptions) });

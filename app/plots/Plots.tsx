@@ -27,6 +27,11 @@ const fmtSci = (v: number | null) => (v === null || v === undefined ? '—' : Nu
 
 const CHARTS = 4;
 
+/** chart height [CSS px]: 180 on tall windows, down to 130 so a 700 px window keeps its viewport */
+export function plotHeight(windowHeight: number): number {
+  return Math.round(Math.min(180, Math.max(130, windowHeight * 0.16)));
+}
+
 function makeChart(
   el: HTMLElement,
   title: string,
@@ -35,7 +40,7 @@ function makeChart(
 ): uPlot {
   const common = {
     width,
-    height: 180,
+    height: plotHeight(window.innerHeight),
     title,
     cursor: { sync: { key: 'sap-ablation' }, drag: { x: true, y: false } },
     legend: { live: true },
@@ -190,13 +195,16 @@ export function Plots() {
     const off = onSeries(() => {
       if (!raf) raf = requestAnimationFrame(draw);
     });
-    const ro = new ResizeObserver(() => {
+    const resize = () => {
       const width = Math.max(
         220,
         Math.floor((dpRef.current?.parentElement?.clientWidth ?? 900) / CHARTS) - 12,
       );
-      for (const u of [c.dp, c.dm, c.so, c.tr]) u.setSize({ width, height: 180 });
-    });
+      const height = plotHeight(window.innerHeight);
+      for (const u of [c.dp, c.dm, c.so, c.tr]) u.setSize({ width, height });
+    };
+    const ro = new ResizeObserver(resize);
+    window.addEventListener('resize', resize);
     if (dpRef.current?.parentElement) ro.observe(dpRef.current.parentElement);
     plots.data = () => ({
       delta_precision: c.dp.data as (number | null)[][],
@@ -207,6 +215,7 @@ export function Plots() {
     return () => {
       off();
       ro.disconnect();
+      window.removeEventListener('resize', resize);
       if (raf) cancelAnimationFrame(raf);
       plots.data = null;
       c.dp.destroy();
@@ -256,7 +265,7 @@ export function Plots() {
     <section className="plots" aria-label="ablation plots">
       <div className="plots-bar">
         <strong>preset ablation</strong>
-        <span className="muted">
+        <span className="muted plots-hint">
           {count} samples · log scale · hover for values · drag to zoom, double-click to reset
         </span>
         <button onClick={() => setPaused((p) => !p)} data-testid="plots-pause">

@@ -25,7 +25,8 @@ export function errorWhere(e: ErrorInfo): string {
 export function SceneInfoBox() {
   const scene = useStudio((s) => s.scene);
   const sceneRef = useStudio((s) => s.sceneRef);
-  const [open, setOpen] = useState(true);
+  // small windows start with the box folded to its title line (a click opens it)
+  const [open, setOpen] = useState(() => window.innerWidth >= 1200 && window.innerHeight >= 760);
   if (!scene) return <div className="info">loading…</div>;
   const source =
     sceneRef?.kind === 'catalog'
