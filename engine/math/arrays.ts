@@ -6,11 +6,11 @@ export function f64(x: ArrayLike<number>): Float64Array {
 }
 
 /**
- * whether a and b hold the same doubles bit for bit over a's length (−0 and +0 differ; NaN never
- * matches, so a state holding one is never taken for an earlier one)
+ * whether a and b hold the same doubles bit for bit over a[from..to) (default: a's length; −0 and +0
+ * differ; NaN never matches, so a state holding one is never taken for an earlier one)
  */
-export function sameBits(a: Float64Array, b: Float64Array): boolean {
-  for (let i = 0; i < a.length; i++) {
+export function sameBits(a: Float64Array, b: Float64Array, from = 0, to = a.length): boolean {
+  for (let i = from; i < to; i++) {
     const x = a[i];
     if (x !== b[i] || (x === 0 && 1 / x !== 1 / b[i])) return false;
   }

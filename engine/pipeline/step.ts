@@ -92,6 +92,8 @@ export class SolverSAP {
   private readonly vStarW: Float64Array[] = [];
   private readonly vNextW: Float64Array[] = [];
   private readonly vAltW: Float64Array[] = [];
+  /** per world: 1 where this step continues the last one and v_alt holds its extrapolation */
+  private readonly extrapolatedW: Uint8Array;
 
   /** total line-search iterations of the last step (all worlds) */
   last_line_search_iterations = 0;
@@ -120,6 +122,7 @@ export class SolverSAP {
     this.v_next = new Float64Array(nv);
     this.v_bar = new Float64Array(nv);
     this.v_alt = new Float64Array(nv);
+    this.extrapolatedW = new Uint8Array(model.num_worlds);
     this.history = new WarmStartHistory(model);
     this.tau = new Float64Array(nv);
     this.A_diag = new Float64Array(nv);
@@ -303,8 +306,10 @@ export class SolverSAP {
     }
 
     // the extrapolated start, when this step continues the last one
-    const extrapolated =
-      this.warm_start === 'accelerated' && this.history.extrapolate(state_in, this.v_n, dt, this.v_alt);
+    const extrapolated = this.extrapolatedW;
+    if (this.warm_start === 'accelerated')
+      this.history.extrapolate(state_in, this.v_n, dt, this.v_alt, extrapolated);
+    else zeroRun(extrapolated, 0, extrapolated.length);
 
     // 2. free motion
     let hasExternal = false;
@@ -408,7 +413,7 @@ export class SolverSAP {
         const res =
           this.warm_start === 'free_motion'
             ? this.sap.solvePacked(pp, undefined, vOut)
-            : this.sap.solvePacked(pp, this.vnW[w], vOut, extrapolated ? this.vAltW[w] : undefined);
+            : this.sap.solvePacked(pp, this.vnW[w], vOut, extrapolated[w] ? this.vAltW[w] : undefined);
         report.status = res.status;
         report.iterations = res.iterations;
         report.line_search_iterations = res.line_search_iterations;

@@ -10,7 +10,7 @@ import { SHARED_ASSETS } from '../io/testing_assets';
 import { makeState } from '../kinematics';
 import { cloneState, copyState } from '../state';
 import { Simulation } from './simulation';
-import { sphereOnGround } from './test_scenes';
+import { boxStack, sphereOnGround } from './test_scenes';
 import { WarmStartHistory, type WarmStart } from './warm_start';
 
 describe('WarmStartHistory', () => {
@@ -20,20 +20,40 @@ describe('WarmStartHistory', () => {
     const s = makeState(m);
     const v1 = Float64Array.from([1, 2, 3, 4, 5, 6]);
     const out = new Float64Array(6).fill(-7);
-    expect(h.extrapolate(s, v1, 0.01, out)).toBe(false);
+    const flags = new Uint8Array(1);
+    expect(h.extrapolate(s, v1, 0.01, out, flags)).toBe(false);
     expect(Array.from(out)).toEqual([-7, -7, -7, -7, -7, -7]);
     h.record(Float64Array.from([0, 2, 2, 4, 6, 6]), s, 0.01);
-    expect(h.extrapolate(s, v1, 0.01, out)).toBe(true);
+    expect(h.extrapolate(s, v1, 0.01, out, flags)).toBe(true);
     expect(Array.from(out)).toEqual([2, 2, 4, 4, 4, 6]);
-    expect(h.extrapolate(s, v1, 0.02, out)).toBe(false);
+    expect(flags[0]).toBe(1);
+    expect(h.extrapolate(s, v1, 0.02, out, flags)).toBe(false);
     const edited = cloneState(s);
     edited.joint_qd[3] = -0; // +0 → −0: not the recorded state
-    expect(h.extrapolate(edited, v1, 0.01, out)).toBe(false);
+    expect(h.extrapolate(edited, v1, 0.01, out, flags)).toBe(false);
     edited.joint_qd[3] = 0;
     edited.joint_q[2] += 1e-12;
-    expect(h.extrapolate(edited, v1, 0.01, out)).toBe(false);
+    expect(h.extrapolate(edited, v1, 0.01, out, flags)).toBe(false);
     h.clear();
-    expect(h.extrapolate(s, v1, 0.01, out)).toBe(false);
+    expect(h.extrapolate(s, v1, 0.01, out, flags)).toBe(false);
+    expect(flags[0]).toBe(0);
+  });
+
+  it('judges each world on its own: an edited world starts from v_n, the others extrapolate', () => {
+    const m = boxStack(1, 0.1, 0.6, 3);
+    const h = new WarmStartHistory(m);
+    const s = makeState(m);
+    const v = new Float64Array(m.joint_dof_count).fill(1);
+    const out = new Float64Array(m.joint_dof_count).fill(-7);
+    const flags = new Uint8Array(3);
+    h.record(new Float64Array(m.joint_dof_count), s, 0.01);
+    const edited = cloneState(s);
+    edited.joint_qd[m.world_dof_start[1]] = NaN;
+    expect(h.extrapolate(edited, v, 0.01, out, flags)).toBe(true);
+    expect(Array.from(flags)).toEqual([1, 0, 1]);
+    for (let w = 0; w < 3; w++)
+      for (let k = m.world_dof_start[w]; k < m.world_dof_start[w + 1]; k++)
+        expect(out[k]).toBe(w === 1 ? -7 : 2);
   });
 });
 

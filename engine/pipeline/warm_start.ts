@@ -12,7 +12,7 @@
  * warm start and the smooth acceleration). The start only decides where Newton begins: the
  * solution meets the same tolerances either way.
  */
-import { copyRun, sameBits } from '../math';
+import { copyRun, sameBits, zeroRun } from '../math';
 import type { SapModel } from '../model';
 import type { SapState } from '../state';
 
@@ -35,7 +35,10 @@ export class WarmStartHistory {
   private dt = NaN;
   private valid = false;
 
+  private readonly model: SapModel;
+
   constructor(m: SapModel) {
+    this.model = m;
     this.v_prev = new Float64Array(m.joint_dof_count);
     this.q = new Float64Array(m.joint_coord_count);
     this.qd = new Float64Array(m.joint_dof_count);
@@ -48,14 +51,35 @@ export class WarmStartHistory {
   }
 
   /**
-   * v_alt = v_n + (v_n − v_{n−1}) into `out` when the step {@link continues} the last one; false
-   * (and `out` untouched) otherwise
+   * v_alt = v_n + (v_n − v_{n−1}) into `out` for each world whose part of `state_in` is the part the
+   * last recorded step wrote (at the same `dt`): `worlds[w]` is 1 for those, 0 for the others (their
+   * part of `out` untouched). Worlds are judged one by one, so that a world edited or holding a
+   * non-finite value leaves the others' warm start as it would be without it. True when any world
+   * continues.
    */
-  extrapolate(state_in: SapState, v_n: Float64Array, dt: number, out: Float64Array): boolean {
-    if (!this.continues(state_in, dt)) return false;
+  extrapolate(
+    state_in: SapState,
+    v_n: Float64Array,
+    dt: number,
+    out: Float64Array,
+    worlds: Uint8Array,
+  ): boolean {
+    const m = this.model;
+    zeroRun(worlds, 0, m.num_worlds);
+    if (!(this.valid && dt === this.dt)) return false;
     const vp = this.v_prev;
-    for (let k = 0; k < vp.length; k++) out[k] = v_n[k] + (v_n[k] - vp[k]);
-    return true;
+    let any = false;
+    for (let w = 0; w < m.num_worlds; w++) {
+      const c0 = m.world_coord_start[w],
+        d0 = m.world_dof_start[w],
+        d1 = m.world_dof_start[w + 1];
+      if (!sameBits(state_in.joint_q, this.q, c0, m.world_coord_start[w + 1])) continue;
+      if (!sameBits(state_in.joint_qd, this.qd, d0, d1)) continue;
+      for (let k = d0; k < d1; k++) out[k] = v_n[k] + (v_n[k] - vp[k]);
+      worlds[w] = 1;
+      any = true;
+    }
+    return any;
   }
 
   /**

@@ -5,6 +5,7 @@
 
 export * from './options';
 export * from './problem';
+export { solveSapProblem } from './solve';
 export { SapSolver, diagDelassusWeight, MIN_DELASSUS_WEIGHT } from './solver';
 export * from './linesearch';
 export * from './linalg/cholesky';

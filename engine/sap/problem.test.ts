@@ -1,7 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { contactCalc, contactRecord, makeContactParams } from './constraints/contact';
 import type { SapSolverOptions } from './options';
-import { solveSapProblem, type SapProblem, type SapSolveResult } from './problem';
+import type { SapProblem, SapSolveResult } from './problem';
+import { solveSapProblem } from './solve';
 import { PackedSapProblem } from './packed_problem';
 import { SapSolver, diagDelassusWeight } from './solver';
 import {

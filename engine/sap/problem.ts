@@ -8,8 +8,6 @@
 import type { ContactRegionName } from './constraints/contact';
 import type { LimitParamsInput } from './constraints/limit';
 import type { TendonParamsInput } from './constraints/tendon';
-import type { SapSolverOptions } from './options';
-import { SapSolver } from './solver';
 
 /**
  * One SAP problem.
@@ -119,26 +117,3 @@ export interface SapSolveResult {
   contact_state?: (ContactRegionName | null)[];
   message?: string;
 }
-
-/**
- * Solves a SAP problem.
- *
- * @param p        the problem (not modified)
- * @param options  solver options (SPEC §3.6), expanded with `resolveSolverOptions`; throws
- *                 `OptionsError` for unknown keys or bad values
- * @param v_guess  initial guess (Σ nv entries); defaults to v*
- * @returns        the result; numerical trouble is reported in `status`, never thrown
- */
-export function solveSapProblem(
-  p: SapProblem,
-  options?: Partial<SapSolverOptions>,
-  v_guess?: Float64Array,
-): SapSolveResult {
-  // one solver for all calls: a solver's kernel memory costs more to make than a small problem
-  // costs to solve, and a solve's result never depends on earlier solves (its arrays are its own)
-  const solver = (sharedSolver ??= new SapSolver());
-  solver.setOptions(options ?? {});
-  return solver.solve(p, v_guess);
-}
-
-let sharedSolver: SapSolver | null = null;

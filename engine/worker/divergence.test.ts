@@ -56,6 +56,22 @@ describe('divergence containment', () => {
     expect(Array.from(run.h.sim!.state.body_q).every(Number.isFinite)).toBe(true);
   });
 
+  it('4 worlds of a settling pyramid: a NaN in world 2 leaves worlds 0, 1 and 3 bit for bit', async () => {
+    const ref = await host('box_pyramid', 4);
+    const run = await host('box_pyramid', 4);
+    for (const x of [ref, run]) {
+      x.h.handle({ v, type: 'play' });
+      x.h.handle({ v, type: 'step', n: 15 });
+    }
+    run.h.handle({ v, type: 'debug', fault: 'nan', world: 2 });
+    for (const x of [ref, run]) x.h.handle({ v, type: 'step', n: 25 });
+    await Promise.all([ref.h.idle(), run.h.idle()]);
+    expect(run.errors().find((e) => e.code === 'divergence')).toMatchObject({ world: 2, action: 'restored' });
+    const bits = (x: SimHost, w: number) =>
+      Buffer.from(Float64Array.from(worldQ(x, w)).buffer).toString('hex');
+    for (const w of [0, 1, 3]) expect(bits(run.h, w), `world ${w}`).toBe(bits(ref.h, w));
+  });
+
   it('detects an energy blow-up, names the energy and its limit, and escalates on repeats', async () => {
     const { h, errors } = await host('box_stack', 2);
     h.handle({ v, type: 'step', n: 5 });

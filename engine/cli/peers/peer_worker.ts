@@ -15,7 +15,7 @@
  */
 import { parentPort } from 'node:worker_threads';
 import { loadModelFile, type LoadFileOptions } from '../../io/load_file';
-import type { PeerName, PeerRow } from '../bench';
+import type { PeerName, PeerRow } from '../bench_scene';
 import { startMujoco, startRapier, type PeerRunner, type PeerSetup } from './runners';
 
 /** the bench → peer worker messages */

@@ -7,7 +7,7 @@
 import { readFileSync } from 'node:fs';
 import type { LoadedSceneFile } from '../../io/load_file';
 import type { SapState } from '../../state';
-import type { BenchScene, PeerName, PeerRow } from '../bench';
+import type { BenchScene, PeerName, PeerRow } from '../bench_scene';
 import { median, segmentedRate, warmUp } from '../timing';
 import { exportMjcf, setMujocoState, type MjcfExport } from './mjcf_export';
 import {
