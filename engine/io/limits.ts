@@ -90,6 +90,9 @@ export const LIMITS = {
   /** most candidate shape pairs over all worlds (the default broad phase lists them up front) */
   max_broadphase_pairs: 8_000_000,
 
+  /** longest time step [s] (a step over a second is a unit mistake: 1e30 s jumps past every event) */
+  max_time_step: 1,
+
   // ---- worker protocol
   /** longest scene text in a `load_scene` command [characters] */
   max_protocol_text: 8 * MiB,
