@@ -64,8 +64,11 @@ const securityHeaders = (mode: 'build' | 'dev') => ({
   'Referrer-Policy': 'no-referrer',
 });
 
-export default defineConfig({
+export default defineConfig(({ mode }) => ({
   root: '.',
+  // `vite build --mode test` (scripts/e2e.mjs) is a test build: the worker protocol accepts its
+  // fault-injection command there and nowhere else (engine/worker/protocol.ts)
+  define: { __SAP_TEST_BUILD__: JSON.stringify(mode === 'test') },
   publicDir: 'public',
   plugins: [cspMeta()],
   server: { headers: securityHeaders('dev'), port: 5173 },
@@ -83,4 +86,4 @@ export default defineConfig({
       },
     },
   },
-});
+}));

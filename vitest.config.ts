@@ -9,6 +9,8 @@ if (!process.env.VK_ICD_FILENAMES && existsSync(SWIFTSHADER_ICD))
   process.env.VK_ICD_FILENAMES = SWIFTSHADER_ICD;
 
 export default defineConfig({
+  // a test build: the worker protocol accepts its fault-injection command (engine/worker/protocol.ts)
+  define: { __SAP_TEST_BUILD__: 'true' },
   test: {
     include: ['engine/**/*.test.ts', 'scenes/**/*.test.ts', 'app/**/*.test.ts', 'examples/**/*.test.ts'],
     testTimeout: 120_000,

@@ -1,10 +1,12 @@
 import { deflateSync, strToU8 } from 'fflate';
 import { describe, expect, it } from 'vitest';
+import { PROTOCOL_VERSION, parseCommand } from '../engine/worker/protocol';
 import {
   LinkError,
   MAX_INLINE_SCENE,
   MAX_LINK_CHARS,
   MAX_LINK_JSON_BYTES,
+  MAX_LINK_STEPS,
   boundedInflate,
   decodeF64,
   decodeLink,
@@ -32,6 +34,14 @@ describe('share links', () => {
     selection: 3,
     view: { overlay: true, collision: false, follow: true },
   };
+
+  it('a link replays up to the step count the worker takes in one request, and no further', () => {
+    // the studio writes links up to MAX_LINK_STEPS; opening one sends one `step` of that many
+    const last = decodeLink(encodeLink({ ...state, step: MAX_LINK_STEPS }));
+    expect(last.step).toBe(MAX_LINK_STEPS);
+    expect(parseCommand({ v: PROTOCOL_VERSION, type: 'step', n: last.step }).ok).toBe(true);
+    expect(() => encodeLink({ ...state, step: MAX_LINK_STEPS + 1 })).toThrow(/max_link_steps = 200000/);
+  });
 
   it('round-trips every field', () => {
     const payload = encodeLink(state);

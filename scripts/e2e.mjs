@@ -7,8 +7,8 @@ const run = (cmd) => execSync(cmd, { stdio: 'inherit' });
 
 ensureChromium('e2e');
 if (!process.argv.includes('--no-build')) {
-  console.log('[e2e] building the studio (vite build)…');
-  run('npx vite build --logLevel warn');
+  console.log('[e2e] building the studio as a test build (vite build --mode test)…');
+  run('npx vite build --mode test --logLevel warn');
 }
 const extra = process.argv.slice(2).filter((a) => a !== '--no-build');
 run(['npx playwright test', ...extra].join(' '));

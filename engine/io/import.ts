@@ -5,7 +5,7 @@
 import { ModelBuilder, ModelError, type SapModel } from '../model';
 import { ImportError } from './assets/errors';
 import { builderSizeProblem } from './limits';
-import { assertModelFinite } from './model_check';
+import { checkBuiltModel } from './model_check';
 import { hasGroundPlane, standOnGround } from './placement';
 import type { AssetResolver } from './assets/resolver';
 import type { Importer, ImportOptions, ImportResult, ImportSource } from './assets/importer';
@@ -152,9 +152,10 @@ export async function loadModelAsset(
   if (ground) builder.addGround();
   builder.num_worlds = opts.num_worlds ?? 1;
   let model: SapModel;
+  let physical: string[];
   try {
     model = builder.finalize();
-    assertModelFinite(model);
+    physical = checkBuiltModel(model, builder);
   } catch (e) {
     throw e instanceof ModelError ? new ImportError(`model: ${e.message}`, source.path) : e;
   }
@@ -164,7 +165,7 @@ export async function loadModelAsset(
     max_rigid_contact: 256,
     solver: {},
     model,
-    warnings: [...result.warnings, ...result.unsupported.map((u) => `unsupported: ${u}`)],
+    warnings: [...result.warnings, ...physical, ...result.unsupported.map((u) => `unsupported: ${u}`)],
     notes: placement,
     result,
     builder,

@@ -6,6 +6,8 @@
  */
 
 const MiB = 1024 * 1024;
+/** one number for both: a share link replays its steps with one worker `step` command */
+const MAX_REPLAY_STEPS = 200_000;
 
 export const LIMITS = {
   // ---- uploads (drops, file pickers, `load_scene` file maps)
@@ -90,11 +92,14 @@ export const LIMITS = {
   /** most candidate shape pairs over all worlds (the default broad phase lists them up front) */
   max_broadphase_pairs: 8_000_000,
 
+  /** longest time step [s] (a step over a second is a unit mistake: 1e30 s jumps past every event) */
+  max_time_step: 1,
+
   // ---- worker protocol
   /** longest scene text in a `load_scene` command [characters] */
   max_protocol_text: 8 * MiB,
-  /** largest `step` request */
-  max_step_n: 100_000,
+  /** largest `step` request (= max_link_steps: a link's replay is one request) */
+  max_step_n: MAX_REPLAY_STEPS,
   /** most values of a state vector sent to the worker (`restore`) */
   max_state_values: 16_000_000,
   /** history ring memory [bytes] */
@@ -107,8 +112,8 @@ export const LIMITS = {
   max_link_json_bytes: 1 * MiB,
   /** longest inline scene carried by a link [characters] */
   max_link_scene_chars: 512 * 1024,
-  /** most steps a link may ask to replay */
-  max_link_steps: 200_000,
+  /** most steps a link may ask to replay (= max_step_n) */
+  max_link_steps: MAX_REPLAY_STEPS,
   /** largest scene fetched from a URL in a link [bytes] */
   max_url_scene_bytes: 8 * MiB,
 } as const;

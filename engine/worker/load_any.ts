@@ -18,7 +18,7 @@ import { firstInvalidUtf8 } from '../io/assets/resolver';
 import { ImportError } from '../io/assets/errors';
 import { keyframeRefusal } from '../io/assets/importer';
 import { builderSizeProblem } from '../io/limits';
-import { assertModelFinite } from '../io/model_check';
+import { checkBuiltModel, timeStepProblem } from '../io/model_check';
 import { hasGroundPlane, standOnGround } from '../io/placement';
 import * as sceneLoader from '../io/scene/load';
 import { SceneError } from '../io/scene/errors';
@@ -305,7 +305,9 @@ export async function loadAnyFile(
     const placed = hasPlane ? null : standOnGround(builder);
     if (!hasPlane) builder.addGround({}, 'ground');
     const model = builder.finalize();
-    assertModelFinite(model);
+    const physical = checkBuiltModel(model, builder);
+    const dtBad = opts.dt === undefined ? undefined : timeStepProblem(opts.dt);
+    if (dtBad) throw new ImportError(`dt: ${dtBad}`, key);
     const base = entry.slice(entry.lastIndexOf('/') + 1);
     const keyframes = (res.keyframes ?? []).map((k) => k.name);
     const chosen =
@@ -323,7 +325,7 @@ export async function loadAnyFile(
       solver: {},
       model,
       notes,
-      warnings: [...(res.warnings ?? []), ...unsupported.map((u) => `unsupported: ${u}`)],
+      warnings: [...(res.warnings ?? []), ...physical, ...unsupported.map((u) => `unsupported: ${u}`)],
       keyframes,
       keyframe: chosen ?? null,
     };

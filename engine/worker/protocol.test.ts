@@ -1,5 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import { MAX_FILES, MAX_STEP_N, PROTOCOL_VERSION, parseCommand } from './protocol';
+import {
+  MAX_FILES,
+  MAX_STEP_N,
+  PROTOCOL_VERSION,
+  TEST_BUILD,
+  parseCommand,
+  productionCommandSchema,
+} from './protocol';
 
 const ok = (m: unknown) => {
   const r = parseCommand(m);
@@ -62,6 +69,15 @@ describe('protocol validation', () => {
       { v, type: 'set_backend', backend: 'cpu' },
     ];
     for (const c of cmds) expect(ok(c).type).toBe(c.type);
+  });
+
+  it('the fault-injection command is in test builds only', () => {
+    const debug = { v: PROTOCOL_VERSION, type: 'debug', fault: 'nan', world: 0 };
+    expect(TEST_BUILD).toBe(true); // vitest.config.ts defines __SAP_TEST_BUILD__
+    expect(ok(debug).type).toBe('debug');
+    // the production protocol has no such command
+    expect(productionCommandSchema.safeParse(debug).success).toBe(false);
+    expect(productionCommandSchema.options.map((o) => o.shape.type.value)).not.toContain('debug');
   });
 
   it('rejects malformed messages with the key path and reason', () => {

@@ -72,7 +72,8 @@ const v = z.number().int().min(MIN_PROTOCOL_VERSION).max(PROTOCOL_VERSION);
 /** an MJCF `<key>` by name or index (SceneInfo.keyframes lists the names) */
 const keyframeRef = z.union([z.string().min(1).max(256), z.number().int().min(0).max(1_000_000)]);
 
-export const commandSchema = z.discriminatedUnion('type', [
+/** the production protocol's commands */
+export const productionCommandSchema = z.discriminatedUnion('type', [
   /** loads a scene; on failure the current scene keeps running */
   z.object({
     v,
@@ -193,18 +194,34 @@ export const commandSchema = z.discriminatedUnion('type', [
     joint_q: finiteArray,
     joint_qd: finiteArray,
   }),
-  /**
-   * fault injection for tests: `nan` / `energy` make world `world` diverge in the next step, `throw`
-   * makes the next tick throw, `close` / `hang` end or block the worker (worker.ts)
-   */
+]);
+
+/**
+ * fault injection for tests: `nan` / `energy` make world `world` diverge in the next step, `throw`
+ * makes the next tick throw, `close` / `hang` end or block the worker (worker.ts). Only test builds
+ * ({@link TEST_BUILD}) accept it.
+ */
+const debugCommand = () =>
   z.object({
     v,
     type: z.literal('debug'),
     fault: z.enum(['nan', 'energy', 'throw', 'close', 'hang']),
     world: z.number().int().min(0).optional(),
-  }),
-]);
-export type Command = z.infer<typeof commandSchema>;
+  });
+
+declare const __SAP_TEST_BUILD__: boolean | undefined;
+/**
+ * Whether this is a test build: vitest and the e2e build (`vite build --mode test`) define
+ * `__SAP_TEST_BUILD__` true; the studio's production build defines it false and the CLI bundle not
+ * at all. Only a test build accepts the `debug` fault-injection command.
+ */
+export const TEST_BUILD = typeof __SAP_TEST_BUILD__ !== 'undefined' && __SAP_TEST_BUILD__ === true;
+
+/** the commands a build accepts: the production protocol, plus `debug` in test builds */
+export const commandSchema = TEST_BUILD
+  ? z.discriminatedUnion('type', [...productionCommandSchema.options, debugCommand()])
+  : productionCommandSchema;
+export type Command = z.infer<typeof productionCommandSchema> | z.infer<ReturnType<typeof debugCommand>>;
 type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
 /** a command without the version field (the client adds it) */
 export type CommandBody = DistributiveOmit<Command, 'v'>;
@@ -230,6 +247,9 @@ export function parseCommand(msg: unknown): { ok: true; command: Command } | { o
     }
     if (m.type === 'set_backend' && m.v < 3) {
       return { ok: false, error: `v: set_backend needs protocol version 3 (got ${m.v})` };
+    }
+    if (m.type === 'debug' && !TEST_BUILD) {
+      return { ok: false, error: 'debug: fault injection exists only in test builds' };
     }
     const r = commandSchema.safeParse(msg);
     if (r.success) return { ok: true, command: r.data };

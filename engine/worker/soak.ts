@@ -3,7 +3,10 @@
  * through the worker's {@link SimHost} exactly as the studio does (frames, stats, history ring, the
  * one-step ablation every 10 steps) or through a bare {@link Simulation} as the CLI does, and samples
  * heap and step time per window of simulated time. The trend is fitted after a warm-up: memory must
- * stay flat and the step time must not drift. `npm run soak` (scripts/soak.ts) runs 30 simulated
+ * stay flat and the step time must not drift. Step time is measured against the run's own warm
+ * baseline: after each window a fresh copy of the scene replays the same first steps from its
+ * initial state (a fixed workload), and the drift compares step time over that baseline, so that
+ * other load on the machine, which slows both alike, does not count as drift. `npm run soak` (scripts/soak.ts) runs 30 simulated
  * minutes of the studio's default scene; engine/worker/soak.test.ts runs a short version.
  */
 import { readFileSync } from 'node:fs';
@@ -28,6 +31,8 @@ export interface SoakOptions {
   windows?: number;
   /** the first fraction of windows left out of the trend (JIT and caches warming up) */
   warmup?: number;
+  /** steps of the baseline workload timed after each window (default 200) */
+  baselineSteps?: number;
   /** called after each window (progress) */
   onWindow?: (w: SoakWindow, i: number, n: number) => void;
 }
@@ -38,6 +43,8 @@ export interface SoakWindow {
   steps: number;
   /** mean wall time per step over the window [ms] */
   step_ms: number;
+  /** wall time per step of the baseline workload right after the window [ms] */
+  baseline_ms: number;
   /** V8 heap after a full GC [MB] */
   heap_mb: number;
   /** resident set [MB] and ArrayBuffer memory [MB] */
@@ -59,8 +66,13 @@ export interface SoakResult {
   heap_growth_mb: number;
   /** least-squares slope of step time after warm-up [% of the mean per simulated minute] */
   step_ms_slope_pct_per_min: number;
-  /** mean step time of the last quarter over the first quarter (after warm-up) */
+  /**
+   * mean step time over the baseline's ({@link SoakWindow}.baseline_ms) of the last quarter, over
+   * that of the first quarter (after warm-up): 1 when the run is as fast as a fresh copy throughout
+   */
   step_ms_drift_ratio: number;
+  /** the same ratio of the raw step times (machine load counts) */
+  raw_step_ms_drift_ratio: number;
   /** largest distance a body moved from its initial position [m] (a resting scene stays near 0) */
   max_body_displacement_m: number;
   /** every state stayed finite, no divergence was reported */
@@ -103,6 +115,19 @@ function slope(x: number[], y: number[]): number {
 }
 
 const mean = (a: number[]) => (a.length ? a.reduce((s, v) => s + v, 0) / a.length : 0);
+
+/**
+ * The step-time drift of windows (after warm-up): the mean of the last quarter over the first
+ * quarter, of step time over the baseline's (`relative`: machine load cancels) and raw.
+ */
+export function stepTimeDrift(ws: readonly SoakWindow[]): { relative: number; raw: number } {
+  const q = Math.max(1, Math.floor(ws.length / 4));
+  const drift = (f: (w: SoakWindow) => number) => {
+    const first = mean(ws.slice(0, q).map(f));
+    return first > 0 ? mean(ws.slice(-q).map(f)) / first : 1;
+  };
+  return { relative: drift((w) => w.step_ms / w.baseline_ms), raw: drift((w) => w.step_ms) };
+}
 
 export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const windows = o.windows ?? 60;
@@ -159,6 +184,22 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     dt = sim.dt;
   }
 
+  // the baseline: a fresh copy of the scene, replaying its first steps from its initial state
+  const base = await loadModelFile(o.scene);
+  const baseSim = new Simulation(base.model, {
+    dt: base.dt,
+    solver: base.solver,
+    max_rigid_contact: base.max_rigid_contact,
+  });
+  const baseSteps = o.baselineSteps ?? 200;
+  const baseline = (): number => {
+    baseSim.reset();
+    const t = performance.now();
+    for (let i = 0; i < baseSteps; i++) baseSim.step();
+    return (performance.now() - t) / baseSteps;
+  };
+  baseline(); // warm
+
   const p0 = Float64Array.from(stateNow().body_q);
   const total = o.steps ?? Math.round((o.seconds ?? 1800) / dt);
   const per = Math.max(1, Math.floor(total / windows));
@@ -173,7 +214,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
     done += n;
     const s = stateNow();
     if (!s.q.every(Number.isFinite) || !s.body_q.every(Number.isFinite)) finite = false;
-    const win: SoakWindow = { time: s.time, steps: n, step_ms: ms / n, ...memory() };
+    const win: SoakWindow = { time: s.time, steps: n, step_ms: ms / n, baseline_ms: baseline(), ...memory() };
     out.push(win);
     o.onWindow?.(win, w, windows);
   }
@@ -190,9 +231,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
   const skip = Math.min(out.length - 2, Math.max(1, Math.floor(out.length * (o.warmup ?? 0.1))));
   const trend = out.slice(skip);
   const minutes = trend.map((w) => w.time / 60);
-  const q = Math.max(1, Math.floor(trend.length / 4));
-  const first = mean(trend.slice(0, q).map((w) => w.step_ms));
-  const last = mean(trend.slice(-q).map((w) => w.step_ms));
+  const drift = stepTimeDrift(trend);
   const meanStep = mean(trend.map((w) => w.step_ms));
   return {
     scene: o.scene,
@@ -216,7 +255,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakResult> {
             )) /
           meanStep
         : 0,
-    step_ms_drift_ratio: first > 0 ? last / first : 1,
+    step_ms_drift_ratio: drift.relative,
+    raw_step_ms_drift_ratio: drift.raw,
     max_body_displacement_m: moved,
     finite,
     divergences,

@@ -103,6 +103,7 @@ import {
 } from '../mesh';
 import { assertElementCounts, type XmlElement } from '../xml/xml';
 import { LIMITS, limitMessage } from '../limits';
+import { timeStepProblem } from '../model_check';
 import { DefaultClasses, elError, loadMjcfTree, readCompiler, type CompilerSettings } from './document';
 
 // ------------------------------------------------------------------------------------------- plan types
@@ -670,6 +671,8 @@ class MjcfBuilder {
   readOption(): void {
     for (const o of this.root.children.filter((c) => c.name === 'option')) {
       const ts = this.rd.num(o, 'main', 'timestep');
+      const bad = ts === undefined ? undefined : timeStepProblem(ts);
+      if (bad) throw elError(o, `<option timestep="${o.attrs.timestep}">: ${bad}`);
       if (ts !== undefined) this.result.timestep = ts;
       const g = this.rd.vec(o, 'main', 'gravity', 3);
       if (g) this.result.gravity = [g[0], g[1], g[2]];
@@ -1839,6 +1842,9 @@ class MjcfBuilder {
     const layout: { j: PJoint; p: PBody }[] = [];
     for (const p of this.bodies) for (const j of p.joints) layout.push({ j, p });
     const keys: ImportedKeyframe[] = [];
+    const nu = this.root.children
+      .filter((c) => c.name === 'actuator')
+      .reduce((n, sec) => n + sec.children.length, 0);
     for (const sec of this.root.children.filter((c) => c.name === 'keyframe')) {
       for (const k of sec.children.filter((c) => c.name === 'key')) {
         const qpos = rd.nums(k, 'main', 'qpos') ?? [];
@@ -1886,8 +1892,15 @@ class MjcfBuilder {
             key.joint_qd.push({ joint: bj, qd: out });
           }
         }
-        if (qpos.length > qi)
-          this.log.warn(`keyframe '${key.name}': qpos has ${qpos.length} entries, the model ${qi}`);
+        // MuJoCo's sizes: qpos nq, qvel nv, ctrl nu (each may be left out)
+        const sizes: [string, number, number][] = [
+          ['qpos', qpos.length, qi],
+          ['qvel', qvel.length, vi],
+          ['ctrl', key.ctrl.length, nu],
+        ];
+        for (const [field, got, want] of sizes)
+          if (got !== 0 && got !== want)
+            throw elError(k, `<key name="${key.name}">: ${field} has ${got} values; the model has ${want}`);
         keys.push(key);
       }
     }

@@ -47,7 +47,7 @@ import {
   type AssetRoot,
 } from './asset_roots';
 import { LIMITS, builderSizeProblem, limitMessage } from '../limits';
-import { assertModelFinite } from '../model_check';
+import { checkBuiltModel, timeStepProblem } from '../model_check';
 import { assertValidScene } from './validate';
 
 export { parseSceneText } from './source';
@@ -989,9 +989,12 @@ function prepare(doc: unknown, opts: LoadSceneOptions): Prepared {
   const L = new SceneLoader(data, strict);
   L.ctx.warnings.push(...warnings);
 
-  if (opts.dt !== undefined && !(opts.dt > 0 && Number.isFinite(opts.dt)))
-    throw sceneError(['dt'], `dt must be a finite number > 0; got ${opts.dt}`);
-  const dt = opts.dt ?? data.simulation?.dt ?? DEFAULT_DT;
+  const dtBad = opts.dt !== undefined && timeStepProblem(opts.dt);
+  if (dtBad) throw sceneError(['dt'], dtBad);
+  const fileDt = data.simulation?.dt;
+  const fileDtBad = fileDt !== undefined && timeStepProblem(fileDt);
+  if (fileDtBad) throw sceneError(['simulation', 'dt'], fileDtBad);
+  const dt = opts.dt ?? fileDt ?? DEFAULT_DT;
   const solver: Record<string, unknown> = data.simulation?.solver ?? {};
   const simCap = data.simulation?.max_rigid_contact;
   const solverCap = solver.max_rigid_contact as number | undefined;
@@ -1034,7 +1037,7 @@ function finish(P: Prepared): LoadedScene {
   let model: SapModel;
   try {
     model = b.finalize();
-    assertModelFinite(model);
+    for (const w of checkBuiltModel(model, b)) L.ctx.warn('bodies', w);
   } catch (e) {
     if (e instanceof ModelError) {
       // name the scene body when the model error is about one

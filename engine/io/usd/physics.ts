@@ -629,6 +629,11 @@ class UsdPhysicsImporter {
     const p = info.prim;
     const mass = this.opts.ignore_inertial_definitions ? undefined : this.num(p, 'physics:mass');
     const out: { mass?: number; com?: number[]; inertia?: number[] } = {};
+    if (mass !== undefined && mass !== 0 && !(mass > 0 && Number.isFinite(mass)))
+      this.warnings.push(
+        `<${p.path}>: physics:mass = ${mass} is not a finite number ≥ 0; ignored, ` +
+          (hasColliders ? `the mass comes from the colliders' density` : 'using 1 kg'),
+      );
     if (mass !== undefined && mass > 0 && Number.isFinite(mass)) {
       out.mass = mass * this.kpu;
       const com = this.vec3(p, 'physics:centerOfMass');
@@ -848,7 +853,15 @@ class UsdPhysicsImporter {
   ): void {
     const dscale = this.kpu / this.mpu ** 3;
     const m = this.num(p, 'physics:mass');
-    if (m !== undefined && m > 0) {
+    for (const [attr, v] of [
+      ['mass', m],
+      ['density', this.num(p, 'physics:density')],
+    ] as const)
+      if (v !== undefined && v !== 0 && !(v > 0 && Number.isFinite(v)))
+        this.warnings.push(
+          `<${p.path}>: physics:${attr} = ${v} is not a finite number ≥ 0; ignored; the first valid density of the collider, its material, its body or UsdPhysics' default 1000 kg/m³ is used`,
+        );
+    if (m !== undefined && m > 0 && Number.isFinite(m)) {
       const vol =
         meshVolume ??
         shapeMassProperties(
@@ -862,7 +875,7 @@ class UsdPhysicsImporter {
       }
     }
     const d = this.num(p, 'physics:density');
-    if (d !== undefined && d > 0) {
+    if (d !== undefined && d > 0 && Number.isFinite(d)) {
       cfg.density = d * dscale;
       return;
     }
