@@ -19,6 +19,7 @@ import { makeState } from '../kinematics';
 import type { SapState } from '../state';
 import type { AblateOutput, InspectOutput, RunOutput } from './schema';
 import type { LoadedSceneFile } from '../io/load_file';
+import { timeStepOverrideWarning } from '../io/import';
 
 export interface RunArgs {
   steps: number;
@@ -234,9 +235,11 @@ class RunRecorder {
       });
     }
     const n = Math.max(1, args.steps);
+    const dtWarning =
+      args.dt === undefined ? undefined : timeStepOverrideWarning(scene.authored_dt, dt, '--dt');
     return {
       scene: scene.name,
-      warnings: [...scene.warnings],
+      warnings: [...scene.warnings, ...(dtWarning ? [dtWarning] : [])],
       notes: [...scene.notes],
       steps: args.steps,
       dt,

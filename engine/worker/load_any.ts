@@ -311,6 +311,10 @@ export async function loadAnyFile(
     const chosen =
       keyframe === undefined ? null : typeof keyframe === 'number' ? keyframes[keyframe] : keyframe;
     const notes = placed ? [placed] : [];
+    const dtWarning =
+      opts.dt === undefined
+        ? undefined
+        : registry.timeStepOverrideWarning(res.timestep, opts.dt, 'the chosen dt');
     if (keyframes.length && chosen === null)
       notes.push(
         `starts from the reference pose (qpos0); the file's keyframes (${keyframes.join(', ')}) are under simulation ▸ keyframe`,
@@ -323,7 +327,11 @@ export async function loadAnyFile(
       solver: {},
       model,
       notes,
-      warnings: [...(res.warnings ?? []), ...unsupported.map((u) => `unsupported: ${u}`)],
+      warnings: [
+        ...(res.warnings ?? []),
+        ...unsupported.map((u) => `unsupported: ${u}`),
+        ...(dtWarning ? [dtWarning] : []),
+      ],
       keyframes,
       keyframe: chosen ?? null,
     };
