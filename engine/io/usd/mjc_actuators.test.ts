@@ -161,6 +161,30 @@ describe('MjcActuator (MuJoCo USD schema) on USD joints', () => {
     expect(Math.abs(settle(mb.finalize(), 6) - theta)).toBeLessThan(1e-9);
   });
 
+  it('a damping ratio (biasPrm[2] > 0 with the gain kp) is kv = dampratio·2·√(kp·m₀) at the authored-pose inertia, as MJCF dampratio', async () => {
+    const { b, r } = await usdModel(
+      pendulum(`uniform token mjc:biasType = "affine"
+    uniform double[] mjc:gainPrm = [40]
+    uniform double[] mjc:biasPrm = [0, -40, 0.7]`),
+    );
+    expect(r.unsupported).toEqual([]);
+    const m0 = 1 * 0.5 ** 2 + 1e-6; // m·L² + I about the hinge
+    expect(b.joints[0].dof.target_ke).toBe(40);
+    expect(b.joints[0].dof.target_kd).toBeCloseTo(0.7 * 2 * Math.sqrt(40 * m0), 12);
+    const mb = new ModelBuilder();
+    await importMjcf(
+      mb,
+      {
+        path: 'p.xml',
+        text: `<mujoco><worldbody><body name="bob"><joint name="hinge" axis="0 -1 0"/>
+        <inertial pos="0.5 0 0" mass="1" diaginertia="1e-6 1e-6 1e-6"/></body></worldbody>
+        <actuator><position joint="hinge" kp="40" dampratio="0.7"/></actuator></mujoco>`,
+      },
+      { resolver: memResolver({}) },
+    );
+    expect(b.joints[0].dof.target_kd).toBeCloseTo(mb.joints[0].dof.target_kd, 9);
+  });
+
   it('a form with no SAP drive (a muscle, activation dynamics) is named, not built', async () => {
     const { b, r } = await usdModel(pendulum('uniform token mjc:dynType = "integrator"'));
     expect(r.unsupported.join('\n')).toMatch(/<\/servo> MjcActuator \(dynType integrator/);

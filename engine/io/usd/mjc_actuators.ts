@@ -6,7 +6,8 @@
  * the scene's `mjc:compiler:autoLimits`, default true, holds); `mjc:ctrlRange:min/max` and
  * `mjc:forceRange:min/max` 0. A force range is the joint's effort limit (|gear|·max|range|), a
  * motor's control range too (|gear·gain|·max|ctrlRange|); `mjc:inheritRange` X > 0 sets the
- * control range to the joint range's midpoint ± X·half its width. The servo form is MuJoCo's
+ * control range to the joint range's midpoint ± X·half its width; a position servo's damping
+ * ratio (biasPrm[2] > 0) is resolved at the joint's authored-pose inertia. The servo form is MuJoCo's
  * (`assets/mujoco_actuator.ts`).
  */
 import type { JointDofConfig } from '../../model';
@@ -28,6 +29,26 @@ export interface MjcServoPrim {
 
 /** an actuator of a joint record, its builder joint index set when the joint is added */
 export type MjcJointActuator = Omit<ImportedActuator, 'joint'>;
+
+/** a position servo whose damping is a ratio, resolved once the joint's inertia is known */
+export interface MjcDampedServo {
+  dampratio: number;
+  kp: number;
+  gear: number;
+}
+
+/**
+ * the drive damping [N·m·s/rad or N·s/m] of damped servos on a joint of inertia `m0` at its
+ * authored pose (MuJoCo's mj_setConst: kv = dampratio·2·√(kp·m0/gear²), then kv·gear²)
+ */
+export function dampedServoKd(servos: readonly MjcDampedServo[], m0: number): number {
+  let kd = 0;
+  for (const s of servos) {
+    const g2 = s.gear * s.gear;
+    if (g2 > 1e-15) kd += s.dampratio * 2 * Math.sqrt((s.kp * m0) / g2) * g2;
+  }
+  return kd;
+}
 
 function nums(v: UsdValue | undefined): number[] | undefined {
   if (v instanceof NumArray) return Array.from(v.data);
@@ -122,14 +143,14 @@ export function readMjcActuators(
 /**
  * applies the servos of one revolute or prismatic joint to its DOF config (gains add up, the
  * effort limit is the smallest): returns the actuators to record once the joint has its builder
- * index. A position servo's `dampratio` needs the joint inertia and is listed as unsupported.
+ * index, and the damped servos whose damping ({@link dampedServoKd}) needs the joint's inertia
  */
 export function applyMjcServos(
   dof: Partial<JointDofConfig>,
   servos: readonly MjcServoPrim[],
   warnings: string[],
-  unsupported: string[],
-): MjcJointActuator[] {
+): { actuators: MjcJointActuator[]; damped: MjcDampedServo[] } {
+  const damped: MjcDampedServo[] = [];
   let ke = 0,
     kd = 0,
     pos = 0,
@@ -146,11 +167,8 @@ export function applyMjcServos(
         ctrlrange = [mid - half, mid + half];
       } else warnings.push(`<${s.prim.path}> mjc:inheritRange on a joint without a range; no control range`);
     }
-    if (s.servo.dampratio !== undefined) {
-      unsupported.push(
-        `<${s.prim.path}> MjcActuator damping ratio (biasPrm[2] ${s.servo.dampratio} > 0) is not resolved; kv = 0`,
-      );
-    }
+    if (s.servo.dampratio !== undefined)
+      damped.push({ dampratio: s.servo.dampratio, kp: s.servo.kp, gear: s.gear });
     const g = servoJointGains(s.servo, s.servo.kv, s.gear, s.forcerange, ctrlrange);
     if (s.servo.kind === 'position') {
       if (ke > 0) warnings.push(`<${s.prim.path}>: several position servos on one joint; their gains add up`);
@@ -176,5 +194,5 @@ export function applyMjcServos(
   }
   if (kd > 0) dof.target_kd = kd;
   if (ke === 0 && kd > 0) dof.target_vel = vel;
-  return out;
+  return { actuators: out, damped };
 }

@@ -35,7 +35,14 @@ import { convexHull, imageFile, splitAtSeams, type ImageFile } from '../mesh';
 import { openStage, openStageFromText, type UsdPrim, type UsdStage } from './compose';
 import { UsdError, type UsdLimits } from './errors';
 import { NumArray, UsdReference, asNumber, asString, asTuple } from './values';
-import { applyMjcServos, readMjcActuators, type MjcJointActuator, type MjcServoPrim } from './mjc_actuators';
+import {
+  applyMjcServos,
+  dampedServoKd,
+  readMjcActuators,
+  type MjcDampedServo,
+  type MjcJointActuator,
+  type MjcServoPrim,
+} from './mjc_actuators';
 import { linearToSrgb, lookOf, type UsdLook, type UsdTextureRef } from './shading';
 import {
   decompose,
@@ -226,6 +233,8 @@ interface JointRec {
   revoluteClosure: boolean;
   /** the MjcActuator servos driving the joint */
   actuators?: MjcJointActuator[];
+  /** its damped servos, resolved once the tree is built */
+  damped?: MjcDampedServo[];
 }
 
 class UsdPhysicsImporter {
@@ -1433,7 +1442,9 @@ class UsdPhysicsImporter {
     }
     const servos = actuators.get(j.path);
     if (servos) {
-      rec.actuators = applyMjcServos(d, servos, this.warnings, this.unsupported);
+      const applied = applyMjcServos(d, servos, this.warnings);
+      rec.actuators = applied.actuators;
+      if (applied.damped.length) rec.damped = applied.damped;
       actuators.delete(j.path);
     }
   }
@@ -1493,6 +1504,7 @@ class UsdPhysicsImporter {
     const used = new Uint8Array(joints.length); // 1 tree, 2 loop
     const loops: number[] = [];
     const jointIndex = new Map<number, number>();
+    const damped: [number, MjcDampedServo[]][] = [];
     const addTreeJoint = (e: number, parent: number, child: number) => {
       const j = joints[e];
       this.at = j.prim;
@@ -1528,6 +1540,7 @@ class UsdPhysicsImporter {
       jointIndex.set(e, ji);
       result.joints.push(ji);
       for (const a of j.actuators ?? []) (result.actuators ??= []).push({ ...a, joint: ji });
+      if (j.damped) damped.push([ji, j.damped]);
       if (j.type === 'revolute' || j.type === 'prismatic') {
         let q = j.q0;
         if (q === undefined) q = this.initialQ(j.type, parent, child, Xp, Xc, axis);
@@ -1631,6 +1644,11 @@ class UsdPhysicsImporter {
       if (!used[e] && j.excluded && !(j as { dropped?: boolean }).dropped) loops.push(e);
     });
     for (const e of loops) this.closeLoop(joints[e], result);
+    // a damping ratio needs the joint's inertia at the authored pose: the whole tree is built now
+    for (const [ji, servos] of damped) {
+      const dof = b.joints[ji].dof;
+      dof.target_kd = (dof.target_kd ?? 0) + dampedServoKd(servos, b.dofInertiaAtAuthoredPose(ji));
+    }
     return comp;
   }
 
