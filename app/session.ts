@@ -43,6 +43,12 @@ export const series = {
   contacts: [] as number[],
   lineSearch: [] as number[],
   stepMs: [] as number[],
+  /** kinetic, potential and total energy of the live state, all worlds [J] (null: not reported) */
+  kinetic: [] as (number | null)[],
+  potential: [] as (number | null)[],
+  energy: [] as (number | null)[],
+  /** whether drives, joint efforts or body wrenches acted at the sample */
+  driven: [] as boolean[],
   version: 0,
 };
 const MAX_POINTS = 4000;
@@ -62,6 +68,10 @@ const SERIES_COLUMNS: unknown[][] = [
   series.contacts,
   series.lineSearch,
   series.stepMs,
+  series.kinetic,
+  series.potential,
+  series.energy,
+  series.driven,
 ];
 /** after a push: keeps the newest MAX_POINTS rows of `columns`, then tells the plots */
 function changed(columns: unknown[][], bump: () => void): void {
@@ -90,6 +100,13 @@ function pushSample(s: AblationSample): void {
   series.contacts.push(s.contacts);
   series.lineSearch.push(s.line_search_iterations);
   series.stepMs.push(s.step_ms);
+  // (a worker of protocol version 2 reports no energy)
+  const ke = Number.isFinite(s.kinetic_energy) ? s.kinetic_energy : null;
+  const pe = Number.isFinite(s.potential_energy) ? s.potential_energy : null;
+  series.kinetic.push(ke);
+  series.potential.push(pe);
+  series.energy.push(ke !== null && pe !== null ? ke + pe : null);
+  series.driven.push(s.driven === true);
   changed(SERIES_COLUMNS, () => series.version++);
 }
 
@@ -135,7 +152,7 @@ export function setTrajectory(on: boolean): void {
 /** CSV of the series */
 export function seriesCsv(): string {
   const rows = [
-    'time_s,delta_precision,delta_model,delta_precision_max,delta_model_max,iterations,contacts,line_search_iterations,step_ms',
+    'time_s,delta_precision,delta_model,delta_precision_max,delta_model_max,iterations,contacts,line_search_iterations,step_ms,kinetic_energy_J,potential_energy_J,driven',
   ];
   for (let i = 0; i < series.time.length; i++) {
     rows.push(
@@ -149,6 +166,9 @@ export function seriesCsv(): string {
         series.contacts[i],
         series.lineSearch[i],
         series.stepMs[i],
+        series.kinetic[i] ?? '',
+        series.potential[i] ?? '',
+        series.driven[i] ? 1 : 0,
       ].join(','),
     );
   }

@@ -157,6 +157,13 @@ test('every solver knob applies live through the panel; the Δ plots draw on the
   expect(lineSearch.length).toBe(newton.length);
   expect(lineSearch.every((v) => Number.isFinite(v) && v >= 0) && lineSearch.some((v) => v > 0)).toBe(true);
   expect(stepMs.every((v) => Number.isFinite(v) && v > 0)).toBe(true);
+  // the energy chart: kinetic, potential and their sum, finite at every sample
+  const energy = (await studio(page, (s) => s.plotData()))!.energy;
+  expect(energy).toHaveLength(4);
+  const [kinetic, potential, total] = energy.slice(1).map((col) => col.filter((v) => v !== null) as number[]);
+  expect(kinetic.length).toBeGreaterThan(5);
+  expect(kinetic.every((v) => Number.isFinite(v) && v >= 0)).toBe(true);
+  total.forEach((e, i) => expect(e).toBeCloseTo(kinetic[i] + potential[i], 9));
   await page.screenshot({ path: `${SHOTS}/03-solver-and-plots.png` });
   // pause the plots, export what was recorded
   await page.getByTestId('plots-pause').click();
@@ -167,7 +174,7 @@ test('every solver knob applies live through the panel; the Δ plots draw on the
   expect(png.suggestedFilename()).toBe('sap-ablation.png');
   const lines = (await (await csv.createReadStream()).toArray()).join('').trim().split('\n');
   expect(lines[0]).toMatch(
-    /^time_s,delta_precision,delta_model,.*,iterations,contacts,line_search_iterations,step_ms$/,
+    /^time_s,delta_precision,delta_model,.*,iterations,contacts,line_search_iterations,step_ms,kinetic_energy_J,potential_energy_J,driven$/,
   );
   expect(lines.length).toBeGreaterThan(5);
 

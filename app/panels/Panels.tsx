@@ -20,6 +20,15 @@ export const OPENED_FILE = '(an opened file)';
 /** the keyframe menu's entry for the model's own reference pose (no keyframe) */
 export const REFERENCE_POSE = 'qpos0 (reference pose)';
 
+/** per preset: its position update and what it does to energy (the preset's hint; README) */
+export const PRESET_INTEGRATION: Record<string, string> = {
+  approx32:
+    'approx32: midpoint q₁ = q₀ + h·(v₀ + v₁)/2; an undamped oscillation gains (1 + h²ω²/2) energy per step',
+  approx64:
+    'approx64: midpoint q₁ = q₀ + h·(v₀ + v₁)/2; an undamped oscillation gains (1 + h²ω²/2) energy per step',
+  drake: 'drake: q₁ = q₀ + h·v₁ (semi-implicit Euler); energy stays in an O(h·ω) band, no drift',
+};
+
 /** a number as the panel shows it: compact, exact enough to round-trip */
 export function formatNumber(x: number): string {
   if (x === 0) return '0';
@@ -72,7 +81,14 @@ export function SolverPanel() {
         }
       };
       const allowed = allowedValues(key);
-      if (allowed) out[key] = { options: [...allowed], value: defaults[key], onChange };
+      if (key === 'contact_preset_variant' && allowed)
+        out[key] = {
+          options: [...allowed],
+          value: defaults[key],
+          onChange,
+          hint: allowed.map((p) => PRESET_INTEGRATION[p] ?? p).join('\n'),
+        };
+      else if (allowed) out[key] = { options: [...allowed], value: defaults[key], onChange };
       else if (BOOLEAN_KEYS.has(key)) out[key] = { value: defaults[key], onChange };
       else if (INTEGER_KEYS.has(key)) out[key] = { value: defaults[key], step: 1, min: 0, onChange };
       else out[key] = { value: panelValue(key, defaults[key]), type: LevaInputs.STRING, onChange };

@@ -6,13 +6,16 @@
  * ablation every N steps); the charts redraw at most once per animation frame. Pause freezes the
  * drawing (samples keep arriving); CSV and PNG export what is recorded. The trajectory chart shows
  * trajectory-mode ablation: ‖Δq‖ and ‖Δv‖ between approx32, approx64 and drake shadow simulations
- * run from the state at which it was started.
+ * run from the state at which it was started. The energy chart shows the live state's kinetic,
+ * potential and total energy (all worlds), marked when it grows while nothing drives the system
+ * (`energy_drift.ts`): the midpoint position update of approx32 / approx64 adds energy, drake's does not.
  */
 import { useEffect, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
 import { onSeries, plots, series, seriesCsv, setTrajectory, trajectory } from '../session';
 import { useStudio } from '../store';
+import { energyDrift, type EnergyDrift } from './energy_drift';
 
 function download(name: string, href: string): void {
   const a = document.createElement('a');
@@ -25,7 +28,7 @@ function download(name: string, href: string): void {
 
 const fmtSci = (v: number | null) => (v === null || v === undefined ? '—' : Number(v).toExponential(3));
 
-const CHARTS = 4;
+const CHARTS = 5;
 
 /** chart height [CSS px]: 180 on tall windows, down to 130 so a 700 px window keeps its viewport */
 export function plotHeight(windowHeight: number): number {
@@ -36,7 +39,7 @@ function makeChart(
   el: HTMLElement,
   title: string,
   width: number,
-  kind: 'dp' | 'dm' | 'solver' | 'traj',
+  kind: 'dp' | 'dm' | 'solver' | 'traj' | 'energy',
 ): uPlot {
   const common = {
     width,
@@ -83,6 +86,35 @@ function makeChart(
   });
   const tValue = (_u: uPlot, v: number | null) =>
     v === null || v === undefined ? '—' : Number(v).toFixed(3);
+  if (kind === 'energy') {
+    const line = (label: string, stroke: string, dash?: number[]) => ({
+      label,
+      stroke,
+      width: 1.5,
+      dash,
+      spanGaps: false,
+      value: (_u: uPlot, v: number | null) => fmtSci(v),
+      points: { show: false },
+    });
+    return new uPlot(
+      {
+        ...common,
+        scales: { x: { time: false }, y: { auto: true } },
+        axes: [
+          { ...xAxis, label: 't [s]' },
+          { ...xAxis, label: 'energy [J]', size: 56 },
+        ],
+        series: [
+          { label: 't [s]', value: tValue },
+          line('kinetic', '#f1fa8c'),
+          line('potential', '#bd93f9', [4, 3]),
+          line('total', '#50fa7b'),
+        ],
+      },
+      [[], [], [], []],
+      el,
+    );
+  }
   if (kind === 'traj') {
     const line = (label: string, stroke: string, dash?: number[]) => ({
       label,
@@ -140,10 +172,13 @@ function makeChart(
   );
 }
 
+type Charts = { dp: uPlot; dm: uPlot; so: uPlot; tr: uPlot; en: uPlot };
+
 /** every chart's data from the recorded series */
-function setAll(c: { dp: uPlot; dm: uPlot; so: uPlot; tr: uPlot }): void {
+function setAll(c: Charts): void {
   const t = series.time.slice();
   c.dp.setData([t, series.dp.slice()]);
+  c.en.setData([t, series.kinetic.slice(), series.potential.slice(), series.energy.slice()]);
   c.dm.setData([t, series.dm.slice()]);
   c.so.setData([
     t,
@@ -166,7 +201,9 @@ export function Plots() {
   const dmRef = useRef<HTMLDivElement>(null);
   const soRef = useRef<HTMLDivElement>(null);
   const trRef = useRef<HTMLDivElement>(null);
-  const charts = useRef<{ dp: uPlot; dm: uPlot; so: uPlot; tr: uPlot } | null>(null);
+  const enRef = useRef<HTMLDivElement>(null);
+  const charts = useRef<Charts | null>(null);
+  const [drift, setDrift] = useState<EnergyDrift | null>(null);
   const trajectoryOn = useStudio((s) => s.trajectory);
   const [paused, setPaused] = useState(false);
   const pausedRef = useRef(false);
@@ -180,6 +217,7 @@ export function Plots() {
       dm: makeChart(dmRef.current!, 'Δmodel = ‖v(drake) − v(approx64)‖', w, 'dm'),
       so: makeChart(soRef.current!, 'solver', w, 'solver'),
       tr: makeChart(trRef.current!, 'trajectory: shadows from t₀', w, 'traj'),
+      en: makeChart(enRef.current!, 'energy (all worlds)', w, 'energy'),
     };
     charts.current = c;
     let raf = 0;
@@ -191,6 +229,7 @@ export function Plots() {
       drawn = version;
       setAll(c);
       setCount(series.time.length);
+      setDrift(energyDrift(series.kinetic, series.energy, series.driven));
     };
     const off = onSeries(() => {
       if (!raf) raf = requestAnimationFrame(draw);
@@ -201,7 +240,7 @@ export function Plots() {
         Math.floor((dpRef.current?.parentElement?.clientWidth ?? 900) / CHARTS) - 12,
       );
       const height = plotHeight(window.innerHeight);
-      for (const u of [c.dp, c.dm, c.so, c.tr]) u.setSize({ width, height });
+      for (const u of [c.dp, c.dm, c.so, c.tr, c.en]) u.setSize({ width, height });
     };
     const ro = new ResizeObserver(resize);
     window.addEventListener('resize', resize);
@@ -211,6 +250,7 @@ export function Plots() {
       delta_model: c.dm.data as (number | null)[][],
       solver: c.so.data as (number | null)[][],
       trajectory: c.tr.data as (number | null)[][],
+      energy: c.en.data as (number | null)[][],
     });
     return () => {
       off();
@@ -222,6 +262,7 @@ export function Plots() {
       c.dm.destroy();
       c.so.destroy();
       c.tr.destroy();
+      c.en.destroy();
     };
   }, []);
 
@@ -237,7 +278,7 @@ export function Plots() {
   const exportPng = () => {
     const c = charts.current;
     if (!c) return;
-    const canvases = [c.dp, c.dm, c.so, c.tr].map((u) => u.ctx.canvas);
+    const canvases = [c.dp, c.dm, c.so, c.tr, c.en].map((u) => u.ctx.canvas);
     const titleH = 24;
     const out = document.createElement('canvas');
     out.width = canvases.reduce((s, k) => s + k.width, 0);
@@ -248,7 +289,7 @@ export function Plots() {
     ctx.fillStyle = '#ddd';
     ctx.font = '14px sans-serif';
     let x = 0;
-    ['Δprecision', 'Δmodel', 'iterations / contacts', 'trajectory ‖Δq‖, ‖Δv‖'].forEach((t, i) => {
+    ['Δprecision', 'Δmodel', 'iterations / contacts', 'trajectory ‖Δq‖, ‖Δv‖', 'energy'].forEach((t, i) => {
       ctx.fillText(t, x + 8, 17);
       ctx.drawImage(canvases[i], x, titleH);
       x += canvases[i].width;
@@ -290,6 +331,20 @@ export function Plots() {
         <div ref={dmRef} data-testid="plot-dm" />
         <div ref={soRef} data-testid="plot-solver" />
         <div ref={trRef} data-testid="plot-trajectory" />
+        <div className="plot-energy">
+          <div ref={enRef} data-testid="plot-energy" />
+          {drift?.growing ? (
+            <div
+              className="energy-drift"
+              data-testid="energy-drift"
+              role="status"
+              title="nothing drives the system (no PD drive, joint effort or body wrench), yet its energy rose: the integrator's work (approx32 / approx64 update positions at the midpoint; drake does not drift)"
+            >
+              energy grows without input: +{drift.rise.toPrecision(3)} J ({(100 * drift.relative).toFixed(0)}{' '}
+              % of the largest kinetic energy)
+            </div>
+          ) : null}
+        </div>
       </div>
     </section>
   );

@@ -7,6 +7,7 @@ import { SapCollisionPipeline } from '../collision/pipeline';
 import type { SapContacts } from '../collision/contacts';
 import type { SapModel } from '../model';
 import type { StepReport } from '../pipeline/report';
+import { EnergyMeter } from '../pipeline/energy';
 import { makeState } from '../kinematics';
 import { allocState, makeControl, type SapControl, type SapState } from '../state';
 import type { Backend } from './backend';
@@ -28,6 +29,8 @@ export class BackendSimulation {
   private next: SapState;
   dt: number;
   last_report: StepReport | null = null;
+  /** each world's energy after the last step (also in the step report's worlds) */
+  readonly energy: EnergyMeter;
 
   /** the backend must have been initialized for `model` */
   constructor(model: SapModel, backend: Backend, opts: BackendSimulationOptions) {
@@ -40,6 +43,7 @@ export class BackendSimulation {
     this.control = makeControl(model);
     this.state = makeState(model);
     this.next = allocState(model);
+    this.energy = new EnergyMeter(model);
     backend.updateBodyState(this.state);
   }
 
@@ -51,6 +55,7 @@ export class BackendSimulation {
     const t = this.state;
     this.state = this.next;
     this.next = t;
+    this.energy.report(this.state, r.worlds);
     this.last_report = r;
     return r;
   }

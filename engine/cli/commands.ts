@@ -14,11 +14,13 @@ import {
 import { JOINT_TYPE_NAMES, type SapModel } from '../model';
 import { OneStepAblator, Simulation, TrajectoryAblator, type StepReport } from '../pipeline';
 import { DivergenceMonitor } from '../pipeline/divergence';
+import { EnergyMeter } from '../pipeline/energy';
 import type { SapSolverOptions } from '../sap/options';
 import { makeState } from '../kinematics';
 import type { SapState } from '../state';
 import type { AblateOutput, InspectOutput, RunOutput } from './schema';
 import type { LoadedSceneFile } from '../io/load_file';
+import { timeStepOverrideWarning } from '../io/import';
 
 export interface RunArgs {
   steps: number;
@@ -103,19 +105,27 @@ class RunRecorder {
   private truncated = 0;
   private t0 = 0;
   private readonly trace: NonNullable<RunOutput['trace']> = [];
+  private readonly energy: EnergyMeter;
+  /** per world: kinetic + potential energy at the start [J] */
+  private readonly energy0: Float64Array;
 
   constructor(
     private readonly m: SapModel,
     private readonly args: RunArgs,
   ) {
     this.divergence = new DivergenceMonitor(m);
+    this.energy = new EnergyMeter(m);
+    this.energy0 = new Float64Array(m.num_worlds);
   }
 
   private snapshot(state: SapState, r?: StepReport): void {
+    this.energy.measure(state);
     this.trace.push({
       time: state.time,
       joint_q: perWorld(state.joint_q, this.m.world_coord_start),
       joint_qd: perWorld(state.joint_qd, this.m.world_dof_start),
+      kinetic_energy: Array.from(this.energy.kinetic),
+      potential_energy: Array.from(this.energy.potential),
       ...(r
         ? {
             step: {
@@ -156,6 +166,9 @@ class RunRecorder {
 
   start(state: SapState): void {
     this.t0 = performance.now();
+    this.energy.measure(state);
+    for (let w = 0; w < this.m.num_worlds; w++)
+      this.energy0[w] = this.energy.kinetic[w] + this.energy.potential[w];
     if (this.args.trace) this.snapshot(state);
   }
 
@@ -195,6 +208,7 @@ class RunRecorder {
     const wall = performance.now() - this.t0;
     const label = (b: number) => (b < 0 ? 'world' : m.body_label[b]);
     const worlds: RunOutput['worlds'] = [];
+    this.energy.measure(st);
     for (let w = 0; w < m.num_worlds; w++) {
       const bodies = [];
       for (let b = m.world_joint_start[w]; b < m.world_joint_start[w + 1]; b++) {
@@ -230,13 +244,18 @@ class RunRecorder {
         bodies,
         joint_q: Array.from(st.joint_q.subarray(m.world_coord_start[w], m.world_coord_start[w + 1])),
         joint_qd: Array.from(st.joint_qd.subarray(m.world_dof_start[w], m.world_dof_start[w + 1])),
+        kinetic_energy: this.energy.kinetic[w],
+        potential_energy: this.energy.potential[w],
+        energy_change: this.energy.kinetic[w] + this.energy.potential[w] - this.energy0[w],
         contacts,
       });
     }
     const n = Math.max(1, args.steps);
+    const dtWarning =
+      args.dt === undefined ? undefined : timeStepOverrideWarning(scene.authored_dt, dt, '--dt');
     return {
       scene: scene.name,
-      warnings: [...scene.warnings],
+      warnings: [...scene.warnings, ...(dtWarning ? [dtWarning] : [])],
       notes: [...scene.notes],
       steps: args.steps,
       dt,

@@ -22,6 +22,9 @@ export function formatRun(o: RunOutput): string {
     }
     lines.push(`  joint_q  [${w.joint_q.map((x) => f(x)).join(', ')}]`);
     lines.push(`  joint_qd [${w.joint_qd.map((x) => f(x)).join(', ')}]`);
+    lines.push(
+      `  energy   kinetic ${f(w.kinetic_energy)} J, potential ${f(w.potential_energy)} J, change since start ${f(w.energy_change)} J`,
+    );
     lines.push(`  contacts ${w.contacts.length}`);
     for (const c of w.contacts.slice(0, 12)) {
       lines.push(

@@ -50,6 +50,12 @@ export const RunOutputSchema = z
           ),
           joint_q: z.array(z.number()),
           joint_qd: z.array(z.number()),
+          /** kinetic energy ½·vᵀM·v at the end [J] */
+          kinetic_energy: z.number(),
+          /** potential energy (gravity, passive joint springs) at the end [J] */
+          potential_energy: z.number(),
+          /** the change of kinetic + potential energy since the start [J] (drives, contacts, damping and the integrator) */
+          energy_change: z.number(),
           contacts: z.array(
             z
               .object({
@@ -95,6 +101,9 @@ export const RunOutputSchema = z
             time: z.number(),
             joint_q: z.array(z.array(z.number())),
             joint_qd: z.array(z.array(z.number())),
+            /** per world: kinetic and potential energy at `time` [J] */
+            kinetic_energy: z.array(z.number()),
+            potential_energy: z.array(z.number()),
             /** the solver stats of the step that ended at `time` (absent for the initial state) */
             step: stepStats.optional(),
           })

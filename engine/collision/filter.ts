@@ -1,6 +1,12 @@
 /**
  * Static shape-pair filtering (SPEC §4): world, collision group, flags, same body, static–static,
- * parent/child bodies and explicitly filtered pairs. None of it depends on the state, so the
+ * welded groups and their articulated parent/child groups, and explicitly filtered pairs.
+ * A welded group is a body with the bodies joined to it by filtered fixed joints, and the massless
+ * bodies without colliders joined to it by any filtered joint (the dummy links of URDF multi-axis
+ * joints): as MuJoCo's parent filter after its body fusion, no pair inside a group collides, nor a
+ * group and the group of its root's joint parent. A joint whose parent/child filter is off
+ * (`collision_filter_parent: false`, USD `physics:collisionEnabled`) neither welds nor filters, so
+ * a scene or importer can still ask for that pair's contact. None of it depends on the state, so the
  * explicit broad phase evaluates it once at construction; `sap` and `nxn` evaluate it per candidate.
  */
 import { JointType, ShapeFlags, type SapModel } from '../model';
@@ -42,6 +48,10 @@ export interface PairFilter {
   readonly bodyStatic: Uint8Array;
   /** per body: 1 when the shapes of the body and its joint parent are filtered */
   readonly parentFiltered: Uint8Array;
+  /** per body: its welded group, named by the group's top body (see the module comment) */
+  readonly bodyGroup: Int32Array;
+  /** per group (by its top body): the group it does not collide with above it, or −1 */
+  readonly groupParent: Int32Array;
 }
 
 /** a symmetric key for a shape pair */
@@ -79,7 +89,33 @@ export function makePairFilter(model: SapModel, opts: PairFilterOptions = {}): P
     const flag = opts.filter_parent_child;
     parentFiltered[c] = flag === undefined ? (model.joint_collision_filter_parent[j] ? 1 : 0) : flag ? 1 : 0;
   }
-  return { model, filtered, bodyStatic, parentFiltered };
+  const { bodyGroup, groupParent } = weldedGroups(model, parentFiltered);
+  return { model, filtered, bodyStatic, parentFiltered, bodyGroup, groupParent };
+}
+
+/** the welded groups of a model's bodies and each group's filtered parent group */
+function weldedGroups(
+  model: SapModel,
+  parentFiltered: Uint8Array,
+): { bodyGroup: Int32Array; groupParent: Int32Array } {
+  const nb = model.body_count;
+  const hasCollider = new Uint8Array(nb);
+  for (let s = 0; s < model.shape_count; s++) {
+    const b = model.shape_body[s];
+    if (b >= 0 && shapeCollides(model, s)) hasCollider[b] = 1;
+  }
+  const bodyGroup = new Int32Array(nb);
+  const groupParent = new Int32Array(nb).fill(-1);
+  // joints are sorted parents before children; joint j's child is body j
+  for (let j = 0; j < model.joint_count; j++) {
+    const c = model.joint_child[j],
+      p = model.joint_parent[j];
+    const dummy = model.body_mass[c] === 0 && hasCollider[c] === 0;
+    const welds = p >= 0 && parentFiltered[c] === 1 && (model.joint_type[j] === JointType.FIXED || dummy);
+    bodyGroup[c] = welds ? bodyGroup[p] : c;
+    if (!welds && p >= 0 && parentFiltered[c] === 1) groupParent[c] = bodyGroup[p];
+  }
+  return { bodyGroup, groupParent };
 }
 
 /** whether shape s takes part in shape–shape collision at all (flag COLLIDE_SHAPES, group ≠ 0) */
@@ -91,8 +127,9 @@ export function shapeCollides(model: SapModel, s: number): boolean {
  * Whether shapes a ≠ b may ever collide (before the AABB test). Rejects: a shape without
  * COLLIDE_SHAPES; groups that do not collide ({@link groupsCollide}); different worlds (world −1
  * shapes meet every world; two world −1 shapes never meet); shapes of the same body; two static
- * shapes (body −1 or welded to the world by fixed joints); joint parent/child bodies whose joint is
- * filtered ({@link PairFilterOptions.filter_parent_child}); filtered pairs.
+ * shapes (body −1 or welded to the world by fixed joints); bodies of one welded group, or of a group
+ * and its parent group, through filtered joints ({@link PairFilterOptions.filter_parent_child});
+ * filtered pairs.
  */
 export function pairAllowed(f: PairFilter, a: number, b: number): boolean {
   const model = f.model;
@@ -111,8 +148,9 @@ export function pairAllowed(f: PairFilter, a: number, b: number): boolean {
     sb = bb < 0 || f.bodyStatic[bb] === 1;
   if (sa && sb) return false;
   if (ba >= 0 && bb >= 0) {
-    if (model.joint_parent[ba] === bb && f.parentFiltered[ba]) return false;
-    if (model.joint_parent[bb] === ba && f.parentFiltered[bb]) return false;
+    const ga = f.bodyGroup[ba],
+      gb = f.bodyGroup[bb];
+    if (ga === gb || f.groupParent[ga] === gb || f.groupParent[gb] === ga) return false;
   }
   if (f.filtered.size > 0 && f.filtered.has(pairKey(a, b, model.shape_count))) return false;
   return true;

@@ -85,7 +85,10 @@ export function sniffXmlType(text: string): 'urdf' | 'mjcf' | undefined {
 /** a URDF / MJCF / USD file loaded on its own as a simulation-ready model */
 export interface LoadedModelAsset {
   name: string;
-  /** the file's time step (MJCF `<option timestep>`), else 0.002 s for MJCF (MuJoCo's default) and 0.005 s otherwise */
+  /**
+   * the file's time step (MJCF `<option timestep>`; USD: the PhysicsScene's `newton:` or
+   * `physxScene:timeStepsPerSecond`), else 0.002 s for MJCF (MuJoCo's default) and 0.005 s otherwise
+   */
   dt: number;
   max_rigid_contact: number;
   solver: Record<string, unknown>;
@@ -120,6 +123,19 @@ export interface LoadModelAssetOptions extends ImportOptions {
  */
 export function defaultTimeStep(type: string): number {
   return type === 'mjcf' ? 0.002 : 0.005;
+}
+
+/**
+ * the warning that a time step `dt` [s] chosen by `by` (a flag, a scene) replaces the one the file
+ * names (`authored` [s]); undefined when the file names none or the two agree
+ */
+export function timeStepOverrideWarning(
+  authored: number | undefined,
+  dt: number,
+  by: string,
+): string | undefined {
+  if (authored === undefined || Math.abs(dt - authored) <= 1e-12 * authored) return undefined;
+  return `the model file's time step ${authored} s is overridden by ${by}: ${dt} s`;
 }
 
 /** imports one asset file into a fresh builder and finalizes it (CLI, worker, tests) */

@@ -25,6 +25,8 @@ import { loadScene, loadSceneAsync, parseSceneText } from './scene/load';
 export interface LoadedSceneFile {
   name: string;
   dt: number;
+  /** the time step the file itself names (MJCF `<option timestep>`, a USD PhysicsScene's), if any [s] */
+  authored_dt?: number;
   max_rigid_contact: number;
   /** solver options from the file (normalized, not expanded) */
   solver: Record<string, unknown>;
@@ -131,6 +133,7 @@ export async function loadModelFile(file: string, opts: LoadFileOptions = {}): P
   return {
     name: loaded.name,
     dt: loaded.dt,
+    ...(loaded.result.timestep !== undefined ? { authored_dt: loaded.result.timestep } : {}),
     max_rigid_contact: loaded.max_rigid_contact,
     solver: loaded.solver,
     model: loaded.model,

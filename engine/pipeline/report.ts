@@ -23,6 +23,12 @@ export interface WorldReport {
   extrapolated_start?: boolean;
   /** set when a non-finite value was found: the quantity's name (the world then keeps its input state) */
   nonfinite?: string;
+  /**
+   * the world's kinetic energy ½·vᵀM·v and potential energy (gravity, passive joint springs) after
+   * the step [J] (`energy.ts`); set by Simulation and BackendSimulation
+   */
+  kinetic_energy?: number;
+  potential_energy?: number;
 }
 
 /** wall time per stage [ms] */

@@ -9,6 +9,7 @@ import { makeState } from '../kinematics';
 import { allocState, makeControl, type SapControl, type SapState } from '../state';
 import type { StepReport } from './report';
 import { SolverSAP } from './step';
+import { EnergyMeter } from './energy';
 
 const now = (): number => (typeof performance !== 'undefined' ? performance.now() : Date.now());
 
@@ -31,6 +32,8 @@ export class Simulation {
   private next: SapState;
   dt: number;
   last_report: StepReport | null = null;
+  /** each world's energy after the last step (also in the step report's worlds) */
+  readonly energy: EnergyMeter;
 
   constructor(model: SapModel, opts: SimulationOptions) {
     this.model = model;
@@ -42,6 +45,7 @@ export class Simulation {
     this.control = makeControl(model);
     this.state = makeState(model);
     this.next = allocState(model);
+    this.energy = new EnergyMeter(model);
   }
 
   /** whether steps read the clock per stage (report `timing`; see SolverSAP.stage_timing) */
@@ -63,6 +67,7 @@ export class Simulation {
     const t = this.state;
     this.state = this.next;
     this.next = t;
+    this.energy.report(this.state, r.worlds);
     this.last_report = r;
     return r;
   }

@@ -313,6 +313,10 @@ export async function loadAnyFile(
     const chosen =
       keyframe === undefined ? null : typeof keyframe === 'number' ? keyframes[keyframe] : keyframe;
     const notes = placed ? [placed] : [];
+    const dtWarning =
+      opts.dt === undefined
+        ? undefined
+        : registry.timeStepOverrideWarning(res.timestep, opts.dt, 'the chosen dt');
     if (keyframes.length && chosen === null)
       notes.push(
         `starts from the reference pose (qpos0); the file's keyframes (${keyframes.join(', ')}) are under simulation ▸ keyframe`,
@@ -325,7 +329,12 @@ export async function loadAnyFile(
       solver: {},
       model,
       notes,
-      warnings: [...(res.warnings ?? []), ...physical, ...unsupported.map((u) => `unsupported: ${u}`)],
+      warnings: [
+        ...(res.warnings ?? []),
+        ...physical,
+        ...unsupported.map((u) => `unsupported: ${u}`),
+        ...(dtWarning ? [dtWarning] : []),
+      ],
       keyframes,
       keyframe: chosen ?? null,
     };

@@ -510,6 +510,14 @@ export interface AblationSample {
   step_ms: number;
   /** wall time of the ablation [ms] */
   ms: number;
+  /** kinetic ½·vᵀM·v and potential energy (gravity, passive springs) of the live state, all worlds [J] */
+  kinetic_energy: number;
+  potential_energy: number;
+  /**
+   * true when something feeds energy in or takes it out besides gravity and springs: PD drives,
+   * joint efforts or body wrenches (then a change of energy is not the integrator's)
+   */
+  driven: boolean;
 }
 
 /** which backend steps the simulation, and why it is not the requested one */

@@ -133,6 +133,11 @@ describe('SimHost', () => {
     expect(a.line_search_iterations).toBeGreaterThan(0);
     expect(a.step_ms).toBeGreaterThan(0);
     expect(a.step_ms).toBeLessThan(1000);
+    // the live state's energy: a 1 kg box at rest, 0.1 m up (its weight's potential), nothing driving it
+    expect(a.kinetic_energy).toBeLessThan(1e-6);
+    expect(a.potential_energy).toBe(r.worlds[0].potential_energy);
+    expect(a.potential_energy).toBeGreaterThan(0);
+    expect(a.driven).toBe(false);
 
     h.handle({ v, type: 'play' });
     await h.idle();

@@ -1080,6 +1080,7 @@ export class SimHost {
         : 0,
       step_ms: this.sampleWindow.steps > 0 ? this.sampleWindow.ms / this.sampleWindow.steps : 0,
       ms: this.now() - t0,
+      ...energyOf(sim),
     };
     this.sampleWindow.steps = 0;
     this.sampleWindow.ms = 0;
@@ -1400,4 +1401,23 @@ export function mergeOptions(
     else Object.defineProperty(out, k, { value: v, enumerable: true, configurable: true, writable: true });
   }
   return out;
+}
+
+/** the live state's energy summed over worlds, and whether inputs (drives, efforts, wrenches) act */
+function energyOf(sim: Simulation): Pick<AblationSample, 'kinetic_energy' | 'potential_energy' | 'driven'> {
+  sim.energy.measure(sim.state);
+  let kinetic = 0,
+    potential = 0;
+  for (let w = 0; w < sim.model.num_worlds; w++) {
+    kinetic += sim.energy.kinetic[w];
+    potential += sim.energy.potential[w];
+  }
+  const m = sim.model;
+  const nonzero = (a: Float64Array) => a.some((x) => x !== 0);
+  const driven =
+    nonzero(m.joint_target_ke) ||
+    nonzero(m.joint_target_kd) ||
+    nonzero(sim.control.joint_f) ||
+    nonzero(sim.state.body_f);
+  return { kinetic_energy: kinetic, potential_energy: potential, driven };
 }

@@ -82,7 +82,6 @@ import {
   readAsset,
   readSourceText,
   withRollback,
-  type ImportedActuator,
   type ImportedKeyframe,
   type ImportOptions,
   type ImportResult,
@@ -90,6 +89,7 @@ import {
 } from '../assets/importer';
 import { decodeText, dirname, type AssetResolver } from '../assets/resolver';
 import { joinPath } from '../assets/resolvers';
+import { generalServo, servoJointGains, type MujocoServo } from '../assets/mujoco_actuator';
 import {
   convexHull,
   extensionOf,
@@ -1664,97 +1664,67 @@ class MjcfBuilder {
         const forcerange = rd.limited(a, cls, 'forcelimited', 'forcerange', 'actuator')
           ? (rd.vec(a, cls, 'forcerange', 2, 'actuator') as [number, number])
           : undefined;
-        let kind: ImportedActuator['kind'] | undefined;
-        let kp = 0,
-          kv = 0,
-          gain = 1;
-        // a servo's force gear·(ctrlGain·ctrl + ctrlBias − kp·gear·q − kv·gear·q̇): its target is
-        // (ctrlGain·ctrl + ctrlBias)/(k·gear), k = kp (position) or kv (velocity)
-        let ctrlGain = 0,
-          ctrlBias = 0;
-        // a damping ratio for a position servo, resolved below as MuJoCo's mj_setConst does
-        let dampratio: number | undefined;
+        // a servo's force gear·(ctrlGain·ctrl + ctrlBias − kp·gear·q − kv·gear·q̇)
+        let servo: MujocoServo | undefined;
         const shortcut = a.name;
-        if (shortcut === 'motor') kind = 'motor';
+        if (shortcut === 'motor') servo = { kind: 'motor', kp: 0, kv: 0, ctrlGain: 1, ctrlBias: 0 };
         else if (shortcut === 'position') {
-          kind = 'position';
-          kp = rd.num(a, cls, 'kp', 'actuator') ?? 1;
-          kv = rd.num(a, cls, 'kv', 'actuator') ?? 0;
-          ctrlGain = kp;
+          const kp = rd.num(a, cls, 'kp', 'actuator') ?? 1;
+          const kv = rd.num(a, cls, 'kv', 'actuator') ?? 0;
+          servo = { kind: 'position', kp, kv, ctrlGain: kp, ctrlBias: 0 };
           const dr = rd.num(a, cls, 'dampratio', 'actuator');
           if (dr !== undefined && dr !== 0) {
             if (kv !== 0) throw elError(a, `actuator '${name}': kv and dampratio cannot both be defined`);
             if (!(dr > 0)) throw elError(a, `actuator '${name}': dampratio must be ≥ 0; got ${dr}`);
-            dampratio = dr;
+            servo.dampratio = dr;
           }
         } else if (shortcut === 'velocity') {
-          kind = 'velocity';
-          kv = rd.num(a, cls, 'kv', 'actuator') ?? 1;
-          ctrlGain = kv;
+          const kv = rd.num(a, cls, 'kv', 'actuator') ?? 1;
+          servo = { kind: 'velocity', kp: 0, kv, ctrlGain: kv, ctrlBias: 0 };
         } else if (shortcut === 'general') {
-          const g = rd.nums(a, cls, 'gainprm', 'actuator') ?? [1];
-          const bias = rd.nums(a, cls, 'biasprm', 'actuator') ?? [0, 0, 0];
-          const biastype = rd.attr(a, cls, 'biastype', 'actuator') ?? 'none';
-          const gaintype = rd.attr(a, cls, 'gaintype', 'actuator') ?? 'fixed';
-          const [b0, b1, b2] = [bias[0] ?? 0, bias[1] ?? 0, bias[2] ?? 0];
-          const g0 = g[0] ?? 1;
-          if (gaintype !== 'fixed') kind = undefined;
-          else if (biastype === 'none') {
-            kind = 'motor';
-            gain = g0;
-          } else if (biastype === 'affine' && b1 < 0 && (b2 <= 0 || g0 === -b1)) {
-            // a position servo (g0·ctrl + b0 − kp·l − kv·l̇); with the gain kp, biasprm[2] > 0 is its
-            // damping ratio (MuJoCo's mj_setConst)
-            kind = 'position';
-            kp = -b1;
-            if (b2 > 0) dampratio = b2;
-            else kv = -b2;
-            ctrlGain = g0;
-            ctrlBias = b0;
-          } else if (biastype === 'affine' && b1 === 0 && b2 < 0) {
-            // a velocity servo (g0·ctrl + b0 − kv·l̇)
-            kind = 'velocity';
-            kv = -b2;
-            ctrlGain = g0;
-            ctrlBias = b0;
-          }
+          servo = generalServo(
+            rd.attr(a, cls, 'gaintype', 'actuator') ?? 'fixed',
+            rd.attr(a, cls, 'biastype', 'actuator') ?? 'none',
+            rd.nums(a, cls, 'gainprm', 'actuator') ?? [1],
+            rd.nums(a, cls, 'biasprm', 'actuator') ?? [0, 0, 0],
+          );
         }
-        if (!kind) {
+        if (!servo) {
           this.log.unsupportedFeature(`actuator '${name}' (<${shortcut}>): this gain/bias form is not built`);
           continue;
         }
+        const kind = servo.kind;
         const g2 = gear * gear;
-        if (dampratio !== undefined) {
+        let kv = servo.kv;
+        if (servo.dampratio !== undefined) {
           // kv = dampratio·2·√(kp·m) with m the joint's inertia at qpos0 reflected through the gear
           const m0 = this.b.dofInertiaAtAuthoredPose(joint);
-          kv = g2 > 1e-15 ? dampratio * 2 * Math.sqrt((kp * m0) / g2) : 0;
+          kv = g2 > 1e-15 ? servo.dampratio * 2 * Math.sqrt((servo.kp * m0) / g2) : 0;
         }
-        let effort: number | undefined;
-        if (forcerange) effort = Math.abs(gear) * maxAbs(forcerange);
-        if (kind === 'motor' && ctrlrange) {
-          const e = Math.abs(gear * gain) * maxAbs(ctrlrange);
-          effort = effort === undefined ? e : Math.min(effort, e);
-        }
-        // a servo's target per unit ctrl and at ctrl 0 (a motor has none: k = 0)
-        const k = kind === 'motor' ? 0 : (kind === 'position' ? kp : kv) * gear;
-        const targetScale = k !== 0 ? ctrlGain / k : 0;
-        const targetOffset = k !== 0 ? ctrlBias / k : 0;
+        const { ke, kd, effort, targetScale, targetOffset } = servoJointGains(
+          servo,
+          kv,
+          gear,
+          forcerange,
+          ctrlrange,
+        );
+        const gain = kind === 'motor' ? servo.ctrlGain : 1;
         const acc = actuated.get(joint) ?? { ke: 0, kd: 0, pos: 0, vel: 0 };
         if (kind === 'position') {
           if (acc.ke > 0)
             this.log.warn(`joint '${rec.label}': several position actuators; their gains add up`);
-          acc.ke += kp * g2;
-          acc.kd += kv * g2;
+          acc.ke += ke;
+          acc.kd += kd;
           acc.pos = targetOffset;
         } else if (kind === 'velocity') {
-          acc.kd += kv * g2;
+          acc.kd += kd;
           acc.vel = targetOffset;
         }
         actuated.set(joint, acc);
         if (effort !== undefined) rec.dof.effort_limit = Math.min(rec.dof.effort_limit, effort);
         this.actuatorGains.set(this.result.actuators!.length, {
-          ke: kp * g2,
-          kd: kv * g2,
+          ke,
+          kd,
           effort,
           targetScale,
           targetOffset,

@@ -21,7 +21,7 @@ import {
 import type { AssetResolver } from '../assets/resolver';
 import { ImportError } from '../assets/errors';
 import { readAsset, type ImportOptions } from '../assets/importer';
-import { importAsset } from '../import';
+import { importAsset, timeStepOverrideWarning } from '../import';
 import { convexHull, orientedBoundingBox, parseMeshBytes, scaleMesh, type TriMesh } from '../mesh';
 import { Authoring, LoadContext, sceneError, resolveSelection, TargetMode } from './authoring';
 import { SceneError, formatKeyPath, type KeySegment } from './errors';
@@ -506,7 +506,7 @@ class SceneLoader {
   }
 
   /** step 3 with importers: every asset into the builder, labels prefixed `id/` */
-  async importAssets(opts: LoadSceneAsyncOptions): Promise<void> {
+  async importAssets(opts: LoadSceneAsyncOptions, dt: number, dtBy: string): Promise<void> {
     const scenePath = opts.scene_path ?? opts.base ?? opts.file ?? '';
     const sceneDir = scenePath.includes('/') ? scenePath.slice(0, scenePath.lastIndexOf('/')) : '';
     const assets = this.doc.assets ?? [];
@@ -553,6 +553,8 @@ class SceneLoader {
       for (let j = jointsBefore; j < this.builder.joints.length; j++)
         this.auth.registerJoint(j, this.defaultActuatorMode);
       for (const w of res.warnings) this.ctx.warn(path, w);
+      const dtWarning = timeStepOverrideWarning(res.timestep, dt, dtBy);
+      if (dtWarning) this.ctx.warn(path, dtWarning);
       for (const u of res.unsupported) this.ctx.unsupportedFeature(path, `${a.type} asset '${a.id}': ${u}`);
     }
   }
@@ -1130,7 +1132,13 @@ export function loadScene(doc: unknown, opts: LoadSceneOptions = {}): LoadedScen
 export async function loadSceneAsync(doc: unknown, opts: LoadSceneAsyncOptions): Promise<LoadedScene> {
   try {
     const P = prepare(doc, opts);
-    await P.L.importAssets(opts); // 3
+    const dtBy =
+      opts.dt !== undefined
+        ? 'the dt option'
+        : P.data.simulation?.dt !== undefined
+          ? "the scene's simulation.dt"
+          : "the scene's default dt";
+    await P.L.importAssets(opts, P.dt, dtBy); // 3
     await P.L.readMeshSources(opts);
     return finish(P);
   } catch (e) {

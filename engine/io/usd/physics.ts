@@ -16,7 +16,9 @@
  *   `physics:excludeFromArticulation`) become equality constraints: fixed → weld, revolute/spherical
  *   → ball (a revolute closure keeps only its anchor coincidence);
  * - a floating root body's `physics:velocity` (its COM's, parent space) and `physics:angularVelocity`
- *   (deg/s) become its free joint's initial velocity; a velocity on an articulated link is a warning.
+ *   (deg/s) become its free joint's initial velocity; a velocity on an articulated link is a warning;
+ * - the PhysicsScene's `newton:timeStepsPerSecond` (else `physxScene:timeStepsPerSecond`, else
+ *   `mjc:option:timestep`) is the result's `timestep`.
  */
 import {
   ModelError,
@@ -33,6 +35,14 @@ import { convexHull, imageFile, splitAtSeams, type ImageFile } from '../mesh';
 import { openStage, openStageFromText, type UsdPrim, type UsdStage } from './compose';
 import { UsdError, type UsdLimits } from './errors';
 import { NumArray, UsdReference, asNumber, asString, asTuple } from './values';
+import {
+  applyMjcServos,
+  dampedServoKd,
+  readMjcActuators,
+  type MjcDampedServo,
+  type MjcJointActuator,
+  type MjcServoPrim,
+} from './mjc_actuators';
 import { linearToSrgb, lookOf, type UsdLook, type UsdTextureRef } from './shading';
 import {
   decompose,
@@ -221,6 +231,10 @@ interface JointRec {
   excluded: boolean;
   collisionEnabled: boolean;
   revoluteClosure: boolean;
+  /** the MjcActuator servos driving the joint */
+  actuators?: MjcJointActuator[];
+  /** its damped servos, resolved once the tree is built */
+  damped?: MjcDampedServo[];
 }
 
 class UsdPhysicsImporter {
@@ -541,6 +555,8 @@ class UsdPhysicsImporter {
     };
     result.gravity = this.gravity();
     if (result.gravity && this.opts.apply_gravity) b.gravity = [...result.gravity];
+    const dt = this.timeStep();
+    if (dt !== undefined) result.timestep = dt;
 
     // collider ownership, needed for mass decisions
     const colliderBody = this.colliders.map((c) => this.ownerBody(c));
@@ -598,6 +614,39 @@ class UsdPhysicsImporter {
       comp,
     );
     return result;
+  }
+
+  /**
+   * the PhysicsScene's time step [s]: 1 / `newton:timeStepsPerSecond`, else 1 /
+   * `physxScene:timeStepsPerSecond`, else MuJoCo's `mjc:option:timestep`; a second one that
+   * disagrees is warned of
+   */
+  private timeStep(): number | undefined {
+    const sc = this.scenes[0];
+    if (!sc) return undefined;
+    const found: { name: string; dt: number }[] = [];
+    for (const name of [
+      'newton:timeStepsPerSecond',
+      'physxScene:timeStepsPerSecond',
+      'mjc:option:timestep',
+    ]) {
+      const v = this.num(sc, name);
+      if (v === undefined) continue;
+      if (!(Number.isFinite(v) && v > 0)) {
+        this.warnings.push(`<${sc.path}> ${name} = ${v} is not a positive number; ignored`);
+        continue;
+      }
+      found.push({ name, dt: name.endsWith('timeStepsPerSecond') ? 1 / v : v });
+    }
+    if (!found.length) return undefined;
+    for (const f of found.slice(1)) {
+      if (Math.abs(f.dt - found[0].dt) > 1e-12 * found[0].dt) {
+        this.warnings.push(
+          `<${sc.path}> ${f.name} gives a time step of ${f.dt} s, ${found[0].name} ${found[0].dt} s; using ${found[0].dt} s`,
+        );
+      }
+    }
+    return found[0].dt;
   }
 
   private gravity(): [number, number, number] | undefined {
@@ -1208,24 +1257,8 @@ class UsdPhysicsImporter {
 
   private parseJoints(): JointRec[] {
     const out: JointRec[] = [];
-    const actuators = new Map<string, { kp: number; kv: number }>();
-    for (const a of this.mjcActuators) {
-      const target = a.rel('mjc:target')?.[0];
-      const gain = a.attr('mjc:gainPrm');
-      const bias = a.attr('mjc:biasPrm');
-      const biasType = this.tok(a, 'mjc:biasType') ?? 'none';
-      if (!target) continue;
-      const g = gain instanceof NumArray ? gain.data : [];
-      const bb = bias instanceof NumArray ? bias.data : [];
-      const kp = g[0] ?? 0;
-      if (biasType === 'affine' && Math.abs((bb[1] ?? 0) + kp) <= 1e-12 * Math.max(1, Math.abs(kp))) {
-        actuators.set(target, { kp, kv: -(bb[2] ?? 0) });
-      } else if (biasType === 'affine' && (bb[1] ?? 0) === 0 && kp === 0) {
-        actuators.set(target, { kp: 0, kv: -(bb[2] ?? 0) });
-      } else if (biasType !== 'none' || kp !== 0) {
-        this.unsupported.push(`<${a.path}> MjcActuator with gain/bias that is not a position/velocity servo`);
-      }
-    }
+    const autoLimits = this.scenes[0]?.attr('mjc:compiler:autoLimits') !== false;
+    const actuators = readMjcActuators(this.mjcActuators, autoLimits, this.warnings, this.unsupported);
     for (const j of this.jointPrims) {
       if (j.attr('physics:jointEnabled') === false) continue;
       const t0 = j.rel('physics:body0') ?? [];
@@ -1329,6 +1362,13 @@ class UsdPhysicsImporter {
       }
       out.push(rec);
     }
+    for (const [target, servos] of actuators) {
+      for (const a of servos) {
+        this.unsupported.push(
+          `<${a.prim.path}> MjcActuator targets <${target}>, not a revolute or prismatic joint without a PhysicsDriveAPI (not built)`,
+        );
+      }
+    }
     return out;
   }
 
@@ -1342,11 +1382,7 @@ class UsdPhysicsImporter {
   }
 
   /** D6 joint: DOFs exist where a LimitAPI (not locked) or DriveAPI instance is applied */
-  private genericJoint(
-    rec: JointRec,
-    j: UsdPrim,
-    actuators: Map<string, { kp: number; kv: number }>,
-  ): boolean {
+  private genericJoint(rec: JointRec, j: UsdPrim, actuators: Map<string, MjcServoPrim[]>): boolean {
     const names = ['transX', 'transY', 'transZ', 'rotX', 'rotY', 'rotZ'];
     const limits = new Set(j.apiInstances('PhysicsLimitAPI'));
     const drives = new Set(j.apiInstances('PhysicsDriveAPI'));
@@ -1419,7 +1455,7 @@ class UsdPhysicsImporter {
     j: UsdPrim,
     inst: string,
     angular: boolean,
-    actuators: Map<string, { kp: number; kv: number }>,
+    actuators: Map<string, MjcServoPrim[]>,
   ): void {
     const d = rec.dof;
     if (j.hasApi(`PhysicsDriveAPI:${inst}`)) {
@@ -1441,10 +1477,12 @@ class UsdPhysicsImporter {
       }
       return;
     }
-    const act = actuators.get(j.path);
-    if (act) {
-      d.target_ke = act.kp;
-      d.target_kd = act.kv;
+    const servos = actuators.get(j.path);
+    if (servos) {
+      const applied = applyMjcServos(d, servos, this.warnings);
+      rec.actuators = applied.actuators;
+      if (applied.damped.length) rec.damped = applied.damped;
+      actuators.delete(j.path);
     }
   }
 
@@ -1472,9 +1510,10 @@ class UsdPhysicsImporter {
     }
     const fmax = this.num(j, 'mjc:actuatorfrcrange:max');
     const fmin = this.num(j, 'mjc:actuatorfrcrange:min');
-    if (d.effort_limit === undefined && (fmax !== undefined || fmin !== undefined)) {
+    if (fmax !== undefined || fmin !== undefined) {
+      // MuJoCo clamps each actuator to its forceRange, then their sum on the joint to this range
       const e = Math.max(Math.abs(fmax ?? 0), Math.abs(fmin ?? 0));
-      if (e > 0) d.effort_limit = e;
+      if (e > 0) d.effort_limit = Math.min(d.effort_limit ?? Infinity, e);
     }
     const el = this.num(j, 'newton:effortLimit');
     if (d.effort_limit === undefined && el !== undefined && el > 0 && el < BIG) d.effort_limit = el;
@@ -1502,6 +1541,7 @@ class UsdPhysicsImporter {
     const used = new Uint8Array(joints.length); // 1 tree, 2 loop
     const loops: number[] = [];
     const jointIndex = new Map<number, number>();
+    const damped: [number, MjcDampedServo[]][] = [];
     const addTreeJoint = (e: number, parent: number, child: number) => {
       const j = joints[e];
       this.at = j.prim;
@@ -1536,6 +1576,8 @@ class UsdPhysicsImporter {
       });
       jointIndex.set(e, ji);
       result.joints.push(ji);
+      for (const a of j.actuators ?? []) (result.actuators ??= []).push({ ...a, joint: ji });
+      if (j.damped) damped.push([ji, j.damped]);
       if (j.type === 'revolute' || j.type === 'prismatic') {
         let q = j.q0;
         if (q === undefined) q = this.initialQ(j.type, parent, child, Xp, Xc, axis);
@@ -1639,6 +1681,11 @@ class UsdPhysicsImporter {
       if (!used[e] && j.excluded && !(j as { dropped?: boolean }).dropped) loops.push(e);
     });
     for (const e of loops) this.closeLoop(joints[e], result);
+    // a damping ratio needs the joint's inertia at the authored pose: the whole tree is built now
+    for (const [ji, servos] of damped) {
+      const dof = b.joints[ji].dof;
+      dof.target_kd = (dof.target_kd ?? 0) + dampedServoKd(servos, b.dofInertiaAtAuthoredPose(ji));
+    }
     return comp;
   }
 
