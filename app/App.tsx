@@ -55,8 +55,10 @@ export function App() {
         <Notice />
         <TruncationWarning />
         <BackendStatus />
-        <ContactInspector />
-        <BodyInspector />
+        <div className="inspectors">
+          <BodyInspector />
+          <ContactInspector />
+        </div>
         <HelpButton />
         <div className="leva-wrap">
           <Leva

@@ -27,6 +27,10 @@ export interface ContactDetail {
   values: Record<string, number>;
   x0: number[];
   x1: number[];
+  /** simulation time of these values [s] */
+  time: number;
+  /** when the followed contact stopped touching [s] (the values are its last ones) */
+  goneAt?: number;
 }
 
 export interface ViewState {

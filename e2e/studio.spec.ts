@@ -243,6 +243,15 @@ test('contact overlay markers sit at the engine contact points; a contact can be
   await expect(inspector).toContainText('φ₀');
   await expect(inspector).toContainText('p_C (world)');
   await page.screenshot({ path: `${SHOTS}/04-contact-overlay.png` });
+  // playing again, the inspector follows the same contact: its time moves on, the pair stays
+  const shown = async () => (await inspector.textContent()) ?? '';
+  const timeShown = async () => Number(/at t = ([\d.]+) s/.exec(await shown())?.[1] ?? NaN);
+  const t0 = await timeShown();
+  const pair = /bodies(.*?)shapes/.exec(await shown())?.[1];
+  await page.getByTestId('play-toggle').click();
+  await expect.poll(timeShown).toBeGreaterThan(t0 + 0.05);
+  expect(/bodies(.*?)shapes/.exec(await shown())?.[1]).toBe(pair);
+  await expect(inspector).not.toContainText('no longer touching');
   expect(errors).toEqual([]);
 });
 

@@ -149,7 +149,12 @@ export function ContactInspector() {
   const name = (b: number) => (b < 0 ? 'world (static)' : (scene?.body_label[b] ?? `body ${b}`));
   const vec = (a: number[]) => `[${a.map((x) => x.toFixed(5)).join(', ')}]`;
   const rows: [string, string][] = [
-    ['contact', `#${c.index} (world ${v.world})`],
+    [
+      'contact',
+      `#${c.index} (world ${v.world}) at t = ${c.time.toFixed(3)} s${
+        c.goneAt !== undefined ? ` — no longer touching since t = ${c.goneAt.toFixed(3)} s` : ''
+      }`,
+    ],
     ['bodies', `${name(v.body0)} → ${name(v.body1)}`],
     ['shapes', `${v.shape0} → ${v.shape1}`],
     ['state', SLIP[v.slip] ?? String(v.slip)],

@@ -10,7 +10,8 @@ import { useEffect, useMemo, useRef } from 'react';
 import * as THREE from 'three';
 import { CF, CONTACT_FIELDS, CONTACT_STRIDE, type SceneInfo } from '../../engine/worker/protocol';
 import { client } from '../session';
-import { useStudio } from '../store';
+import { useStudio, type ContactDetail } from '../store';
+import { matchContact } from './contact_match';
 
 const SLIP_COLORS = [
   new THREE.Color(0.6, 0.6, 0.65),
@@ -45,6 +46,36 @@ export function contactValues(data: Float64Array, k: number): Record<string, num
   const out: Record<string, number> = {};
   CONTACT_FIELDS.forEach((f, i) => (out[f] = data[k * CONTACT_STRIDE + i]));
   return out;
+}
+
+/** what the contact inspector shows of contact k of a frame */
+function contactDetail(
+  data: Float64Array,
+  k: number,
+  dt: number,
+  poses: Float32Array | null,
+  time: number,
+): ContactDetail {
+  const values = contactValues(data, k);
+  const a = bodyPointToWorld(poses, values.body0, values.p0x, values.p0y, values.p0z, new THREE.Vector3());
+  const b = bodyPointToWorld(poses, values.body1, values.p1x, values.p1y, values.p1z, new THREE.Vector3());
+  return { index: k, values: { ...values, dt }, x0: a.toArray(), x1: b.toArray(), time };
+}
+
+let lastLook = 0;
+// the inspected contact stays live while playing: the same pair near the same point, ~10 times a second
+function followInspected(n: number, d: Float64Array | undefined, dt: number, time: number): void {
+  const st = useStudio.getState();
+  const sel = st.contact;
+  const now = performance.now();
+  if (!sel || !d || now - lastLook < 100) return;
+  lastLook = now;
+  const k = matchContact(d, n, sel.values);
+  if (k < 0) {
+    if (sel.goneAt === undefined) st.set({ contact: { ...sel, goneAt: time } });
+    return;
+  }
+  st.set({ contact: contactDetail(d, k, dt, client.poses(), time) });
 }
 
 export interface OverlayHandle {
@@ -188,19 +219,16 @@ export function Contacts({ scene, handle }: { scene: SceneInfo; handle: { curren
     pos.needsUpdate = true;
     col.needsUpdate = true;
     lines.setDrawRange(0, v);
+    followInspected(n, d, c?.dt ?? 0, frame.time);
   });
 
   const onClick = (e: ThreeEvent<MouseEvent>) => {
     e.stopPropagation();
     const c = client.latest.contacts;
     if (e.instanceId === undefined || !c || e.instanceId >= c.count) return;
-    const values = contactValues(c.data, e.instanceId);
-    const poses = client.poses();
-    const a = bodyPointToWorld(poses, values.body0, values.p0x, values.p0y, values.p0z, new THREE.Vector3());
-    const b = bodyPointToWorld(poses, values.body1, values.p1x, values.p1y, values.p1z, new THREE.Vector3());
-    useStudio.getState().set({
-      contact: { index: e.instanceId, values: { ...values, dt: c.dt }, x0: a.toArray(), x1: b.toArray() },
-    });
+    useStudio
+      .getState()
+      .set({ contact: contactDetail(c.data, e.instanceId, c.dt, client.poses(), client.latest.time) });
   };
 
   return (
