@@ -12,7 +12,16 @@ import { makeJointFrictionParams } from './constraints/joint_friction';
 import { limitCalc, makeLimitParams } from './constraints/limit';
 import { makePdParams, pdCalc } from './constraints/pd';
 import { makeTendonParams } from './constraints/tendon';
-import { PackedSapProblem, PHYS_STRIDE, SapKind } from './packed_problem';
+import {
+  ContactPhys,
+  HolonomicPhys,
+  LimitPhys,
+  PackedSapProblem,
+  PdPhys,
+  PHYS_STRIDE,
+  SapKind,
+  TendonPhys,
+} from './packed_problem';
 import type { SapConstraintSpec } from './problem';
 import { finiteArray, fr, growI32, ident, isIndex, opt, orDefault, SapWorkspace } from './workspace';
 
@@ -178,19 +187,19 @@ export abstract class SapConstraintBundle extends SapWorkspace {
       const x = i * PHYS_STRIDE;
       const kind = pk.kind[i];
       if (kind === KIND_CONTACT) {
-        let w = P[x + 6];
+        let w = P[x + ContactPhys.w];
         if (Number.isNaN(w)) {
           this.delassusWeight(i, CONTACT_ROWS, weights32);
           w = this.weightOut[0];
         }
         const c = this.contactIn;
-        c.mu = P[x];
-        c.stiffness = P[x + 1];
-        c.tau_d = P[x + 2];
-        c.phi0 = P[x + 3];
+        c.mu = P[x + ContactPhys.mu];
+        c.stiffness = P[x + ContactPhys.stiffness];
+        c.tau_d = P[x + ContactPhys.tau_d];
+        c.phi0 = P[x + ContactPhys.phi0];
         // (NaN: the option's value; kept numeric so the record's fields stay unboxed doubles)
-        const beta = P[x + 4];
-        const sigma = P[x + 5];
+        const beta = P[x + ContactPhys.beta];
+        const sigma = P[x + ContactPhys.sigma];
         c.beta = Number.isNaN(beta) ? o.contact_beta : beta;
         c.sigma = Number.isNaN(sigma) ? o.contact_sigma : sigma;
         if (!(Number.isFinite(c.mu) && Number.isFinite(c.phi0) && Number.isFinite(c.tau_d))) {
@@ -205,34 +214,34 @@ export abstract class SapConstraintBundle extends SapWorkspace {
         this.stiffness = Math.max(this.stiffness, w / Rt, w / Rn);
       } else if (kind === KIND_HOLONOMIC) {
         const r = pk.rows[i];
-        let w = P[x + 3];
+        let w = P[x + HolonomicPhys.w];
         if (Number.isNaN(w)) {
           this.delassusWeight(i, r, weights32);
           w = this.weightOut[0];
         }
         const h = this.holoIn;
-        h.stiffness = P[x];
-        h.tau_d = P[x + 1];
-        h.beta = opt(P[x + 2]);
+        h.stiffness = P[x + HolonomicPhys.stiffness];
+        h.tau_d = P[x + HolonomicPhys.tau_d];
+        h.beta = opt(P[x + HolonomicPhys.beta]);
         h.g0 = this.holoG0.subarray(0, r);
-        for (let k = 0; k < r; k++) this.holoG0[k] = P[x + 4 + k];
+        for (let k = 0; k < r; k++) this.holoG0[k] = P[x + HolonomicPhys.g0 + k];
         makeHolonomicParams(h, dt, w, this.params, po);
         const bad = this.rowRecordsError(i, po, r, 'holonomic');
         if (bad !== null) return bad;
       } else if (kind === KIND_TENDON) {
         const r = pk.rows[i];
-        let w = P[x + 6];
+        let w = P[x + TendonPhys.w];
         if (Number.isNaN(w)) {
           this.delassusWeight(i, r, weights32);
           w = this.weightOut[0];
         }
         const t = this.tendonIn;
-        t.l0 = P[x];
-        t.lower = P[x + 1];
-        t.upper = P[x + 2];
-        t.stiffness = P[x + 3];
-        t.tau_d = P[x + 4];
-        t.beta = opt(P[x + 5]);
+        t.l0 = P[x + TendonPhys.l0];
+        t.lower = P[x + TendonPhys.lower];
+        t.upper = P[x + TendonPhys.upper];
+        t.stiffness = P[x + TendonPhys.stiffness];
+        t.tau_d = P[x + TendonPhys.tau_d];
+        t.beta = opt(P[x + TendonPhys.beta]);
         makeTendonParams(t, dt, w, this.params, po);
         const bad = this.rowRecordsError(i, po, r, 'tendon');
         if (bad !== null) return bad;
@@ -241,15 +250,15 @@ export abstract class SapConstraintBundle extends SapWorkspace {
       } else if (kind === KIND_LIMIT) {
         const c = pk.blkClique[pk.blkStart[i]];
         const n = pk.cliqueNv[c];
-        const dof = P[x];
-        const w = orDefault(P[x + 7], 1 / pk.cliqueA[c][dof * n + dof]);
+        const dof = P[x + LimitPhys.dof];
+        const w = orDefault(P[x + LimitPhys.w], 1 / pk.cliqueA[c][dof * n + dof]);
         const l = this.limitIn;
-        l.q0 = P[x + 1];
-        l.lower = P[x + 2];
-        l.upper = P[x + 3];
-        l.stiffness = P[x + 4];
-        l.tau_d = P[x + 5];
-        l.beta = opt(P[x + 6]);
+        l.q0 = P[x + LimitPhys.q0];
+        l.lower = P[x + LimitPhys.lower];
+        l.upper = P[x + LimitPhys.upper];
+        l.stiffness = P[x + LimitPhys.stiffness];
+        l.tau_d = P[x + LimitPhys.tau_d];
+        l.beta = opt(P[x + LimitPhys.beta]);
         makeLimitParams(l, dt, w, this.params, po);
         const bad = this.rowRecordsError(i, po, pk.rows[i], 'limit');
         if (bad !== null) return bad;
@@ -258,12 +267,12 @@ export abstract class SapConstraintBundle extends SapWorkspace {
       } else {
         const c = pk.blkClique[pk.blkStart[i]];
         const n = pk.cliqueNv[c];
-        const dof = P[x];
-        const w = orDefault(P[x + 8], 1 / pk.cliqueA[c][dof * n + dof]);
-        if (P[x + 10] === 1) {
-          const sigma = orDefault(P[x + 9], o.joint_friction_sigma);
+        const dof = P[x + PdPhys.dof];
+        const w = orDefault(P[x + PdPhys.w], 1 / pk.cliqueA[c][dof * n + dof]);
+        if (P[x + PdPhys.is_friction] === 1) {
+          const sigma = orDefault(P[x + PdPhys.friction_sigma], o.joint_friction_sigma);
           // joint friction: a PD record with Kp = 0, Kd = 1/(δt·σ·w)
-          makeJointFrictionParams(P[x + 6], sigma, dt, w, this.params, po);
+          makeJointFrictionParams(P[x + PdPhys.effort_limit], sigma, dt, w, this.params, po);
           const kd = this.params[po + 2];
           if (!(kd > 0 && Number.isFinite(kd))) {
             return `constraints[${i}] (joint_friction): regularization is not positive and finite (R = ${sigma * w}); check sigma and w`;
@@ -272,13 +281,13 @@ export abstract class SapConstraintBundle extends SapWorkspace {
           continue;
         }
         const d = this.pdIn;
-        d.q0 = P[x + 1];
-        d.qd = P[x + 2];
-        d.vd = P[x + 3];
-        d.kp = P[x + 4];
-        d.kd = P[x + 5];
-        d.effort_limit = P[x + 6];
-        d.u0 = P[x + 7];
+        d.q0 = P[x + PdPhys.q0];
+        d.qd = P[x + PdPhys.qd];
+        d.vd = P[x + PdPhys.vd];
+        d.kp = P[x + PdPhys.kp];
+        d.kd = P[x + PdPhys.kd];
+        d.effort_limit = P[x + PdPhys.effort_limit];
+        d.u0 = P[x + PdPhys.u0];
         makePdParams(d, dt, w, this.params, po);
         const kp = this.params[po + 1];
         const kd = this.params[po + 2];
