@@ -5,9 +5,10 @@
  */
 
 import { zeroRun } from '../math/arrays';
-import { type ConstraintCalc, PARAM_STRIDE } from './constraints/common';
+import { PARAM_STRIDE } from './constraints/common';
 import { CONTACT_ROWS, contactCalc, makeContactParams } from './constraints/contact';
-import { HOLONOMIC_MAX_ROWS, holonomicCalc, makeHolonomicParams } from './constraints/holonomic';
+import { HOLONOMIC_MAX_ROWS, makeHolonomicParams } from './constraints/holonomic';
+import { CONSTRAINT_KINDS } from './constraints/kinds';
 import { makeJointFrictionParams } from './constraints/joint_friction';
 import { limitCalc, makeLimitParams } from './constraints/limit';
 import { makePdParams, pdCalc } from './constraints/pd';
@@ -30,8 +31,6 @@ export const KIND_LIMIT = SapKind.Limit;
 export const KIND_HOLONOMIC = SapKind.Holonomic;
 export const KIND_PD = SapKind.Pd;
 export const KIND_TENDON = SapKind.Tendon;
-/** per kind (a tendon's rows are a limit's: unilateral, R and v̂ per row) */
-export const KERNELS: readonly ConstraintCalc[] = [contactCalc, limitCalc, pdCalc, holonomicCalc, limitCalc];
 
 /** {@link ConstraintCalc} of a constraint kind (direct calls: monomorphic call sites) */
 export function calc(
@@ -54,7 +53,7 @@ export function calc(
     case KIND_PD:
       return pdCalc(P, po, nrows, vc, vo, gamma, go, G, Go);
     default:
-      return KERNELS[kind](P, po, nrows, vc, vo, gamma, go, G, Go);
+      return CONSTRAINT_KINDS[kind].calc(P, po, nrows, vc, vo, gamma, go, G, Go);
   }
 }
 

@@ -10,7 +10,7 @@
  * Layout: constraint i has `rows[i]` rows and the blocks `blkStart[i] .. blkStart[i+1]`; block b
  * belongs to clique `blkClique[b]` and its rows×nv row-major Jacobian starts at `jData[blkJ[b]]`.
  * A clique appears at most once per constraint ({@link addBlock} merges repeats). Physical inputs
- * sit in `phys` ({@link PHYS_STRIDE} numbers per constraint, NaN for "use the default"; the offsets are
+ * sit in `phys` (PHYS_STRIDE numbers per constraint, NaN for "use the default"; the offsets are
  * named per kind: {@link ContactPhys}, {@link LimitPhys}, {@link PdPhys}, {@link HolonomicPhys}, {@link TendonPhys}):
  * - contact:   mu, stiffness, tau_d, phi0, beta, sigma, w
  * - limit:     dof, q0, lower, upper, stiffness, tau_d, beta, w
@@ -20,7 +20,14 @@
  * - tendon:    l0, lower, upper, stiffness, tau_d, beta, w (Jacobian rows +a, −a per finite side)
  */
 
+import { ContactPhys } from './constraints/contact';
+import { HolonomicPhys } from './constraints/holonomic';
+import { LimitPhys } from './constraints/limit';
+import { PdPhys } from './constraints/pd';
+import { TendonPhys } from './constraints/tendon';
 import type { SapConstraintSpec } from './problem';
+
+export { ContactPhys, HolonomicPhys, LimitPhys, PdPhys, TendonPhys };
 
 /** constraint kind codes */
 export const SapKind = { Contact: 0, Limit: 1, Pd: 2, Holonomic: 3, Tendon: 4 } as const;
@@ -28,41 +35,6 @@ export type SapKind = (typeof SapKind)[keyof typeof SapKind];
 
 /** numbers of physical input per constraint record */
 export const PHYS_STRIDE = 12;
-
-/** offsets of a contact's physical inputs in its {@link PHYS_STRIDE} record */
-export const ContactPhys = { mu: 0, stiffness: 1, tau_d: 2, phi0: 3, beta: 4, sigma: 5, w: 6 } as const;
-/** offsets of a joint limit's physical inputs (dof: the limited velocity of its clique) */
-export const LimitPhys = {
-  dof: 0,
-  q0: 1,
-  lower: 2,
-  upper: 3,
-  stiffness: 4,
-  tau_d: 5,
-  beta: 6,
-  w: 7,
-} as const;
-/**
- * offsets of a PD record's physical inputs; `is_friction` 1 marks joint dry friction (bound
- * `effort_limit`, regularization `friction_sigma`), 0 a drive
- */
-export const PdPhys = {
-  dof: 0,
-  q0: 1,
-  qd: 2,
-  vd: 3,
-  kp: 4,
-  kd: 5,
-  effort_limit: 6,
-  u0: 7,
-  w: 8,
-  friction_sigma: 9,
-  is_friction: 10,
-} as const;
-/** offsets of a holonomic constraint's physical inputs; its rows' g0 start at `g0` */
-export const HolonomicPhys = { stiffness: 0, tau_d: 1, beta: 2, w: 3, g0: 4 } as const;
-/** offsets of a tendon limit's physical inputs */
-export const TendonPhys = { l0: 0, lower: 1, upper: 2, stiffness: 3, tau_d: 4, beta: 5, w: 6 } as const;
 
 /** `a`, or a larger copy of it when it holds fewer than n entries */
 export function growI32(a: Int32Array, n: number): Int32Array {
