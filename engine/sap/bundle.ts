@@ -16,6 +16,7 @@ import { makeTendonParams } from './constraints/tendon';
 import {
   ContactPhys,
   HolonomicPhys,
+  JointFrictionPhys,
   LimitPhys,
   PackedSapProblem,
   PdPhys,
@@ -31,6 +32,7 @@ export const KIND_LIMIT = SapKind.Limit;
 export const KIND_HOLONOMIC = SapKind.Holonomic;
 export const KIND_PD = SapKind.Pd;
 export const KIND_TENDON = SapKind.Tendon;
+export const KIND_JOINT_FRICTION = SapKind.JointFriction;
 
 /** {@link ConstraintCalc} of a constraint kind (direct calls: monomorphic call sites) */
 export function calc(
@@ -51,6 +53,7 @@ export function calc(
     case KIND_LIMIT:
       return limitCalc(P, po, nrows, vc, vo, gamma, go, G, Go);
     case KIND_PD:
+    case KIND_JOINT_FRICTION:
       return pdCalc(P, po, nrows, vc, vo, gamma, go, G, Go);
     default:
       return CONSTRAINT_KINDS[kind].calc(P, po, nrows, vc, vo, gamma, go, G, Go);
@@ -263,22 +266,24 @@ export abstract class SapConstraintBundle extends SapWorkspace {
         if (bad !== null) return bad;
         // (every row has the same R)
         if (pk.rows[i] > 0) this.stiffness = Math.max(this.stiffness, w / this.params[po]);
+      } else if (kind === KIND_JOINT_FRICTION) {
+        const c = pk.blkClique[pk.blkStart[i]];
+        const n = pk.cliqueNv[c];
+        const dof = P[x + JointFrictionPhys.dof];
+        const w = orDefault(P[x + JointFrictionPhys.w], 1 / pk.cliqueA[c][dof * n + dof]);
+        const sigma = orDefault(P[x + JointFrictionPhys.sigma], o.joint_friction_sigma);
+        // joint friction: a PD parameter record with Kp = 0, Kd = 1/(δt·σ·w)
+        makeJointFrictionParams(P[x + JointFrictionPhys.friction], sigma, dt, w, this.params, po);
+        const kd = this.params[po + 2];
+        if (!(kd > 0 && Number.isFinite(kd))) {
+          return `constraints[${i}] (joint_friction): regularization is not positive and finite (R = ${sigma * w}); check sigma and w`;
+        }
+        this.stiffness = Math.max(this.stiffness, w * dt * kd);
       } else {
         const c = pk.blkClique[pk.blkStart[i]];
         const n = pk.cliqueNv[c];
         const dof = P[x + PdPhys.dof];
         const w = orDefault(P[x + PdPhys.w], 1 / pk.cliqueA[c][dof * n + dof]);
-        if (P[x + PdPhys.is_friction] === 1) {
-          const sigma = orDefault(P[x + PdPhys.friction_sigma], o.joint_friction_sigma);
-          // joint friction: a PD record with Kp = 0, Kd = 1/(δt·σ·w)
-          makeJointFrictionParams(P[x + PdPhys.effort_limit], sigma, dt, w, this.params, po);
-          const kd = this.params[po + 2];
-          if (!(kd > 0 && Number.isFinite(kd))) {
-            return `constraints[${i}] (joint_friction): regularization is not positive and finite (R = ${sigma * w}); check sigma and w`;
-          }
-          this.stiffness = Math.max(this.stiffness, w * dt * kd);
-          continue;
-        }
         const d = this.pdIn;
         d.q0 = P[x + PdPhys.q0];
         d.qd = P[x + PdPhys.qd];

@@ -9,7 +9,7 @@ import { contactEval } from './constraints/contact';
 import { pdEval } from './constraints/pd';
 import { EvaluationWasm } from './linalg/wasm/evaluation';
 import type { LineObjective, LineSample } from './linesearch';
-import { calc, KIND_CONTACT, KIND_PD, SapConstraintBundle } from './bundle';
+import { calc, KIND_CONTACT, KIND_JOINT_FRICTION, KIND_PD, SapConstraintBundle } from './bundle';
 import { fr } from './workspace';
 
 /**
@@ -183,7 +183,7 @@ export abstract class SapEvaluation extends SapConstraintBundle {
       if (k === KIND_CONTACT) {
         contactEval(params, i * PARAM_STRIDE, vc, ro, gamma, ro, G, gOff[i], cb, 0);
         cost += cb[0];
-      } else if (k === KIND_PD) {
+      } else if (k === KIND_PD || k === KIND_JOINT_FRICTION) {
         pdEval(params, i * PARAM_STRIDE, vc, ro, gamma, ro, G, gOff[i], cb, 0);
         cost += cb[0];
       } else {

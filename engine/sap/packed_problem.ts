@@ -11,26 +11,27 @@
  * belongs to clique `blkClique[b]` and its rows×nv row-major Jacobian starts at `jData[blkJ[b]]`.
  * A clique appears at most once per constraint ({@link addBlock} merges repeats). Physical inputs
  * sit in `phys` (PHYS_STRIDE numbers per constraint, NaN for "use the default"; the offsets are
- * named per kind: {@link ContactPhys}, {@link LimitPhys}, {@link PdPhys}, {@link HolonomicPhys}, {@link TendonPhys}):
+ * named per kind: {@link ContactPhys}, {@link LimitPhys}, {@link PdPhys}, {@link HolonomicPhys}, {@link TendonPhys}, {@link JointFrictionPhys}):
  * - contact:   mu, stiffness, tau_d, phi0, beta, sigma, w
  * - limit:     dof, q0, lower, upper, stiffness, tau_d, beta, w
- * - pd:        dof, q0, qd, vd, kp, kd, effort_limit, u0, w, friction σ (NaN: a drive; a number: joint
- *              friction of bound effort_limit, see constraints/joint_friction.ts)
+ * - pd:        dof, q0, qd, vd, kp, kd, effort_limit, u0, w
+ * - joint_friction: dof, friction, σ, w (see constraints/joint_friction.ts)
  * - holonomic: stiffness, tau_d, beta, w, g0[0 .. rows)
  * - tendon:    l0, lower, upper, stiffness, tau_d, beta, w (Jacobian rows +a, −a per finite side)
  */
 
 import { ContactPhys } from './constraints/contact';
 import { HolonomicPhys } from './constraints/holonomic';
+import { JointFrictionPhys } from './constraints/joint_friction';
 import { LimitPhys } from './constraints/limit';
 import { PdPhys } from './constraints/pd';
 import { TendonPhys } from './constraints/tendon';
 import type { SapConstraintSpec } from './problem';
 
-export { ContactPhys, HolonomicPhys, LimitPhys, PdPhys, TendonPhys };
+export { ContactPhys, HolonomicPhys, JointFrictionPhys, LimitPhys, PdPhys, TendonPhys };
 
 /** constraint kind codes */
-export const SapKind = { Contact: 0, Limit: 1, Pd: 2, Holonomic: 3, Tendon: 4 } as const;
+export const SapKind = { Contact: 0, Limit: 1, Pd: 2, Holonomic: 3, Tendon: 4, JointFriction: 5 } as const;
 export type SapKind = (typeof SapKind)[keyof typeof SapKind];
 
 /** numbers of physical input per constraint record */
@@ -257,20 +258,24 @@ export class PackedSapProblem {
     P[o + PdPhys.effort_limit] = effort_limit;
     P[o + PdPhys.u0] = u0;
     P[o + PdPhys.w] = w;
-    P[o + PdPhys.friction_sigma] = NaN;
-    P[o + PdPhys.is_friction] = 0;
     return i;
   }
 
   /**
    * Appends dry friction of bound `friction` [N·m or N] on `dof` of clique `c` (Drake's
    * SapJointFrictionConstraint, regularization R = σ·w; σ NaN: the solver's joint_friction_sigma):
-   * a PD-kind record (see constraints/joint_friction.ts) marked as friction
+   * a kind of its own whose parameters are a PD record (see constraints/joint_friction.ts)
    */
   addJointFriction(c: number, dof: number, friction: number, sigma: number, w: number): number {
-    const i = this.addPd(c, dof, 0, 0, 0, 0, 0, friction, 0, w);
-    this.phys[i * PHYS_STRIDE + PdPhys.friction_sigma] = sigma;
-    this.phys[i * PHYS_STRIDE + PdPhys.is_friction] = 1;
+    const i = this.beginConstraint(SapKind.JointFriction, 1);
+    const jo = this.addBlock(c);
+    this.jData[jo + dof] = 1;
+    const o = i * PHYS_STRIDE;
+    const P = this.phys;
+    P[o + JointFrictionPhys.dof] = dof;
+    P[o + JointFrictionPhys.friction] = friction;
+    P[o + JointFrictionPhys.sigma] = sigma;
+    P[o + JointFrictionPhys.w] = w;
     return i;
   }
 

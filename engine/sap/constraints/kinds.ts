@@ -10,6 +10,7 @@
 import type { ConstraintCalc } from './common';
 import { ContactPhys, contactCalc } from './contact';
 import { HolonomicPhys, holonomicCalc } from './holonomic';
+import { JointFrictionPhys } from './joint_friction';
 import { LimitPhys, limitCalc } from './limit';
 import { PdPhys, pdCalc } from './pd';
 import { TendonPhys } from './tendon';
@@ -20,7 +21,7 @@ export interface ConstraintKind {
   /** the packed code (`SapKind`) */
   code: SapKind;
   /** the name in messages and in the public spec (`SapConstraintSpec.kind`) */
-  name: 'contact' | 'limit' | 'pd' | 'holonomic' | 'tendon';
+  name: 'contact' | 'limit' | 'pd' | 'holonomic' | 'tendon' | 'joint_friction';
   /** cost, impulse and Hessian of one constraint from its parameter record */
   calc: ConstraintCalc;
   /** offsets of its physical inputs in its record */
@@ -29,7 +30,7 @@ export interface ConstraintKind {
 
 /**
  * every kind, indexed by its code. A tendon's rows are a limit's (unilateral, R and v̂ per row), so
- * it shares the limit kernel; joint dry friction is a PD record marked `PdPhys.is_friction`.
+ * it shares the limit kernel; joint dry friction's parameters are a PD record, so it shares the PD kernel.
  */
 export const CONSTRAINT_KINDS: readonly ConstraintKind[] = [
   { code: SapKind.Contact, name: 'contact', calc: contactCalc, phys: ContactPhys },
@@ -37,4 +38,5 @@ export const CONSTRAINT_KINDS: readonly ConstraintKind[] = [
   { code: SapKind.Pd, name: 'pd', calc: pdCalc, phys: PdPhys },
   { code: SapKind.Holonomic, name: 'holonomic', calc: holonomicCalc, phys: HolonomicPhys },
   { code: SapKind.Tendon, name: 'tendon', calc: limitCalc, phys: TendonPhys },
+  { code: SapKind.JointFriction, name: 'joint_friction', calc: pdCalc, phys: JointFrictionPhys },
 ];

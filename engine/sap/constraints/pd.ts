@@ -12,23 +12,8 @@
 
 import { NEAR_RIGID_BETA, PARAM_STRIDE, nearRigidR, type ConstraintCalc } from './common';
 
-/**
- * offsets of a PD record's physical inputs; `is_friction` 1 marks joint dry friction (bound
- * `effort_limit`, regularization `friction_sigma`), 0 a drive
- */
-export const PdPhys = {
-  dof: 0,
-  q0: 1,
-  qd: 2,
-  vd: 3,
-  kp: 4,
-  kd: 5,
-  effort_limit: 6,
-  u0: 7,
-  w: 8,
-  friction_sigma: 9,
-  is_friction: 10,
-} as const;
+/** offsets of a PD drive's physical inputs in its PHYS_STRIDE (packed_problem.ts) record */
+export const PdPhys = { dof: 0, q0: 1, qd: 2, vd: 3, kp: 4, kd: 5, effort_limit: 6, u0: 7, w: 8 } as const;
 
 /** physical inputs of a PD constraint */
 export interface PdParamsInput {
