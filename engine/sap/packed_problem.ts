@@ -244,9 +244,7 @@ export class PackedSapProblem {
     u0: number,
     w: number,
   ): number {
-    const i = this.beginConstraint(SapKind.Pd, 1);
-    const jo = this.addBlock(c);
-    this.jData[jo + dof] = 1;
+    const i = this.beginDofConstraint(SapKind.Pd, c, dof);
     const o = i * PHYS_STRIDE;
     const P = this.phys;
     P[o + PdPhys.dof] = dof;
@@ -261,15 +259,21 @@ export class PackedSapProblem {
     return i;
   }
 
+  /** starts a one-row constraint of `kind` whose Jacobian is 1 on `dof` of clique `c`; returns its index */
+  private beginDofConstraint(kind: SapKind, c: number, dof: number): number {
+    const i = this.beginConstraint(kind, 1);
+    const jo = this.addBlock(c);
+    this.jData[jo + dof] = 1;
+    return i;
+  }
+
   /**
    * Appends dry friction of bound `friction` [N·m or N] on `dof` of clique `c` (Drake's
    * SapJointFrictionConstraint, regularization R = σ·w; σ NaN: the solver's joint_friction_sigma):
    * a kind of its own whose parameters are a PD record (see constraints/joint_friction.ts)
    */
   addJointFriction(c: number, dof: number, friction: number, sigma: number, w: number): number {
-    const i = this.beginConstraint(SapKind.JointFriction, 1);
-    const jo = this.addBlock(c);
-    this.jData[jo + dof] = 1;
+    const i = this.beginDofConstraint(SapKind.JointFriction, c, dof);
     const o = i * PHYS_STRIDE;
     const P = this.phys;
     P[o + JointFrictionPhys.dof] = dof;
