@@ -11,7 +11,7 @@ import type { KinematicsData } from '../kinematics';
 import { EqualityType, type SapModel } from '../model';
 import { NEAR_RIGID_BETA } from '../sap/constraints/common';
 import type { SapConstraintSpec } from '../sap/problem';
-import { PackedSapProblem, PHYS_STRIDE } from '../sap/packed_problem';
+import { HolonomicPhys, PackedSapProblem, PHYS_STRIDE } from '../sap/packed_problem';
 import { accumulateAngularJacobian, accumulatePointJacobian, cliqueOfBody } from './contact_jacobian';
 
 const WORLD_FRAME = Float64Array.from([1, 0, 0, 0, 1, 0, 0, 0, 1]);
@@ -175,10 +175,10 @@ export function buildEqualityConstraints(
       kind: 'holonomic',
       cliques,
       J,
-      g0: P.slice(o + 4, o + 4 + rows),
-      stiffness: P[o],
-      tau_d: P[o + 1],
-      beta: P[o + 2],
+      g0: P.slice(o + HolonomicPhys.g0, o + HolonomicPhys.g0 + rows),
+      stiffness: P[o + HolonomicPhys.stiffness],
+      tau_d: P[o + HolonomicPhys.tau_d],
+      beta: P[o + HolonomicPhys.beta],
     });
   }
 }

@@ -10,19 +10,28 @@
  * Layout: constraint i has `rows[i]` rows and the blocks `blkStart[i] .. blkStart[i+1]`; block b
  * belongs to clique `blkClique[b]` and its rows×nv row-major Jacobian starts at `jData[blkJ[b]]`.
  * A clique appears at most once per constraint ({@link addBlock} merges repeats). Physical inputs
- * sit in `phys` ({@link PHYS_STRIDE} numbers per constraint, NaN for "use the default"):
+ * sit in `phys` (PHYS_STRIDE numbers per constraint, NaN for "use the default"; the offsets are
+ * named per kind: {@link ContactPhys}, {@link LimitPhys}, {@link PdPhys}, {@link HolonomicPhys}, {@link TendonPhys}, {@link JointFrictionPhys}):
  * - contact:   mu, stiffness, tau_d, phi0, beta, sigma, w
  * - limit:     dof, q0, lower, upper, stiffness, tau_d, beta, w
- * - pd:        dof, q0, qd, vd, kp, kd, effort_limit, u0, w, friction σ (NaN: a drive; a number: joint
- *              friction of bound effort_limit, see constraints/joint_friction.ts)
+ * - pd:        dof, q0, qd, vd, kp, kd, effort_limit, u0, w
+ * - joint_friction: dof, friction, σ, w (see constraints/joint_friction.ts)
  * - holonomic: stiffness, tau_d, beta, w, g0[0 .. rows)
  * - tendon:    l0, lower, upper, stiffness, tau_d, beta, w (Jacobian rows +a, −a per finite side)
  */
 
+import { ContactPhys } from './constraints/contact';
+import { HolonomicPhys } from './constraints/holonomic';
+import { JointFrictionPhys } from './constraints/joint_friction';
+import { LimitPhys } from './constraints/limit';
+import { PdPhys } from './constraints/pd';
+import { TendonPhys } from './constraints/tendon';
 import type { SapConstraintSpec } from './problem';
 
+export { ContactPhys, HolonomicPhys, JointFrictionPhys, LimitPhys, PdPhys, TendonPhys };
+
 /** constraint kind codes */
-export const SapKind = { Contact: 0, Limit: 1, Pd: 2, Holonomic: 3, Tendon: 4 } as const;
+export const SapKind = { Contact: 0, Limit: 1, Pd: 2, Holonomic: 3, Tendon: 4, JointFriction: 5 } as const;
 export type SapKind = (typeof SapKind)[keyof typeof SapKind];
 
 /** numbers of physical input per constraint record */
@@ -167,13 +176,13 @@ export class PackedSapProblem {
     const i = this.beginContact(c0, c1);
     const o = i * PHYS_STRIDE;
     const P = this.phys;
-    P[o] = mu;
-    P[o + 1] = stiffness;
-    P[o + 2] = tau_d;
-    P[o + 3] = phi0;
-    P[o + 4] = beta;
-    P[o + 5] = sigma;
-    P[o + 6] = w;
+    P[o + ContactPhys.mu] = mu;
+    P[o + ContactPhys.stiffness] = stiffness;
+    P[o + ContactPhys.tau_d] = tau_d;
+    P[o + ContactPhys.phi0] = phi0;
+    P[o + ContactPhys.beta] = beta;
+    P[o + ContactPhys.sigma] = sigma;
+    P[o + ContactPhys.w] = w;
     return i;
   }
 
@@ -211,14 +220,14 @@ export class PackedSapProblem {
     if (hi) this.jData[jo + r * n + dof] = -1;
     const o = i * PHYS_STRIDE;
     const P = this.phys;
-    P[o] = dof;
-    P[o + 1] = q0;
-    P[o + 2] = lower;
-    P[o + 3] = upper;
-    P[o + 4] = stiffness;
-    P[o + 5] = tau_d;
-    P[o + 6] = beta;
-    P[o + 7] = w;
+    P[o + LimitPhys.dof] = dof;
+    P[o + LimitPhys.q0] = q0;
+    P[o + LimitPhys.lower] = lower;
+    P[o + LimitPhys.upper] = upper;
+    P[o + LimitPhys.stiffness] = stiffness;
+    P[o + LimitPhys.tau_d] = tau_d;
+    P[o + LimitPhys.beta] = beta;
+    P[o + LimitPhys.w] = w;
     return i;
   }
 
@@ -235,34 +244,42 @@ export class PackedSapProblem {
     u0: number,
     w: number,
   ): number {
-    const i = this.beginConstraint(SapKind.Pd, 1);
-    const jo = this.addBlock(c);
-    this.jData[jo + dof] = 1;
+    const i = this.beginDofConstraint(SapKind.Pd, c, dof);
     const o = i * PHYS_STRIDE;
     const P = this.phys;
-    P[o] = dof;
-    P[o + 1] = q0;
-    P[o + 2] = qd;
-    P[o + 3] = vd;
-    P[o + 4] = kp;
-    P[o + 5] = kd;
-    P[o + 6] = effort_limit;
-    P[o + 7] = u0;
-    P[o + 8] = w;
-    P[o + 9] = NaN;
-    P[o + 10] = 0;
+    P[o + PdPhys.dof] = dof;
+    P[o + PdPhys.q0] = q0;
+    P[o + PdPhys.qd] = qd;
+    P[o + PdPhys.vd] = vd;
+    P[o + PdPhys.kp] = kp;
+    P[o + PdPhys.kd] = kd;
+    P[o + PdPhys.effort_limit] = effort_limit;
+    P[o + PdPhys.u0] = u0;
+    P[o + PdPhys.w] = w;
+    return i;
+  }
+
+  /** starts a one-row constraint of `kind` whose Jacobian is 1 on `dof` of clique `c`; returns its index */
+  private beginDofConstraint(kind: SapKind, c: number, dof: number): number {
+    const i = this.beginConstraint(kind, 1);
+    const jo = this.addBlock(c);
+    this.jData[jo + dof] = 1;
     return i;
   }
 
   /**
    * Appends dry friction of bound `friction` [N·m or N] on `dof` of clique `c` (Drake's
    * SapJointFrictionConstraint, regularization R = σ·w; σ NaN: the solver's joint_friction_sigma):
-   * a PD-kind record (see constraints/joint_friction.ts) marked as friction
+   * a kind of its own whose parameters are a PD record (see constraints/joint_friction.ts)
    */
   addJointFriction(c: number, dof: number, friction: number, sigma: number, w: number): number {
-    const i = this.addPd(c, dof, 0, 0, 0, 0, 0, friction, 0, w);
-    this.phys[i * PHYS_STRIDE + 9] = sigma;
-    this.phys[i * PHYS_STRIDE + 10] = 1;
+    const i = this.beginDofConstraint(SapKind.JointFriction, c, dof);
+    const o = i * PHYS_STRIDE;
+    const P = this.phys;
+    P[o + JointFrictionPhys.dof] = dof;
+    P[o + JointFrictionPhys.friction] = friction;
+    P[o + JointFrictionPhys.sigma] = sigma;
+    P[o + JointFrictionPhys.w] = w;
     return i;
   }
 
@@ -274,11 +291,11 @@ export class PackedSapProblem {
     const i = this.beginConstraint(SapKind.Holonomic, g0.length);
     const o = i * PHYS_STRIDE;
     const P = this.phys;
-    P[o] = stiffness;
-    P[o + 1] = tau_d;
-    P[o + 2] = beta;
-    P[o + 3] = w;
-    for (let r = 0; r < g0.length; r++) P[o + 4 + r] = g0[r];
+    P[o + HolonomicPhys.stiffness] = stiffness;
+    P[o + HolonomicPhys.tau_d] = tau_d;
+    P[o + HolonomicPhys.beta] = beta;
+    P[o + HolonomicPhys.w] = w;
+    for (let r = 0; r < g0.length; r++) P[o + HolonomicPhys.g0 + r] = g0[r];
     return i;
   }
 
@@ -301,13 +318,13 @@ export class PackedSapProblem {
     );
     const o = i * PHYS_STRIDE;
     const P = this.phys;
-    P[o] = l0;
-    P[o + 1] = lower;
-    P[o + 2] = upper;
-    P[o + 3] = stiffness;
-    P[o + 4] = tau_d;
-    P[o + 5] = beta;
-    P[o + 6] = w;
+    P[o + TendonPhys.l0] = l0;
+    P[o + TendonPhys.lower] = lower;
+    P[o + TendonPhys.upper] = upper;
+    P[o + TendonPhys.stiffness] = stiffness;
+    P[o + TendonPhys.tau_d] = tau_d;
+    P[o + TendonPhys.beta] = beta;
+    P[o + TendonPhys.w] = w;
     return i;
   }
 
@@ -321,8 +338,8 @@ export class PackedSapProblem {
     const n = this.cliqueNv[c];
     const o = i * PHYS_STRIDE;
     let r = 0;
-    if (Number.isFinite(this.phys[o + 1])) this.jData[jo + r++ * n + dof] += a;
-    if (Number.isFinite(this.phys[o + 2])) this.jData[jo + r * n + dof] -= a;
+    if (Number.isFinite(this.phys[o + TendonPhys.lower])) this.jData[jo + r++ * n + dof] += a;
+    if (Number.isFinite(this.phys[o + TendonPhys.upper])) this.jData[jo + r * n + dof] -= a;
   }
 
   /**
@@ -336,13 +353,13 @@ export class PackedSapProblem {
         i = this.beginConstraint(SapKind.Contact, 3);
         const o = i * PHYS_STRIDE;
         const P = this.phys;
-        P[o] = s.mu;
-        P[o + 1] = s.stiffness;
-        P[o + 2] = s.tau_d;
-        P[o + 3] = s.phi0;
-        P[o + 4] = s.beta ?? NaN;
-        P[o + 5] = s.sigma ?? NaN;
-        P[o + 6] = s.w ?? NaN;
+        P[o + ContactPhys.mu] = s.mu;
+        P[o + ContactPhys.stiffness] = s.stiffness;
+        P[o + ContactPhys.tau_d] = s.tau_d;
+        P[o + ContactPhys.phi0] = s.phi0;
+        P[o + ContactPhys.beta] = s.beta ?? NaN;
+        P[o + ContactPhys.sigma] = s.sigma ?? NaN;
+        P[o + ContactPhys.w] = s.w ?? NaN;
       } else {
         i = this.addHolonomic(s.g0, s.stiffness, s.tau_d, s.beta ?? NaN, s.w ?? NaN);
       }

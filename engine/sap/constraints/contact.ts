@@ -11,6 +11,9 @@
 
 import { PARAM_STRIDE, SOFT_NORM_EPS, nearRigidR, type ConstraintCalc } from './common';
 
+/** offsets of a contact's physical inputs in its PHYS_STRIDE (packed_problem.ts) record */
+export const ContactPhys = { mu: 0, stiffness: 1, tau_d: 2, phi0: 3, beta: 4, sigma: 5, w: 6 } as const;
+
 /** number of rows of a contact constraint */
 export const CONTACT_ROWS = 3;
 

@@ -9,6 +9,9 @@
 
 import { NEAR_RIGID_BETA, PARAM_STRIDE, nearRigidR, type ConstraintCalc } from './common';
 
+/** offsets of a holonomic constraint's physical inputs; its rows' g0 start at `g0` */
+export const HolonomicPhys = { stiffness: 0, tau_d: 1, beta: 2, w: 3, g0: 4 } as const;
+
 /** most rows of a holonomic constraint (a weld) */
 export const HOLONOMIC_MAX_ROWS = 6;
 

@@ -12,12 +12,20 @@
  *
  * That is exactly the PD drive's cost (pd.ts) with Kp = 0, Kd = 1/(δt·R), no target or
  * feed-forward and the effort limit τ_c: y = −Kd·vc, u = clamp(y, ±τ_c), γ = δt·u = clamp(−vc/R,
- * ±γ_max), ℓ = δt·Ψ(y)/Kd and G = δt·Kd = 1/R. So the solver stores a joint-friction constraint as a
- * PD record ({@link makeJointFrictionParams}) and every PD kernel (JS, WebAssembly, WGSL) evaluates
- * it unchanged. Unlike a drive it takes no near-rigid gain clamp (Drake's constraint has none).
+ * ±γ_max), ℓ = δt·Ψ(y)/Kd and G = δt·Kd = 1/R. So joint friction is a kind of its own in the
+ * packed problem (its record: {@link JointFrictionPhys}) whose parameters are a PD parameter record
+ * ({@link makeJointFrictionParams}): every PD kernel (JS, WebAssembly, WGSL) evaluates it unchanged.
+ * Unlike a drive it takes no near-rigid gain clamp (Drake's constraint has none).
  */
 
 import { PARAM_STRIDE } from './common';
+
+/**
+ * offsets of a joint friction's physical inputs in its PHYS_STRIDE (packed_problem.ts) record:
+ * the DOF of its clique, the bound τ_c, σ (NaN: the solver's joint_friction_sigma) and w (NaN:
+ * 1/A_dof,dof)
+ */
+export const JointFrictionPhys = { dof: 0, friction: 1, sigma: 2, w: 3 } as const;
 
 /** Drake's default regularization σ of joint friction (SapJointFrictionConstraint::Parameters) [-] */
 export const JOINT_FRICTION_SIGMA = 1e-3;

@@ -9,6 +9,18 @@
 
 import { NEAR_RIGID_BETA, PARAM_STRIDE, nearRigidR, type ConstraintCalc } from './common';
 
+/** offsets of a joint limit's physical inputs (dof: the limited velocity of its clique) */
+export const LimitPhys = {
+  dof: 0,
+  q0: 1,
+  lower: 2,
+  upper: 3,
+  stiffness: 4,
+  tau_d: 5,
+  beta: 6,
+  w: 7,
+} as const;
+
 /** physical inputs of a limit constraint */
 export interface LimitParamsInput {
   /** joint position at the start of the step [m or rad] */

@@ -12,6 +12,9 @@
 
 import { NEAR_RIGID_BETA, PARAM_STRIDE, nearRigidR, type ConstraintCalc } from './common';
 
+/** offsets of a PD drive's physical inputs in its PHYS_STRIDE (packed_problem.ts) record */
+export const PdPhys = { dof: 0, q0: 1, qd: 2, vd: 3, kp: 4, kd: 5, effort_limit: 6, u0: 7, w: 8 } as const;
+
 /** physical inputs of a PD constraint */
 export interface PdParamsInput {
   /** joint position at the start of the step [m or rad] */

@@ -12,6 +12,9 @@
 import { NEAR_RIGID_BETA, PARAM_STRIDE, nearRigidR } from './common';
 import { writeLimitRows } from './limit';
 
+/** offsets of a tendon limit's physical inputs */
+export const TendonPhys = { l0: 0, lower: 1, upper: 2, stiffness: 3, tau_d: 4, beta: 5, w: 6 } as const;
+
 /** physical inputs of a tendon-limit constraint */
 export interface TendonParamsInput {
   /** tendon length at the start of the step, aᵀq₀ + offset [m or rad] */

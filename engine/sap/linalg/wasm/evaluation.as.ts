@@ -56,6 +56,7 @@ const KIND_CONTACT = 0;
 const KIND_LIMIT = 1;
 const KIND_PD = 2;
 const KIND_TENDON = 4; // a tendon's rows are a limit's (unilateral)
+const KIND_JOINT_FRICTION = 5; // its parameters are a PD record
 
 /** sets the structure and the vectors the evaluation reads and writes (once per solve) */
 /** the counts of {@link setEvaluation} alone (its arrays unchanged since the last call) */
@@ -346,7 +347,7 @@ function constraintCost(vc: usize, gamma: usize, G: usize, start: f64): f64 {
       continue;
     }
     if (k == KIND_CONTACT) cost += contactCost(po, vc, ro, gamma, ro, G, go);
-    else if (k == KIND_PD) cost += pdCost(po, vc, ro, gamma, ro, G, go);
+    else if (k == KIND_PD || k == KIND_JOINT_FRICTION) cost += pdCost(po, vc, ro, gamma, ro, G, go);
     else cost += rowsCost(po, gi(eRows, i), k == KIND_LIMIT || k == KIND_TENDON, vc, ro, gamma, ro, G, go);
   }
   return cost;
