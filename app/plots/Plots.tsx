@@ -81,16 +81,16 @@ function makeChart(
   });
   const tValue = (_u: uPlot, v: number | null) =>
     v === null || v === undefined ? '—' : Number(v).toFixed(3);
+  const line = (label: string, stroke: string, dash?: number[]) => ({
+    label,
+    stroke,
+    width: 1.5,
+    dash,
+    spanGaps: false,
+    value: (_u: uPlot, v: number | null) => fmtSci(v),
+    points: { show: false },
+  });
   if (kind === 'energy') {
-    const line = (label: string, stroke: string, dash?: number[]) => ({
-      label,
-      stroke,
-      width: 1.5,
-      dash,
-      spanGaps: false,
-      value: (_u: uPlot, v: number | null) => fmtSci(v),
-      points: { show: false },
-    });
     return new uPlot(
       {
         ...common,
@@ -111,15 +111,6 @@ function makeChart(
     );
   }
   if (kind === 'traj') {
-    const line = (label: string, stroke: string, dash?: number[]) => ({
-      label,
-      stroke,
-      width: 1.5,
-      dash,
-      spanGaps: false,
-      value: (_u: uPlot, v: number | null) => fmtSci(v),
-      points: { show: false },
-    });
     return new uPlot(
       {
         ...common,
