@@ -215,7 +215,7 @@ export function Plots() {
       drawn = version;
       setAll(c);
       setCount(series.time.length);
-      setDrift(energyDrift(series.kinetic, series.energy, series.driven));
+      setDrift(energyDrift(series.kinetic, series.energy, series.driven, series.epoch));
     };
     const off = onSeries(() => {
       if (!raf) raf = requestAnimationFrame(draw);
