@@ -49,6 +49,8 @@ export const series = {
   energy: [] as (number | null)[],
   /** whether drives, joint efforts or body wrenches acted at the sample */
   driven: [] as boolean[],
+  /** how many solver-option changes preceded the sample (the energy drift restarts at a change) */
+  epoch: [] as number[],
   version: 0,
 };
 const MAX_POINTS = 4000;
@@ -72,7 +74,9 @@ const SERIES_COLUMNS: unknown[][] = [
   series.potential,
   series.energy,
   series.driven,
+  series.epoch,
 ];
+let optionsEpoch = 0;
 /** after a push: keeps the newest MAX_POINTS rows of `columns`, then tells the plots */
 function changed(columns: unknown[][], bump: () => void): void {
   if (columns[0].length > MAX_POINTS) for (const a of columns) a.splice(0, a.length - MAX_POINTS);
@@ -107,6 +111,7 @@ function pushSample(s: AblationSample): void {
   series.potential.push(pe);
   series.energy.push(ke !== null && pe !== null ? ke + pe : null);
   series.driven.push(s.driven === true);
+  series.epoch.push(optionsEpoch);
   changed(SERIES_COLUMNS, () => series.version++);
 }
 
@@ -263,6 +268,7 @@ function onEvent(e: WorkerEvent): void {
     }
     case 'options':
       st.set({ options: e.options });
+      optionsEpoch++; // the energy drift is judged from here: new options change the model
       break;
     case 'frame':
       frames++;

@@ -86,16 +86,16 @@ function makeChart(
   });
   const tValue = (_u: uPlot, v: number | null) =>
     v === null || v === undefined ? '—' : Number(v).toFixed(3);
+  const line = (label: string, stroke: string, dash?: number[]) => ({
+    label,
+    stroke,
+    width: 1.5,
+    dash,
+    spanGaps: false,
+    value: (_u: uPlot, v: number | null) => fmtSci(v),
+    points: { show: false },
+  });
   if (kind === 'energy') {
-    const line = (label: string, stroke: string, dash?: number[]) => ({
-      label,
-      stroke,
-      width: 1.5,
-      dash,
-      spanGaps: false,
-      value: (_u: uPlot, v: number | null) => fmtSci(v),
-      points: { show: false },
-    });
     return new uPlot(
       {
         ...common,
@@ -116,15 +116,6 @@ function makeChart(
     );
   }
   if (kind === 'traj') {
-    const line = (label: string, stroke: string, dash?: number[]) => ({
-      label,
-      stroke,
-      width: 1.5,
-      dash,
-      spanGaps: false,
-      value: (_u: uPlot, v: number | null) => fmtSci(v),
-      points: { show: false },
-    });
     return new uPlot(
       {
         ...common,
@@ -229,7 +220,7 @@ export function Plots() {
       drawn = version;
       setAll(c);
       setCount(series.time.length);
-      setDrift(energyDrift(series.kinetic, series.energy, series.driven));
+      setDrift(energyDrift(series.kinetic, series.energy, series.driven, series.epoch));
     };
     const off = onSeries(() => {
       if (!raf) raf = requestAnimationFrame(draw);

@@ -35,6 +35,16 @@ describe('energyDrift', () => {
     s.driven[150] = true;
     const d = energyDrift(s.kinetic, s.total, s.driven);
     expect(d.from).toBe(151);
+    // an options change restarts the span
+    const epoch = s.driven.map((_, i) => (i < 120 ? 0 : 1));
+    expect(energyDrift(s.kinetic, s.total, s.driven.fill(false), epoch).from).toBe(120);
+    // energy that rises while nothing moves (contacts settling after a change) is not marked
+    const settle = energyDrift(
+      s.kinetic.map(() => 1e-4),
+      s.total.map((_, i) => -5 + 0.08 * (i / 200)),
+      s.driven,
+    );
+    expect(settle.growing).toBe(false);
     const rest = energyDrift([0, 1e-15, 0], [-3, -3 + 1e-13, -3 + 2e-13], [false, false, false]);
     expect(rest.growing).toBe(false);
     expect(energyDrift([], [], []).growing).toBe(false);
