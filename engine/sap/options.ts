@@ -222,6 +222,18 @@ export const SOLVER_OPTION_KEYS: readonly SolverOptionKey[] = [
 ];
 
 /**
+ * The options the collision pipeline reads when it is built (contact capacity, broad phase,
+ * material fallbacks): changing one needs a new pipeline (the studio reloads the scene).
+ */
+export const COLLISION_BUILD_OPTION_KEYS: readonly SolverOptionKey[] = [
+  'max_rigid_contact',
+  'broad_phase',
+  'contact_tau_d',
+  'fallback_mu',
+  'fallback_stiffness',
+];
+
+/**
  * SAP Warp solver options that are accepted (and validated) but change nothing here, with the
  * reason: they tune its CUDA kernels, graphs or debugging paths. {@link inertOptionWarnings} words
  * the warning; {@link normalizeSolverOptions} drops them from its result.

@@ -128,6 +128,8 @@ export const MAX_WORLDS = LIMITS.max_worlds;
 export const MAX_TOTAL_BODIES = LIMITS.max_total_bodies;
 const DEFAULT_DT = 0.005;
 const DEFAULT_MAX_RIGID_CONTACT = 256;
+/** [m] world spacing of a scene file without `replicate.spacing` (SAP Warp's loader default) */
+export const SCENE_DEFAULT_SPACING: readonly [number, number, number] = [2, 2, 0];
 
 type Transform = [number, number, number, number, number, number, number];
 type Vec3 = [number, number, number];
@@ -420,7 +422,8 @@ class SceneLoader {
           : `num_worlds must be an integer in [1, ${MAX_WORLDS}]; got ${n}`,
       );
     }
-    const sp = this.doc.replicate?.spacing ?? [0, 0, 0];
+    // SAP Warp's replication spacing when the scene gives none: a centered 2 m grid in x and y
+    const sp = this.doc.replicate?.spacing ?? SCENE_DEFAULT_SPACING;
     if (sp.some((v) => !Number.isFinite(v)))
       throw sceneError(['replicate', 'spacing'], `spacing must be finite`);
     return { num_worlds: n, spacing: [sp[0], sp[1], sp[2]] };
