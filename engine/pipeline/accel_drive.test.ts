@@ -10,6 +10,7 @@ import { ModelBuilder } from '../model';
 import { loadModelFile } from '../io/load_file';
 import { SAP_WARP } from '../io/testing_assets';
 import { Simulation } from './simulation';
+import { webgpuUnsupported } from '../backends';
 
 const OMEGA = 10;
 
@@ -69,6 +70,13 @@ describe('acceleration drives', () => {
       const exact = 0.5 * (1 - (1 + OMEGA * t) * Math.exp(-OMEGA * t));
       expect(Math.abs(q[i] - exact), `t = ${t}`).toBeLessThan(0.01 * 0.5);
     }
+  });
+
+  it('run on the CPU when WebGPU is asked for, with the joint named in the reason', () => {
+    expect(webgpuUnsupported(hinge(1, true))).toMatch(
+      /joint .*acceleration drives are not on the WebGPU backend/,
+    );
+    expect(webgpuUnsupported(hinge(1, false))).toBeNull();
   });
 
   it('UR10 (universal_ur10_usd.yaml): its six acceleration drives are honoured and it holds its targets', async () => {
