@@ -65,6 +65,12 @@ export function webgpuUnsupported(model: SapModel): string | null {
   for (let j = 0; j < model.joint_count; j++)
     if (model.joint_cone_mode[j] !== 0)
       return `ball joint ${model.joint_label[j]}: cone limits are not on the WebGPU backend yet`;
+  // acceleration drives scale their gains by M(q)_dd each step (pipeline/joint_constraints.ts);
+  // the GPU's PD kernel has no such scaling yet
+  for (let j = 0; j < model.joint_count; j++)
+    for (let d = model.joint_qd_start[j]; d < model.joint_qd_start[j + 1]; d++)
+      if (model.joint_drive_acceleration[d])
+        return `joint ${model.joint_label[j]}: acceleration drives are not on the WebGPU backend yet`;
   return null;
 }
 

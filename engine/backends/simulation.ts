@@ -4,6 +4,7 @@
  * that `collides_on_device` skips the CPU collide and fills `contacts` in step().
  */
 import { SapCollisionPipeline } from '../collision/pipeline';
+import { collisionOptionsOf } from '../pipeline/simulation';
 import type { SapContacts } from '../collision/contacts';
 import type { SapModel } from '../model';
 import type { StepReport } from '../pipeline/report';
@@ -37,8 +38,10 @@ export class BackendSimulation {
     this.model = model;
     this.backend = backend;
     this.dt = opts.dt;
-    const cap = opts.max_rigid_contact ?? backend.options.max_rigid_contact;
-    this.collision = new SapCollisionPipeline(model, { rigid_contact_max: cap });
+    this.collision = new SapCollisionPipeline(
+      model,
+      collisionOptionsOf(backend.options, opts.max_rigid_contact),
+    );
     this.contacts = this.collision.contacts();
     this.control = makeControl(model);
     this.state = makeState(model);

@@ -15,7 +15,7 @@ import { JOINT_TYPE_NAMES, type SapModel } from '../model';
 import { OneStepAblator, Simulation, TrajectoryAblator, type StepReport } from '../pipeline';
 import { DivergenceMonitor } from '../pipeline/divergence';
 import { EnergyMeter } from '../pipeline/energy';
-import type { SapSolverOptions } from '../sap/options';
+import { inertOptionWarnings, normalizeSolverOptions, type SapSolverOptions } from '../sap/options';
 import { makeState } from '../kinematics';
 import type { SapState } from '../state';
 import type { AblateOutput, InspectOutput, RunOutput } from './schema';
@@ -33,15 +33,33 @@ export interface RunArgs {
 
 const round = (x: number): number => (Number.isFinite(x) ? x : (x as number));
 
+/**
+ * The solver options of a run (the scene's, then `--set`) with the contact capacity the run uses:
+ * `--set max_rigid_contact` wins over the scene's; the options report that capacity. Also the
+ * warnings of the flags (SAP Warp options without effect here).
+ */
+export function runOptions(
+  scene: LoadedSceneFile,
+  set: Record<string, unknown> = {},
+): { solver: Record<string, unknown>; max_rigid_contact: number; warnings: string[] } {
+  const given = normalizeSolverOptions(set);
+  const max_rigid_contact = given.max_rigid_contact ?? scene.max_rigid_contact;
+  return {
+    solver: { ...scene.solver, ...given, max_rigid_contact },
+    max_rigid_contact,
+    warnings: inertOptionWarnings(set).map((w) => `--set ${w.key}: ${w.message}`),
+  };
+}
+
 /** simulates a loaded scene on the CPU reference and reports the final state */
 export function runCommand(scene: LoadedSceneFile, args: RunArgs): RunOutput {
   const dt = args.dt ?? scene.dt;
-  const solver = { ...scene.solver, ...(args.set ?? {}) };
-  const sim = new Simulation(scene.model, { dt, solver, max_rigid_contact: scene.max_rigid_contact });
+  const { solver, max_rigid_contact, warnings } = runOptions(scene, args.set);
+  const sim = new Simulation(scene.model, { dt, solver, max_rigid_contact });
   const run = new RunRecorder(scene.model, args);
   run.start(sim.state);
   for (let s = 0; s < args.steps; s++) run.record(s, sim.step(), sim.state, sim.contacts);
-  return run.output(scene, dt, sim.state, sim.contacts, sim.solver.options);
+  return run.output(scene, dt, sim.state, sim.contacts, sim.solver.options, warnings);
 }
 
 /**
@@ -56,20 +74,14 @@ export async function runCommandBackend(
   kind: BackendKind,
 ): Promise<RunOutput> {
   const dt = args.dt ?? scene.dt;
-  const solver = { ...scene.solver, ...(args.set ?? {}) };
-  const { backend, fallback } = await createBackend(kind, scene.model, {
-    solver,
-    max_rigid_contact: scene.max_rigid_contact,
-  });
+  const { solver, max_rigid_contact, warnings } = runOptions(scene, args.set);
+  const { backend, fallback } = await createBackend(kind, scene.model, { solver, max_rigid_contact });
   try {
-    const sim = new BackendSimulation(scene.model, backend, {
-      dt,
-      max_rigid_contact: scene.max_rigid_contact,
-    });
+    const sim = new BackendSimulation(scene.model, backend, { dt, max_rigid_contact });
     const run = new RunRecorder(scene.model, args);
     run.start(sim.state);
     for (let s = 0; s < args.steps; s++) run.record(s, await sim.step(), sim.state, sim.contacts);
-    const out = run.output(scene, dt, sim.state, sim.contacts, backend.options);
+    const out = run.output(scene, dt, sim.state, sim.contacts, backend.options, warnings);
     out.backend = {
       kind: backend.kind,
       description: backend.description,
@@ -202,6 +214,7 @@ class RunRecorder {
     st: SapState,
     c: SapContacts,
     options: SapSolverOptions,
+    warnings: readonly string[] = [],
   ): RunOutput {
     const m = this.m;
     const args = this.args;
@@ -255,7 +268,17 @@ class RunRecorder {
       args.dt === undefined ? undefined : timeStepOverrideWarning(scene.authored_dt, dt, '--dt');
     return {
       scene: scene.name,
-      warnings: [...scene.warnings, ...(dtWarning ? [dtWarning] : [])],
+      warnings: [
+        ...scene.warnings,
+        ...warnings,
+        ...(dtWarning ? [dtWarning] : []),
+        ...(this.truncated > 0
+          ? [
+              `contact capacity: up to ${this.truncated} contact candidates per step were dropped ` +
+                `(max_rigid_contact = ${c.capacity} per world); raise max_rigid_contact to keep them`,
+            ]
+          : []),
+      ],
       notes: [...scene.notes],
       steps: args.steps,
       dt,

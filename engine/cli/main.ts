@@ -373,6 +373,9 @@ async function dispatch(argv: string[]): Promise<number> {
         trace: trace || undefined,
       };
       const out = backend ? await runCommandBackend(scene, runArgs, backend) : runCommand(scene, runArgs);
+      // the run's own warnings (flags without effect, dropped contacts) after the loader's
+      if (!values.json)
+        for (const w of out.warnings.slice(scene.warnings.length)) console.error(`warning: ${w}`);
       if (out.backend?.fallback) console.error(`warning: ${out.backend.fallback}`);
       if (out.stats.reason && !values.json) console.error(`${out.stats.status}: ${out.stats.reason}`);
       print(out, () =>

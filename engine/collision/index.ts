@@ -15,3 +15,9 @@ export { PLANE_MESH_MAX_POINTS } from './primitives/plane_mesh';
 export { PARALLEL_SIN2 } from './primitives/capsule_capsule';
 export { BOX_BOX_MAX_POINTS } from './primitives/box_box';
 export { CAPSULE_BOX_PARALLEL_SIN } from './primitives/capsule_box';
+export {
+  shapeMaterialFallback,
+  DEFAULT_MATERIAL_FALLBACKS,
+  type MaterialFallbacks,
+  type ShapeMaterial,
+} from './material';

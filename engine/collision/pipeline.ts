@@ -47,6 +47,7 @@ import {
 import { makePairFilter, pairAllowed, shapeCollides, type PairFilter } from './filter';
 import { aabbAbovePlane, makeShapeGeom, updateShapeGeomOf, type ShapeGeom } from './geometry';
 import { makeManifold, sortManifoldByFeature, type ContactManifold } from './manifold';
+import { shapeMaterialFallback, type MaterialFallbacks, type ShapeMaterial } from './material';
 import { NARROW_PHASE_TABLE, pairName } from './narrowphase';
 
 export { BROAD_PHASE_MODES, type BroadPhaseMode } from './broadphase';
@@ -66,9 +67,15 @@ export interface CollisionPipelineOptions {
    * has more than {@link EXPLICIT_MAX_SHAPES} colliding shapes (the pair list grows with the
    * square of that). Aliases (case-insensitive):
    * `sweep_and_prune`, `sweep-and-prune`, `sweep` → sap; `all_pairs`, `all-pairs`, `n2`,
-   * `brute_force` → nxn; `pairs`, `precomputed` → explicit. Same contacts in every mode.
+   * `brute_force` → nxn; `pairs`, `precomputed` → explicit; `auto` → the default choice. Same
+   * contacts in every mode.
    */
   broad_phase?: BroadPhaseMode | string;
+  /**
+   * material of shapes that have none (NaN or negative ke / τ / μ in the model; see
+   * `material.ts`): default τ 0.1 s, μ 0.5, ke 1e6 N/m
+   */
+  material?: Partial<MaterialFallbacks>;
   /**
    * parent/child exclusion: omitted → the model's per-joint `joint_collision_filter_parent`;
    * true → every parent/child pair excluded; false → none
@@ -85,6 +92,7 @@ export const COLLISION_OPTION_KEYS = [
   'rigid_contact_max',
   'max_rigid_contact',
   'broad_phase',
+  'material',
   'filter_parent_child',
   'filter_pairs',
   'on_unsupported',
@@ -149,6 +157,7 @@ export interface ResolvedCollisionOptions {
   rigid_contact_max: number;
   /** undefined: chosen by the pipeline from the model's size ({@link EXPLICIT_MAX_SHAPES}) */
   broad_phase: BroadPhaseMode | undefined;
+  material: Partial<MaterialFallbacks>;
   filter_parent_child: boolean | undefined;
   filter_pairs: readonly (readonly [number, number])[];
   on_unsupported: UnsupportedPairPolicy;
@@ -195,7 +204,11 @@ export function resolveCollisionOptions(opts: CollisionPipelineOptions = {}): Re
   }
   return {
     rigid_contact_max: max,
-    broad_phase: opts.broad_phase === undefined ? undefined : normalizeBroadPhase(opts.broad_phase),
+    broad_phase:
+      opts.broad_phase === undefined || String(opts.broad_phase).trim().toLowerCase() === 'auto'
+        ? undefined
+        : normalizeBroadPhase(opts.broad_phase),
+    material: opts.material ?? {},
     filter_parent_child: fpc,
     filter_pairs: opts.filter_pairs ?? [],
     on_unsupported: pol,
@@ -220,6 +233,8 @@ export class SapCollisionPipeline {
   /** the parent/child option as given (undefined: the model's per-joint flags) */
   readonly filter_parent_child: boolean | undefined;
   readonly on_unsupported: UnsupportedPairPolicy;
+  /** per-shape contact material with the fallbacks applied (what every contact combines) */
+  readonly material: ShapeMaterial;
 
   /** candidates dropped for lack of capacity in the last collide, all worlds */
   last_truncated_contact_count = 0;
@@ -251,6 +266,7 @@ export class SapCollisionPipeline {
     this.rigid_contact_max = o.rigid_contact_max;
     this.filter_parent_child = o.filter_parent_child;
     this.on_unsupported = o.on_unsupported;
+    this.material = shapeMaterialFallback(model, o.material);
     this.filter = makePairFilter(model, {
       filter_parent_child: o.filter_parent_child,
       filter_pairs: o.filter_pairs,
@@ -343,11 +359,12 @@ export class SapCollisionPipeline {
     sortManifoldByFeature(out);
     const b0 = m.shape_body[s0],
       b1 = m.shape_body[s1];
-    const ke0 = m.shape_ke[s0],
-      ke1 = m.shape_ke[s1];
+    const mat = this.material;
+    const ke0 = mat.ke[s0],
+      ke1 = mat.ke[s1];
     const ke = combineStiffness(ke0, ke1);
-    const tau = m.shape_tau[s0] + m.shape_tau[s1];
-    const mu = combineFriction(m.shape_mu[s0], m.shape_mu[s1]);
+    const tau = mat.tau[s0] + mat.tau[s1];
+    const mu = combineFriction(mat.mu[s0], mat.mu[s1]);
     const cap = c.capacity;
     const q = state.body_q;
     for (let i = 0; i < out.count; i++) {

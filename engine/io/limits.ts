@@ -5,6 +5,8 @@
  * 268435456" (see {@link limitError}), so a user can tell which limit to raise and where.
  */
 
+import { MAX_RIGID_CONTACT } from '../sap/options';
+
 const MiB = 1024 * 1024;
 /** one number for both: a share link replays its steps with one worker `step` command */
 const MAX_REPLAY_STEPS = 200_000;
@@ -83,8 +85,8 @@ export const LIMITS = {
   max_worlds: 65536,
   /** most bodies over all worlds */
   max_total_bodies: 4_000_000,
-  /** most contact slots per world */
-  max_rigid_contact: 65536,
+  /** most contact slots per world (the solver option's own bound, one constant) */
+  max_rigid_contact: MAX_RIGID_CONTACT,
   /** most contact slots over all worlds (contact buffers are allocated up front) */
   max_contact_slots: 1_048_576,
   /** most shape pairs an importer may exclude from collision one by one (MJCF weld groups, excludes) */

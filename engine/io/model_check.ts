@@ -56,9 +56,8 @@ const NOT_NAN: (keyof SapModel)[] = [
   'joint_friction',
   'shape_margin',
   'shape_gap',
-  'shape_ke',
-  'shape_tau',
-  'shape_mu',
+  // shape_ke / shape_tau / shape_mu may be NaN: "none authored", resolved by the collision
+  // pipeline's material fallbacks (engine/collision/material.ts)
   'tendon_lower',
   'tendon_upper',
   'tendon_limit_ke',

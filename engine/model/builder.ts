@@ -77,7 +77,15 @@ export interface JointDofConfig {
   target_vel: number;
   effort_limit: number;
   velocity_limit: number;
+  /**
+   * PD gains act as accelerations (UsdPhysics / PhysX `physics:type = "acceleration"`): scaled each
+   * step by the DOF's effective inertia M(q)_dd (optional; default false, a force drive)
+   */
+  drive_acceleration?: boolean;
 }
+
+/** the numeric per-DOF parameters (what array edits may set) */
+export type NumericDofKey = Exclude<keyof JointDofConfig, 'drive_acceleration'>;
 
 export interface BodyDesc {
   label?: string;
@@ -679,7 +687,7 @@ export class ModelBuilder {
    * Sets one DOF's parameter of a multi-DOF joint (free, ball), overriding the joint-wide value;
    * `dof` is the joint-local DOF index in public order (free: v_x, v_y, v_z, ω_x, ω_y, ω_z).
    */
-  setDofValue(joint: number, dof: number, field: keyof JointDofConfig, value: number): void {
+  setDofValue(joint: number, dof: number, field: NumericDofKey, value: number): void {
     const j = this.joints[joint];
     if (!j) throw new ModelError(`joints[${joint}]`, 'unknown joint');
     if (!(dof >= 0 && dof < JOINT_QD_SIZE[j.type]))
@@ -924,6 +932,7 @@ export class ModelBuilder {
       eq_label: new Array<string>(this.equalities.length * nw),
       ...this.tendonArrays(nw),
       joint_friction: new Float64Array(NV),
+      joint_drive_acceleration: new Uint8Array(NV),
       joint_collision_filter_parent: new Uint8Array(NB),
       joint_q0: new Float64Array(NQ),
       joint_qd0: new Float64Array(NV),
@@ -1000,6 +1009,7 @@ export class ModelBuilder {
           m.joint_target_pos[D] = dofCfg.target_pos;
           m.joint_target_vel[D] = dofCfg.target_vel;
           m.joint_friction[D] = dofCfg.friction;
+          m.joint_drive_acceleration[D] = dofCfg.drive_acceleration ? 1 : 0;
           m.dof_world[D] = w;
         }
         q += JOINT_Q_SIZE[jr.type];
@@ -1341,5 +1351,6 @@ function pickDof(d: Partial<JointDofConfig>): Partial<JointDofConfig> {
     target_vel: d.target_vel,
     effort_limit: d.effort_limit,
     velocity_limit: d.velocity_limit,
+    drive_acceleration: d.drive_acceleration,
   };
 }

@@ -247,6 +247,11 @@ export interface SapModel {
    * on revolute and prismatic DOFs (MuJoCo's frictionloss); not applied to ball and free joints
    */
   readonly joint_friction: Float64Array;
+  /**
+   * (joint_dof_count) 1 for an acceleration drive: target_ke / target_kd are [1/s²] / [1/s] and
+   * the step scales them by the DOF's effective inertia, the diagonal of M(q) (PhysX's drive type)
+   */
+  readonly joint_drive_acceleration: Uint8Array;
   /** (joint_count) 1 when the parent's and child's shapes are filtered from colliding */
   readonly joint_collision_filter_parent: Uint8Array;
 

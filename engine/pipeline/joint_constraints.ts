@@ -11,6 +11,11 @@
  * DOFs are ω (world for free joints, parent frame for ball); the linear DOFs of a free joint are
  * the velocity of the joint frame's origin. Position gains have no meaning for quaternion
  * coordinates and are ignored there.
+ * Acceleration drives (`joint_drive_acceleration`, UsdPhysics / PhysX `physics:type =
+ * "acceleration"`): the gains are per unit inertia, kp = ke·M_dd and kd = kd·M_dd with M_dd the
+ * DOF's effective inertia at q_n (the diagonal of the joint-space mass matrix, armature included:
+ * A_dd − dt·damping_d of the free-motion matrix A = M + dt·D), so the drive's settling does not
+ * depend on the link's inertia.
  */
 import { publicDofIndex } from '../kinematics';
 import { JointType, type SapModel } from '../model';
@@ -48,6 +53,26 @@ export function hasDrive(m: SapModel, d: number): boolean {
   return m.joint_target_ke[d] > 0 || m.joint_target_kd[d] > 0;
 }
 
+/**
+ * The factor of DOF d's drive gains: 1 for a force drive; M_dd for an acceleration drive, from the
+ * tree's free-motion matrix A (nv × nv, row-major, `local` the DOF's index in the tree).
+ *
+ * @param damping  the DOF's joint damping (A holds M + dt·damping on the diagonal)
+ */
+export function driveGainScale(
+  m: SapModel,
+  d: number,
+  A: Float64Array | undefined,
+  nv: number,
+  local: number,
+  damping: number,
+  dt: number,
+): number {
+  if (m.joint_drive_acceleration[d] === 0) return 1;
+  if (!A) throw new Error(`acceleration drive on DOF ${d} needs the tree's mass matrix`);
+  return Math.max(A[local * nv + local] - dt * damping, 0);
+}
+
 /** true when 1-DOF joint DOF d carries dry friction (a finite bound > 0) */
 export function hasJointFriction(m: SapModel, d: number): boolean {
   const f = m.joint_friction[d];
@@ -66,14 +91,17 @@ export function buildJointConstraints(
   dt: number,
   cliqueIndex: Int32Array,
   out: SapConstraintSpec[],
+  treeA?: readonly Float64Array[],
 ): void {
   for (let j = j0; j < j1; j++) {
     const type = m.joint_type[j];
     if (type === JointType.FREE || type === JointType.BALL) {
       const t = m.joint_tree[j];
+      const nv = m.tree_dof_start[t + 1] - m.tree_dof_start[t];
       for (let d = m.joint_qd_start[j]; d < m.joint_qd_start[j + 1]; d++) {
         const pub = publicDofIndex(m, j, d - m.joint_qd_start[j]);
         if (!(m.joint_target_kd[pub] > 0)) continue;
+        const g = driveGainScale(m, pub, treeA?.[t], nv, d - m.tree_dof_start[t], m.joint_damping[pub], dt);
         out.push({
           kind: 'pd',
           clique: cliqueIndex[t],
@@ -82,7 +110,7 @@ export function buildJointConstraints(
           qd: 0,
           vd: control.joint_target_vel[pub],
           kp: 0,
-          kd: m.joint_target_kd[pub],
+          kd: g * m.joint_target_kd[pub],
           effort_limit: m.joint_effort_limit[pub],
           u0: 0,
         });
@@ -116,6 +144,8 @@ export function buildJointConstraints(
     }
     // pd drive
     if (hasDrive(m, d)) {
+      const nv = m.tree_dof_start[t + 1] - m.tree_dof_start[t];
+      const g = driveGainScale(m, d, treeA?.[t], nv, dof, m.joint_damping[d], dt);
       out.push({
         kind: 'pd',
         clique,
@@ -123,8 +153,8 @@ export function buildJointConstraints(
         q0,
         qd: control.joint_target_pos[d],
         vd: control.joint_target_vel[d],
-        kp: m.joint_target_ke[d],
-        kd: m.joint_target_kd[d],
+        kp: g * m.joint_target_ke[d],
+        kd: g * m.joint_target_kd[d],
         effort_limit: m.joint_effort_limit[d],
         u0: control.joint_f[d],
       });
@@ -192,14 +222,16 @@ export function packJointConstraints(
       }
     }
     if (hasDrive(m, d)) {
+      const nv = m.tree_dof_start[t + 1] - m.tree_dof_start[t];
+      const g = driveGainScale(m, d, pp.cliqueA[clique], nv, dof, m.joint_damping[d], dt);
       const i = pp.addPd(
         clique,
         dof,
         q0,
         control.joint_target_pos[d],
         control.joint_target_vel[d],
-        m.joint_target_ke[d],
-        m.joint_target_kd[d],
+        g * m.joint_target_ke[d],
+        g * m.joint_target_kd[d],
         m.joint_effort_limit[d],
         control.joint_f[d],
         NaN,

@@ -2,7 +2,8 @@
  * Simulation: the convenience loop used by the CLI, tests, benchmarks and the worker:
  * collide(state) → SolverSAP.step(state, next, control, contacts, dt) → swap.
  */
-import { SapCollisionPipeline } from '../collision/pipeline';
+import { SapCollisionPipeline, type CollisionPipelineOptions } from '../collision/pipeline';
+import type { SapSolverOptions } from '../sap/options';
 import type { SapContacts } from '../collision/contacts';
 import type { SapModel } from '../model';
 import { makeState } from '../kinematics';
@@ -22,6 +23,21 @@ export interface SimulationOptions {
   max_rigid_contact?: number;
 }
 
+/**
+ * The collision options that solver options carry (SAP Warp passes them to SolverSAP too): contact
+ * capacity per world, broad phase, and the material fallbacks of shapes without one.
+ */
+export function collisionOptionsOf(
+  o: SapSolverOptions,
+  max_rigid_contact?: number,
+): CollisionPipelineOptions {
+  return {
+    rigid_contact_max: max_rigid_contact ?? o.max_rigid_contact,
+    broad_phase: o.broad_phase,
+    material: { tau_d: o.contact_tau_d, mu: o.fallback_mu, stiffness: o.fallback_stiffness },
+  };
+}
+
 export class Simulation {
   readonly model: SapModel;
   readonly solver: SolverSAP;
@@ -39,8 +55,10 @@ export class Simulation {
     this.model = model;
     this.dt = opts.dt;
     this.solver = new SolverSAP(model, opts.solver ?? {});
-    const cap = opts.max_rigid_contact ?? this.solver.options.max_rigid_contact;
-    this.collision = new SapCollisionPipeline(model, { rigid_contact_max: cap });
+    this.collision = new SapCollisionPipeline(
+      model,
+      collisionOptionsOf(this.solver.options, opts.max_rigid_contact),
+    );
     this.contacts = this.collision.contacts();
     this.control = makeControl(model);
     this.state = makeState(model);

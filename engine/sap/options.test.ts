@@ -9,7 +9,11 @@ import {
   resolveSolverOptions,
   type SapSolverOptions,
   type SolverOptionKey,
+  INERT_SOLVER_OPTIONS,
+  MAX_RIGID_CONTACT,
+  inertOptionWarnings,
 } from './options';
+import { LIMITS } from '../io/limits';
 
 /** SPEC §3.5 table, written out independently of options.ts */
 const SPEC_TABLE = {
@@ -74,7 +78,7 @@ const OVERRIDES: Record<SolverOptionKey, unknown> = {
   contact_solve_precision: 'fp32',
   contact_linear_solve_precision: 'fp64',
   sap_contact_weight_precision: 'fp64',
-  line_search_variant: 'exact_root',
+  line_search_variant: 'armijo_decay',
   line_search_max_iterations: 7,
   armijo_c: 0.3,
   rho: 0.5,
@@ -86,9 +90,12 @@ const OVERRIDES: Record<SolverOptionKey, unknown> = {
   optimality_rel_tol: 1e-4,
   contact_beta: 0.5,
   contact_sigma: 1e-2,
-  contact_tau_d: 0.1,
+  contact_tau_d: 0.02,
+  fallback_mu: 0.9,
+  fallback_stiffness: 1e8,
   joint_friction_sigma: 0.05,
   max_rigid_contact: 17,
+  broad_phase: 'nxn',
   solve_islands: true,
 };
 
@@ -125,9 +132,17 @@ describe('solver options', () => {
     expect(armijo.line_search_max_iterations).toBe(40);
     expect(armijo.cost_abs_tol).toBe(1e-30);
     expect(armijo.cost_rel_tol).toBe(1e-15);
-    // an explicit value wins over the promotion
+    // as SAP Warp's SolverSAP: exact_root raises 40 to 100 whether 40 was given or defaulted
     expect(
       resolveSolverOptions({ line_search_variant: 'exact_root', line_search_max_iterations: 40 })
+        .line_search_max_iterations,
+    ).toBe(100);
+    expect(
+      resolveSolverOptions({ line_search_variant: 'exact_root', line_search_max_iterations: 41 })
+        .line_search_max_iterations,
+    ).toBe(41);
+    expect(
+      resolveSolverOptions({ line_search_variant: 'armijo_decay', line_search_max_iterations: 40 })
         .line_search_max_iterations,
     ).toBe(40);
     expect(resolveSolverOptions({ contact_solve_precision: 'fp32' }).line_search_relative_slop).toBe(
@@ -187,6 +202,51 @@ describe('solver options', () => {
     expect(normalizeSolverOptions({ sap_contact_weight_precision: 'f64' })).toEqual({
       sap_contact_weight_precision: 'fp64',
     });
+  });
+
+  it("reads SAP Warp's hyphenated spellings of keys and mode names", () => {
+    expect(
+      normalizeSolverOptions({
+        line_search_variant: 'armijo-decay',
+        position_integration: 'sap-euler',
+        contact_weight_mode: 'diag-delassus',
+        'contact-point-mode': 'witness-point',
+        broad_phase: 'NxN',
+      }),
+    ).toEqual({
+      line_search_variant: 'armijo_decay',
+      position_integration: 'sap_euler',
+      contact_weight_mode: 'diag_delassus',
+      contact_point_mode: 'witness_point',
+      broad_phase: 'nxn',
+    });
+    expect(resolveSolverOptions({ line_search_variant: 'exact-root' }).line_search_max_iterations).toBe(100);
+  });
+
+  it('accepts the GPU-only SAP Warp options with a warning that names the reason, and drops them', () => {
+    const input = { block_size: 64, diag_shift: '1e-9', graph_conditional: false, 'static-substep': true };
+    expect(normalizeSolverOptions(input)).toEqual({});
+    expect(resolveSolverOptions(input)).toEqual(resolveSolverOptions());
+    const w = inertOptionWarnings(input);
+    expect(w.map((x) => x.key)).toEqual(['block_size', 'diag_shift', 'graph_conditional', 'static_substep']);
+    expect(w[0].message).toMatch(/^option 'block_size' has no effect here: .*Cholesky/);
+    for (const k of Object.keys(INERT_SOLVER_OPTIONS)) expect(SOLVER_OPTION_KEYS).not.toContain(k);
+    // their values are still validated
+    expect(() => normalizeSolverOptions({ block_size: 'big' })).toThrow(/block_size.*integer/);
+    expect(() => inertOptionWarnings({ graph_conditional: 'maybe' })).toThrow(/graph_conditional/);
+    expect(inertOptionWarnings({ contact_sigma: 1 })).toEqual([]);
+  });
+
+  it('bounds max_rigid_contact by the one shared limit: 0 and 1e12 are typed errors naming the key', () => {
+    expect(resolveSolverOptions({ max_rigid_contact: MAX_RIGID_CONTACT }).max_rigid_contact).toBe(
+      MAX_RIGID_CONTACT,
+    );
+    expect(LIMITS.max_rigid_contact).toBe(MAX_RIGID_CONTACT);
+    for (const bad of [0, 1e12, MAX_RIGID_CONTACT + 1, '1e12']) {
+      const e = thrown({ max_rigid_contact: bad });
+      expect(e.key).toBe('max_rigid_contact');
+      expect(e.message).toContain(`[1, ${MAX_RIGID_CONTACT}]`);
+    }
   });
 
   function thrown(input: Record<string, unknown>): OptionsError {

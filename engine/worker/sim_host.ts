@@ -31,7 +31,7 @@ import {
 } from '../backends';
 import { OneStepAblator, Simulation, TrajectoryAblator } from '../pipeline';
 import { STEP_STAGES, type StageMs, type StepReport, type StepStage } from '../pipeline';
-import { resolveSolverOptions } from '../sap/options';
+import { COLLISION_BUILD_OPTION_KEYS, resolveSolverOptions } from '../sap/options';
 import { HistoryRing } from './history';
 import { RingWriter } from './frame_ring';
 import { ShapeFlags, type SapModel } from '../model';
@@ -432,7 +432,7 @@ export class SimHost {
       this.emit({ v: PROTOCOL_VERSION, type: 'options', options: this.optionsInfo() });
       return;
     }
-    const capBefore = this.explicit.max_rigid_contact;
+    const before = this.explicit;
     this.explicit = next;
     sim.solver.setOptions(next);
     if (this.gpu) {
@@ -446,8 +446,9 @@ export class SimHost {
     this.restartTrajectory();
     this.emit({ v: PROTOCOL_VERSION, type: 'options', options: this.optionsInfo() });
     this.sendBackend();
-    // the contact capacity is fixed per collision pipeline: a new one needs a reload
-    if (next.max_rigid_contact !== capBefore && next.max_rigid_contact !== undefined) {
+    // the contact capacity, broad phase and material fallbacks are fixed per collision pipeline:
+    // a new one needs a reload
+    if (COLLISION_BUILD_OPTION_KEYS.some((k) => next[k] !== before[k])) {
       this.loading = this.loading.then(() => this.loadCommand({ v: PROTOCOL_VERSION, type: 'reload' }));
     }
   }
@@ -1355,7 +1356,7 @@ function checkCapacity(model: SapModel, cap: number, file: string): void {
       reason,
     });
   };
-  if (!(Number.isInteger(cap) && cap >= 0)) fail(`max_rigid_contact must be an integer ≥ 0; got ${cap}`);
+  if (!(Number.isInteger(cap) && cap >= 1)) fail(`max_rigid_contact must be an integer ≥ 1; got ${cap}`);
   if (cap > LIMITS.max_rigid_contact) fail(limitMessage(`max_rigid_contact = ${cap}`, 'max_rigid_contact'));
   const slots = cap * model.num_worlds;
   if (slots > LIMITS.max_contact_slots) {

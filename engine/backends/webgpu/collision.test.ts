@@ -5,6 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { makePairFilter, pairAllowed } from '../../collision/filter';
+import { SapCollisionPipeline } from '../../collision/pipeline';
 import { ModelBuilder } from '../../model';
 import { GPU_ROUTINES, gpuCollisionPlan } from './collision';
 import { collisionModel } from './testing/collision_fixtures';
@@ -51,5 +52,28 @@ describe('GPU collision plan', () => {
     expect(plan.reason).toBe(
       'collision on the CPU: capsule–cylinder (shapes 0 and 1), plane–cylinder (shapes 2 and 1) are not on the GPU yet',
     );
+  });
+
+  it("carries the material fallbacks of shapes without one into the pairs' τ, μ and 1/ke, as the CPU pipeline does", () => {
+    const b = new ModelBuilder();
+    b.default_shape = { ...b.default_shape, ke: NaN, tau: NaN, mu: NaN }; // as a scene file without material
+    b.addShape({ body: -1, type: 'plane', size: [0, 0, 0] });
+    const body = b.addBody({ X_wb: [0, 0, 0.1, 0, 0, 0, 1] });
+    b.addShape({ body, type: 'sphere', size: [0.1, 0, 0], cfg: { tau: 0.3 } });
+    b.addJoint({ type: 'free', parent: -1, child: body });
+    const m = b.finalize();
+    const plan = gpuCollisionPlan(m, { tau_d: 0.02, mu: 0.8, stiffness: 4e5 });
+    expect(plan.count).toBe(1);
+    expect(plan.pairD[5]).toBeCloseTo(0.02 + 0.3, 15); // τ: the plane's fallback + the sphere's own
+    expect(plan.pairD[6]).toBeCloseTo(0.8, 15); // μ: both fallbacks
+    expect(plan.pairD[4]).toBeCloseTo(1 / 2e5, 15); // 1/ke: two 4e5 shapes in series
+    expect(Array.from(plan.material.tau)).toEqual(
+      Array.from(
+        new SapCollisionPipeline(m, {
+          material: { tau_d: 0.02, mu: 0.8, stiffness: 4e5 },
+        }).material.tau,
+      ),
+    );
+    expect(gpuCollisionPlan(m).pairD[5]).toBeCloseTo(0.1 + 0.3, 15); // default fallback τ 0.1 s
   });
 });

@@ -21,6 +21,12 @@
 import { combineFriction, combineStiffness, type SapContacts } from '../../collision/contacts';
 import { makeWorldShapes } from '../../collision/broadphase';
 import { makePairFilter, pairAllowed } from '../../collision/filter';
+import {
+  DEFAULT_MATERIAL_FALLBACKS,
+  shapeMaterialFallback,
+  type MaterialFallbacks,
+  type ShapeMaterial,
+} from '../../collision/material';
 import { SHAPE_TYPE_NAMES, ShapeType, type SapModel } from '../../model';
 import { GPU_INFINITY } from '../../model/layout';
 import type { GpuViews } from '../../model/layout_views';
@@ -63,9 +69,11 @@ export interface GpuCollisionPlan {
   readonly worldStart: Int32Array;
   /** (count × 8) m0, m1, m0 + m1, g0 + g1, 1/ke, τ, μ, α0 (as the contact upload computes them) */
   readonly pairD: Float64Array;
+  /** per-shape material with the fallbacks applied (the CPU pipeline's `material`) */
+  readonly material: ShapeMaterial;
 }
 
-const plans = new WeakMap<SapModel, GpuCollisionPlan>();
+const plans = new WeakMap<SapModel, Map<string, GpuCollisionPlan>>();
 
 function finiteOr(x: number): number {
   if (Number.isFinite(x)) return x;
@@ -74,12 +82,17 @@ function finiteOr(x: number): number {
 }
 
 /**
- * The candidate pairs of a model for the default pipeline options (memoized), and whether they can
- * all be collided on the GPU.
+ * The candidate pairs of a model for the default pipeline options and the given material
+ * fallbacks (memoized), and whether they can all be collided on the GPU.
  */
-export function gpuCollisionPlan(m: SapModel): GpuCollisionPlan {
-  const cached = plans.get(m);
+export function gpuCollisionPlan(m: SapModel, fallbacks: Partial<MaterialFallbacks> = {}): GpuCollisionPlan {
+  const fb = { ...DEFAULT_MATERIAL_FALLBACKS, ...fallbacks };
+  const key = `${fb.tau_d},${fb.mu},${fb.stiffness}`;
+  let byModel = plans.get(m);
+  if (!byModel) plans.set(m, (byModel = new Map()));
+  const cached = byModel.get(key);
   if (cached) return cached;
+  const material = shapeMaterialFallback(m, fb);
   const filter = makePairFilter(m, {});
   const ws = makeWorldShapes(m);
   const list: number[] = [];
@@ -117,8 +130,8 @@ export function gpuCollisionPlan(m: SapModel): GpuCollisionPlan {
       s1 = pairs[4 * p + 1];
     const m0 = m.shape_margin[s0],
       m1 = m.shape_margin[s1];
-    const k0 = m.shape_ke[s0],
-      k1 = m.shape_ke[s1];
+    const k0 = material.ke[s0],
+      k1 = material.ke[s1];
     const ke = combineStiffness(k0, k1);
     const sum = k0 + k1;
     const o = 8 * p;
@@ -127,8 +140,8 @@ export function gpuCollisionPlan(m: SapModel): GpuCollisionPlan {
     pairD[o + 2] = m0 + m1;
     pairD[o + 3] = m.shape_gap[s0] + m.shape_gap[s1];
     pairD[o + 4] = Number.isFinite(ke) && ke > 0 ? 1 / ke : ke > 0 ? 0 : GPU_INFINITY;
-    pairD[o + 5] = finiteOr(m.shape_tau[s0] + m.shape_tau[s1]);
-    pairD[o + 6] = combineFriction(m.shape_mu[s0], m.shape_mu[s1]);
+    pairD[o + 5] = finiteOr(material.tau[s0] + material.tau[s1]);
+    pairD[o + 6] = combineFriction(material.mu[s0], material.mu[s1]);
     pairD[o + 7] = sum > 0 && Number.isFinite(sum) ? k0 / sum : 0.5;
   }
   let reason: string | undefined;
@@ -143,8 +156,9 @@ export function gpuCollisionPlan(m: SapModel): GpuCollisionPlan {
     pairs,
     worldStart,
     pairD,
+    material,
   };
-  plans.set(m, plan);
+  byModel.set(key, plan);
   return plan;
 }
 
@@ -153,7 +167,7 @@ function putDf(dst: Float32Array, src: ArrayLike<number>): void {
 }
 
 /** packs the shape and candidate-pair fields (pairs only when the layout has room for them) */
-export function packCollision(m: SapModel, v: GpuViews): void {
+export function packCollision(m: SapModel, v: GpuViews, fallbacks?: Partial<MaterialFallbacks>): void {
   v.shape_type.set(m.shape_type);
   v.shape_body.set(m.shape_body);
   putDf(v.shape_X_bs, m.shape_X_bs);
@@ -161,7 +175,7 @@ export function packCollision(m: SapModel, v: GpuViews): void {
   const infl = new Float64Array(m.shape_count);
   for (let s = 0; s < m.shape_count; s++) infl[s] = m.shape_margin[s] + m.shape_gap[s] + AABB_GUARD;
   putDf(v.shape_infl, infl);
-  const plan = gpuCollisionPlan(m);
+  const plan = gpuCollisionPlan(m, fallbacks);
   if (v.cpair.length >= plan.pairs.length && plan.count > 0) {
     v.cpair.set(plan.pairs);
     putDf(v.cpair_d, plan.pairD);
@@ -205,7 +219,13 @@ export const CONTACT_READBACK: readonly (keyof GpuViews)[] = [
  * materials from the shapes, as the CPU pipeline writes them). Results (force, position, slip) are
  * zeroed; the step writes them.
  */
-export function unpackContacts(m: SapModel, g: GpuViews, capacity: number, c: SapContacts): void {
+export function unpackContacts(
+  m: SapModel,
+  g: GpuViews,
+  capacity: number,
+  c: SapContacts,
+  material: ShapeMaterial = gpuCollisionPlan(m).material,
+): void {
   const fromDf = (a: Float32Array, i: number) => a[2 * i] + a[2 * i + 1];
   c.unsupported.fill(0);
   for (let w = 0; w < m.num_worlds; w++) {
@@ -232,13 +252,13 @@ export function unpackContacts(m: SapModel, g: GpuViews, capacity: number, c: Sa
       c.margin0[s] = m.shape_margin[s0];
       c.margin1[s] = m.shape_margin[s1];
       c.phi0[s] = fromDf(g.gc_phi0, k);
-      const ke0 = m.shape_ke[s0],
-        ke1 = m.shape_ke[s1];
+      const ke0 = material.ke[s0],
+        ke1 = material.ke[s1];
       c.ke0[s] = ke0;
       c.ke1[s] = ke1;
       c.ke[s] = combineStiffness(ke0, ke1);
-      c.tau[s] = m.shape_tau[s0] + m.shape_tau[s1];
-      c.mu[s] = combineFriction(m.shape_mu[s0], m.shape_mu[s1]);
+      c.tau[s] = material.tau[s0] + material.tau[s1];
+      c.mu[s] = combineFriction(material.mu[s0], material.mu[s1]);
       c.feature[s] = g.gc_feature[k];
     }
   }

@@ -41,6 +41,7 @@ import {
 } from './gpu';
 import { KERNELS, kernelSources, type KernelDef, type KernelName } from './kernels/defs';
 import { CP_MAX, gpuCollisionPlan, packCollision } from './collision';
+import type { MaterialFallbacks } from '../../collision/material';
 
 /** sizes a context is built for */
 export interface GpuContextConfig {
@@ -50,6 +51,8 @@ export interface GpuContextConfig {
   max_iterations: number;
   /** collision on the GPU (collision.ts): sizes the candidate-pair fields, compiles its kernels */
   collision?: boolean;
+  /** material fallbacks of shapes without one (solver options contact_tau_d, fallback_mu, fallback_stiffness) */
+  material?: Partial<MaterialFallbacks>;
 }
 
 type ArenaName = 'model_d' | 'model_i' | 'input_d' | 'input_i' | 'data_d' | 'data_i';
@@ -116,7 +119,7 @@ function putDf(dst: Float32Array, src: ArrayLike<number>): void {
 }
 
 /** packs the model (and its derived constants) into the host model arenas */
-export function packModel(m: SapModel, v: GpuViews): void {
+export function packModel(m: SapModel, v: GpuViews, material?: Partial<MaterialFallbacks>): void {
   v.joint_type.set(m.joint_type);
   v.joint_parent.set(m.joint_parent);
   v.joint_tree.set(m.joint_tree);
@@ -185,7 +188,7 @@ export function packModel(m: SapModel, v: GpuViews): void {
   putDf(v.joint_effort_limit, m.joint_effort_limit);
   putDf(v.dof_friction, friction);
   packEqualities(m, v);
-  packCollision(m, v);
+  packCollision(m, v, material);
 }
 
 /** GPU slot type of a fixed tendon (after EqualityType's coupler, ball, weld) */
@@ -472,7 +475,7 @@ export class GpuSapContext {
         entries: [{ binding: 0, resource: { buffer: this.uniform } }],
       }),
     ];
-    packModel(model, this.views);
+    packModel(model, this.views, config.material);
     this.upload('model_d');
     this.upload('model_i');
   }

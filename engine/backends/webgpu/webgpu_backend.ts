@@ -31,6 +31,7 @@ import type { SapModel } from '../../model';
 import type { GpuViews } from '../../model/layout_views';
 import { worseStatus, type StepReport, type StepStatus, type WorldReport } from '../../pipeline/report';
 import { resolveSolverOptions, type SapSolverOptions } from '../../sap/options';
+import type { ShapeMaterial } from '../../collision/material';
 import type { SapControl, SapState } from '../../state';
 import { WarmStartHistory, type WarmStart } from '../../pipeline/warm_start';
 import type { Backend, BackendInitOptions } from '../backend';
@@ -91,6 +92,8 @@ export class WebGpuBackend implements Backend {
   private model: SapModel | null = null;
   private capacity = 0;
   private opts: SapSolverOptions = resolveSolverOptions({});
+  /** per-shape material with the fallbacks of `opts` (what GPU contacts carry) */
+  private shapeMaterial: ShapeMaterial | null = null;
   private kin: KinematicsData | null = null;
   private vScratch = new Float64Array(0);
   private velocity = new Float64Array(0);
@@ -161,7 +164,7 @@ export class WebGpuBackend implements Backend {
     this.vScratch = new Float64Array(model.joint_dof_count);
     this.velocity = new Float64Array(model.joint_dof_count);
     this.effort = new Float64Array(3 * model.joint_dof_count);
-    const plan = gpuCollisionPlan(model);
+    const plan = gpuCollisionPlan(model, materialOf(this.opts));
     this.collideOnGpu = this.gpu_collision && plan.supported;
     this.collisionNote = this.collideOnGpu
       ? 'collision on the GPU (df64)'
@@ -177,18 +180,21 @@ export class WebGpuBackend implements Backend {
     if (!this.model) throw new Error('WebGpuBackend: init(model) first');
     this.ctx?.destroy();
     this.history?.clear(); // (a new context has no v_prev)
+    this.shapeMaterial = gpuCollisionPlan(this.model, materialOf(this.opts)).material;
     this.ctx = new GpuSapContext(this.gpu, this.model, {
       capacity: this.capacity,
       max_iterations: this.opts.max_iterations,
       collision: this.collideOnGpu,
+      material: materialOf(this.opts),
     });
   }
 
   setOptions(solver: Record<string, unknown>): void {
     const o = resolveSolverOptions(solver);
     const grow = o.max_iterations > this.opts.max_iterations;
+    const material = JSON.stringify(materialOf(o)) !== JSON.stringify(materialOf(this.opts));
     this.opts = o;
-    if (grow) this.rebuild();
+    if (grow || material) this.rebuild();
   }
 
   updateBodyState(state: SapState): void {
@@ -290,7 +296,8 @@ export class WebGpuBackend implements Backend {
       ...(this.collideOnGpu ? CONTACT_READBACK : []),
       ...(this.track_joint_efforts ? (['dof_effort'] as const) : []),
     ]);
-    if (this.collideOnGpu) unpackContacts(m, g, this.capacity, contacts);
+    if (this.collideOnGpu && this.shapeMaterial)
+      unpackContacts(m, g, this.capacity, contacts, this.shapeMaterial);
     const fromDf = (src: Float32Array, dst: Float64Array) => {
       for (let i = 0; i < dst.length; i++) dst[i] = src[2 * i] + src[2 * i + 1];
     };
@@ -383,4 +390,9 @@ export class WebGpuBackend implements Backend {
     this.ctx?.destroy();
     this.ctx = null;
   }
+}
+
+/** the material fallbacks carried by solver options (as the CPU pipeline takes them) */
+function materialOf(o: SapSolverOptions): { tau_d: number; mu: number; stiffness: number } {
+  return { tau_d: o.contact_tau_d, mu: o.fallback_mu, stiffness: o.fallback_stiffness };
 }

@@ -47,6 +47,7 @@
  * and the shape pairs of theirs that collide in ours become explicit `<pair>`s.
  */
 import { makePairFilter, pairAllowed } from '../../collision/filter';
+import { shapeMaterialFallback } from '../../collision/material';
 import { forwardKinematics, makeKinematicsData } from '../../kinematics';
 import { EqualityType, JointType, ShapeFlags, ShapeType, type SapModel } from '../../model';
 import type { SapState } from '../../state';
@@ -98,6 +99,7 @@ const conj = (q: number[]): number[] => [-q[0], -q[1], -q[2], q[3]];
 const wxyz = (q: number[]): string => `${f(q[3])} ${f(q[0])} ${f(q[1])} ${f(q[2])}`;
 
 export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfExport {
+  const shapeMu = shapeMaterialFallback(m).mu; // friction with the default fallbacks
   const kin = makeKinematicsData(m);
   const q0 = new Float64Array(m.joint_coord_count);
   for (let j = 0; j < m.joint_count; j++) {
@@ -151,7 +153,7 @@ export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfEx
       const pos = v3(X, g * 7);
       const quat = wxyz([X[g * 7 + 3], X[g * 7 + 4], X[g * 7 + 5], X[g * 7 + 6]]);
       const sz = m.shape_size;
-      const mu = m.shape_mu[g];
+      const mu = shapeMu[g];
       let type: string;
       let size: string;
       let extra = '';
@@ -435,6 +437,7 @@ function collisionFilter(
   exported: (g: number) => boolean,
 ): { xml: string; excluded: number; explicit: number } {
   const pf = makePairFilter(m);
+  const shapeMu = shapeMaterialFallback(m).mu;
   // weld of each body: the body, or for a fixed joint its parent's weld (−1: the world)
   const weld = new Int32Array(m.body_count);
   for (let b = 0; b < m.body_count; b++) {
@@ -477,7 +480,7 @@ function collisionFilter(
       for (let x = 0; x < allowed.length; x += 2) {
         const g0 = allowed[x],
           g1 = allowed[x + 1];
-        const mu = f(Math.max(m.shape_mu[g0], m.shape_mu[g1]));
+        const mu = f(Math.max(shapeMu[g0], shapeMu[g1]));
         const mg = marginAttrs(m.shape_margin[g0] + m.shape_margin[g1], m.shape_gap[g0] + m.shape_gap[g1]);
         xml += `    <pair geom1="g${g0}" geom2="g${g1}" friction="${mu} ${mu} 0.005 0.0001 0.0001"${mg}/>\n`;
         explicit++;

@@ -5,6 +5,7 @@
  * sleeping off. Only scenes whose bodies are all free single-shape bodies fit (piles); articulated
  * scenes are reported as not applicable.
  */
+import { shapeMaterialFallback } from '../../collision/material';
 import { JointType, ShapeType, type SapModel } from '../../model';
 import type { SapState } from '../../state';
 
@@ -109,6 +110,7 @@ export function rapierWorld(
   const world = new R.World({ x: m.gravity[0], y: m.gravity[1], z: m.gravity[2] });
   world.timestep = dt;
   const colliders: Collider[] = [];
+  const shapeMu = shapeMaterialFallback(m).mu; // friction with the default fallbacks
   for (let g = 0; g < m.shape_count; g++) {
     const b = m.shape_body[g];
     if (b >= 0) continue;
@@ -122,7 +124,7 @@ export function rapierWorld(
         .setTranslation(X[g * 7] - n.x, X[g * 7 + 1] - n.y, X[g * 7 + 2] - n.z)
         .setRotation(q),
     );
-    colliders.push(world.createCollider(R.ColliderDesc.cuboid(50, 50, 1).setFriction(m.shape_mu[g]), body));
+    colliders.push(world.createCollider(R.ColliderDesc.cuboid(50, 50, 1).setFriction(shapeMu[g]), body));
   }
   for (let g = 0; g < m.shape_count; g++) {
     const b = m.shape_body[g];
@@ -151,7 +153,7 @@ export function rapierWorld(
     desc = desc
       .setTranslation(X[g * 7], X[g * 7 + 1], X[g * 7 + 2])
       .setRotation({ x: X[g * 7 + 3], y: X[g * 7 + 4], z: X[g * 7 + 5], w: X[g * 7 + 6] })
-      .setFriction(m.shape_mu[g])
+      .setFriction(shapeMu[g])
       .setDensity(m.body_mass[b] / vol);
     const P = st.body_q;
     const V = st.body_qd;

@@ -13,6 +13,7 @@ import {
   JointType,
   ShapeFlags,
   type JointDofConfig,
+  type NumericDofKey,
   type ModelBuilder,
   type ShapeConfig,
 } from '../../model';
@@ -95,7 +96,7 @@ const SHAPE_FIELD: Partial<Record<ArrayName, 'margin' | 'gap' | 'ke' | 'tau' | '
   shape_material_tau: 'tau',
   shape_material_mu: 'mu',
 };
-const DOF_FIELD: Partial<Record<ArrayName, keyof JointDofConfig>> = {
+const DOF_FIELD: Partial<Record<ArrayName, NumericDofKey>> = {
   joint_target_pos: 'target_pos',
   joint_target_vel: 'target_vel',
   joint_target_ke: 'target_ke',
@@ -304,7 +305,7 @@ export class Authoring {
    * stores one value for all its DOFs, so a write must give all of them the same value.
    */
   writeDof(
-    field: keyof JointDofConfig,
+    field: NumericDofKey,
     indices: readonly number[],
     values: readonly number[],
     _path: readonly KeySegment[],

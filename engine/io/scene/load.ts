@@ -48,6 +48,7 @@ import {
 } from './asset_roots';
 import { LIMITS, builderSizeProblem, limitMessage } from '../limits';
 import { checkBuiltModel, timeStepProblem } from '../model_check';
+import { inertOptionWarnings } from '../../sap/options';
 import { assertValidScene } from './validate';
 
 export { parseSceneText } from './source';
@@ -127,6 +128,8 @@ export const MAX_WORLDS = LIMITS.max_worlds;
 export const MAX_TOTAL_BODIES = LIMITS.max_total_bodies;
 const DEFAULT_DT = 0.005;
 const DEFAULT_MAX_RIGID_CONTACT = 256;
+/** [m] world spacing of a scene file without `replicate.spacing` (SAP Warp's loader default) */
+export const SCENE_DEFAULT_SPACING: readonly [number, number, number] = [2, 2, 0];
 
 type Transform = [number, number, number, number, number, number, number];
 type Vec3 = [number, number, number];
@@ -419,7 +422,8 @@ class SceneLoader {
           : `num_worlds must be an integer in [1, ${MAX_WORLDS}]; got ${n}`,
       );
     }
-    const sp = this.doc.replicate?.spacing ?? [0, 0, 0];
+    // SAP Warp's replication spacing when the scene gives none: a centered 2 m grid in x and y
+    const sp = this.doc.replicate?.spacing ?? SCENE_DEFAULT_SPACING;
     if (sp.some((v) => !Number.isFinite(v)))
       throw sceneError(['replicate', 'spacing'], `spacing must be finite`);
     return { num_worlds: n, spacing: [sp[0], sp[1], sp[2]] };
@@ -430,6 +434,10 @@ class SceneLoader {
     const b = this.builder;
     const spec = this.doc.builder;
     b.name = this.doc.name ?? 'scene';
+    // as in SAP Warp, a scene shape has no contact material unless the scene authors one (shape cfg,
+    // body, asset cfg or builder.defaults.shape): NaN, which collision replaces by the solver options
+    // contact_tau_d, fallback_mu and fallback_stiffness (defaults: the builder's 0.1 s, 0.5, 1e6 N/m)
+    b.default_shape = { ...b.default_shape, ke: NaN, tau: NaN, mu: NaN };
     if (!spec) return;
     if (spec.gravity !== undefined) {
       b.gravity = typeof spec.gravity === 'number' ? [0, 0, spec.gravity] : [...spec.gravity];
@@ -1007,8 +1015,26 @@ function prepare(doc: unknown, opts: LoadSceneOptions): Prepared {
     );
   }
   const max_rigid_contact = simCap ?? solverCap ?? DEFAULT_MAX_RIGID_CONTACT;
+  // SAP Warp options that tune its GPU kernels: accepted, with the reason they change nothing here
+  const rawSolver = (doc as { simulation?: { solver?: unknown } } | null)?.simulation?.solver;
+  if (rawSolver && typeof rawSolver === 'object') {
+    for (const w of inertOptionWarnings(rawSolver as Record<string, unknown>))
+      L.ctx.warn(`simulation.solver.${w.key}`, w.message);
+  }
 
   const { num_worlds, spacing } = L.worlds(opts); // 1
+  const slots = max_rigid_contact * num_worlds;
+  if (slots > LIMITS.max_contact_slots) {
+    throw sceneError(
+      simCap !== undefined || solverCap === undefined
+        ? ['simulation', 'max_rigid_contact']
+        : ['simulation', 'solver', 'max_rigid_contact'],
+      limitMessage(
+        `${max_rigid_contact} contacts × ${num_worlds} worlds = ${slots} contact slots`,
+        'max_contact_slots',
+      ),
+    );
+  }
   L.builderDefaults(); // 2
   return { L, data, dt, solver, max_rigid_contact, num_worlds, spacing };
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { shapeMaterialFallback } from '../../collision/material';
 import { ShapeType } from '../../model';
 import { resolveSelection } from './authoring';
 import { SceneError, SceneUnsupportedError } from './errors';
@@ -185,7 +186,9 @@ describe('shape and builder operations', () => {
     const m = s.model;
     expect(arr(m.shape_margin)).toEqual([0.001, 0.001, 0.001, 0.001, 0.001]);
     expect(m.shape_gap[0]).toBe(0.01);
-    expect(arr(m.shape_mu)).toEqual([0.5, 0.5, 0.5, 0.2, 0.3]);
+    // unauthored μ is NaN in the model ("none"); collision takes fallback_mu (default 0.5) for it
+    expect(arr(m.shape_mu)).toEqual([NaN, NaN, NaN, 0.2, 0.3]);
+    expect(arr(shapeMaterialFallback(m).mu)).toEqual([0.5, 0.5, 0.5, 0.2, 0.3]);
     expect([m.shape_ke[1], m.shape_tau[1]]).toEqual([1234, 0.05]);
     expect(arr(m.shape_collision_group)).toEqual([1, 1, -3, 0, 1]);
     expect(m.shape_flags[3]).toBe(1);

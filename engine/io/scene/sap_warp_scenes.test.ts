@@ -26,8 +26,8 @@ const TABLE: [string, number, number, number][] = [
   ['multi_joints', 6, 14, 0],
   ['unitree_g1_usd', 44, 49, 0],
   ['unitree_h1_usd', 20, 25, 0],
-  // the UR10's six UsdPhysics acceleration drives run as force drives (an approximation)
-  ['universal_ur10_usd', 8, 6, 6],
+  // the UR10's six UsdPhysics acceleration drives are honoured (gains scaled by M(q)_dd)
+  ['universal_ur10_usd', 8, 6, 0],
 ];
 
 const STEPS = 1000;

@@ -1,6 +1,6 @@
 /* eslint-disable @typescript-eslint/no-explicit-any */
 import { describe, expect, it } from 'vitest';
-import { SOLVER_OPTION_KEYS } from '../../sap/options';
+import { SOLVER_OPTION_KEYS, INERT_SOLVER_OPTIONS } from '../../sap/options';
 import { SceneValidationError } from './errors';
 import { sceneJsonSchema, POST_BUILD_OPS, type JsonSchema } from './schema';
 import { parseSceneText } from './source';
@@ -108,7 +108,10 @@ describe('scene schema', () => {
       expect(js.properties[k], k).toBeDefined();
     }
     const solver = js.properties.simulation.properties.solver;
-    expect(Object.keys(solver.properties)).toEqual([...SOLVER_OPTION_KEYS]);
+    expect(Object.keys(solver.properties)).toEqual([
+      ...SOLVER_OPTION_KEYS,
+      ...Object.keys(INERT_SOLVER_OPTIONS),
+    ]);
     expect(solver.properties.contact_preset_variant.enum).toEqual(
       expect.arrayContaining(['approx32', 'approx64', 'drake', 'approx_32']),
     );

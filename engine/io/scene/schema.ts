@@ -8,7 +8,14 @@
  * {@link sceneJsonSchema} derives a JSON Schema (draft-07) from this zod schema for editors.
  */
 import { z } from 'zod';
-import { OptionsError, SOLVER_OPTION_KEYS, allowedValues, normalizeSolverOptions } from '../../sap/options';
+import {
+  INERT_SOLVER_OPTIONS,
+  MAX_RIGID_CONTACT,
+  OptionsError,
+  SOLVER_OPTION_KEYS,
+  allowedValues,
+  normalizeSolverOptions,
+} from '../../sap/options';
 import { ExprError } from './errors';
 import { evalExpr } from './expr';
 
@@ -492,7 +499,8 @@ export const solverSpec = hint(
     .transform((input, ctx) => {
       const out: Record<string, unknown> = {};
       for (const [key, raw] of Object.entries(input)) {
-        if (!(SOLVER_OPTION_KEYS as readonly string[]).includes(key)) {
+        const canon = key.replace(/-/g, '_'); // SAP Warp's hyphenated spellings
+        if (!(SOLVER_OPTION_KEYS as readonly string[]).includes(canon) && !(canon in INERT_SOLVER_OPTIONS)) {
           ctx.addIssue({
             code: z.ZodIssueCode.unrecognized_keys,
             keys: [key],
@@ -528,7 +536,18 @@ export const solverSpec = hint(
   {
     type: 'object',
     additionalProperties: false,
-    properties: Object.fromEntries(SOLVER_OPTION_KEYS.map((k) => [k, solverOptionJson(k)])),
+    properties: {
+      ...Object.fromEntries(SOLVER_OPTION_KEYS.map((k) => [k, solverOptionJson(k)])),
+      ...Object.fromEntries(
+        Object.entries(INERT_SOLVER_OPTIONS).map(([k, v]) => [
+          k,
+          {
+            type: v.type === 'boolean' ? 'boolean' : v.type === 'int' ? 'integer' : 'number',
+            description: `accepted, no effect here: ${v.reason}`,
+          },
+        ]),
+      ),
+    },
   },
 );
 
@@ -538,7 +557,13 @@ export const solverSpec = hint(
 export const simulationSpec = obj({
   dt: positive.optional().describe('time step [s]'),
   num_worlds: intMin(1).optional(),
-  max_rigid_contact: intMin(0).optional().describe('per-world contact capacity'),
+  max_rigid_contact: numWith((n) => n.int().min(1).max(MAX_RIGID_CONTACT), {
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_RIGID_CONTACT,
+  })
+    .optional()
+    .describe('per-world contact capacity (SAP Warp refuses 0)'),
   solver: solverSpec.optional(),
 });
 

@@ -1472,9 +1472,8 @@ class UsdPhysicsImporter {
       const mf = this.num(j, pre + 'maxForce');
       if (mf !== undefined && mf > 0 && mf < BIG)
         d.effort_limit = mf * this.kpu * this.mpu * (angular ? this.mpu : 1);
-      if (this.tok(j, pre + 'type') === 'acceleration') {
-        this.unsupported.push(`<${j.path}> acceleration drive treated as a force drive`);
-      }
+      // PhysX's acceleration drive: gains per unit inertia (scaled by M(q)_dd each step)
+      if (this.tok(j, pre + 'type') === 'acceleration') d.drive_acceleration = true;
       return;
     }
     const servos = actuators.get(j.path);
