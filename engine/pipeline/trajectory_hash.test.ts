@@ -185,7 +185,7 @@ describe('trajectory hashes: SAP Warp scenes', () => {
     ));
   it('universal_ur10_usd', async () =>
     expect(await trajectoryHash(warp('universal_ur10_usd'), { steps: 200 })).toMatchInlineSnapshot(
-      `"18b97cf0e9eeab71"`,
+      `"ee4965876e4cf165"`,
     ));
 });
 
