@@ -3,6 +3,8 @@
  * to the model's (breadth-first) order, zero-order hold at SAP Warp's sample index, loop and clamp,
  * the initial state, errors located in the control file, and playback moving a PD-driven joint.
  */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { MemoryResolver } from '../assets/resolvers';
@@ -11,6 +13,7 @@ import { applyControlSequence, Simulation } from '../../pipeline';
 import { controlSampleIndex } from '../../state/control_sequence';
 import { makeControl } from '../../state';
 import { loadModelFile } from '../load_file';
+import { runCommand } from '../../cli/commands';
 import { ControlSequenceError } from './control';
 import { loadScene, loadSceneAsync, type LoadedScene } from './load';
 
@@ -127,6 +130,29 @@ describe('control sequences', () => {
     // 6 s later the joints have settled at the second row's targets (no gravity, no contacts)
     expect(q()[0]).toBeCloseTo(0.3, 2);
     expect(q()[1]).toBeCloseTo(-0.2, 2);
+  });
+
+  it('the CLI run plays the sequence of a scene file (read beside it)', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'ctl-'));
+    writeFileSync(path.join(dir, 'tree.json'), JSON.stringify(treeScene({ source: 'ctl.json' })));
+    writeFileSync(
+      path.join(dir, 'ctl.json'),
+      JSON.stringify({
+        joint_target_pos: {
+          dt: 0.5,
+          values: [
+            [0, 0, 0, 0],
+            [0.25, 0, 0, 0],
+          ],
+        },
+      }),
+    );
+    const scene = await loadModelFile(path.join(dir, 'tree.json'));
+    const a = scene.model.joint_q_start[scene.model.joint_label.indexOf('a')];
+    const held = runCommand(scene, { steps: 50 }); // row 0 still holds
+    expect(held.worlds[0].joint_q[a]).toBe(0);
+    const out = runCommand(scene, { steps: 400 });
+    expect(out.worlds[0].joint_q[a]).toBeCloseTo(0.25, 2);
   });
 
   it('reports a bad control file at control.source, naming the file and its key path', async () => {
