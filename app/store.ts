@@ -65,6 +65,8 @@ export interface StudioState {
   /** a link wants to load a scene from another host: asks the user first */
   urlConsent: { url: string; host: string; link: LinkState } | null;
   selection: number | null;
+  /** the joint panel is open (frames then carry the joint state) */
+  jointPanel: boolean;
   contact: ContactDetail | null;
   view: ViewState;
   set(partial: Partial<StudioState>): void;
@@ -89,6 +91,7 @@ export const useStudio = create<StudioState>()((set) => ({
   notice: '',
   urlConsent: null,
   selection: null,
+  jointPanel: false,
   contact: null,
   view: {
     visual: true,

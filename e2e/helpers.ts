@@ -61,6 +61,12 @@ export interface StudioApi {
   project(p: number[]): [number, number] | null;
   bodyPosition(b: number): number[] | null;
   selection(): number | null;
+  /** posts a command to the worker (the app's send) */
+  send(cmd: { type: string; [k: string]: unknown }): void;
+  control(): {
+    sequence: { playing: boolean; time: number; keyframe: string | null } | null;
+    hold: boolean;
+  } | null;
   camera(): { position: number[]; target: number[] } | null;
   backend(): {
     requested: 'cpu' | 'webgpu';
