@@ -2,11 +2,9 @@
  * Commanding the robot through the real app: arm7's target sliders move its joints, the drive-less
  * Franka URDF holds its pose, and a dropped scene's control sequence plays and can be taken over.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { zipSync } from 'fflate';
-import { openStudio, pickCatalogScene, studio } from './helpers';
+import { openStudio, pickCatalogScene, studio, zipFolder } from './helpers';
 
 const SHOTS = 'dist/e2e-results/screens';
 const ASSETS = path.resolve('..', 'shared', 'assets');
@@ -33,7 +31,8 @@ test('arm7: the joint panel’s target sliders move the joints', async ({ page }
   await openStudio(page);
   await pickCatalogScene(page, 'arm7');
   const panel = page.getByTestId('joint-panel');
-  await expect(panel).toBeVisible();
+  await expect(panel).toContainText('joints (7)');
+  await page.getByTestId('joint-panel-toggle').click();
   await expect(panel.locator('tr[data-mode="target"]')).toHaveCount(7);
   await expect(page.getByTestId('hold-pose')).toHaveCount(0); // arm7 has its own drives
   const dof = Number(await panel.locator('tr').nth(1).getAttribute('data-dof'));
@@ -44,20 +43,6 @@ test('arm7: the joint panel’s target sliders move the joints', async ({ page }
   await expect.poll(() => coordOf(page, dof), { timeout: 30_000 }).toBeGreaterThan(before + 0.4);
   await page.screenshot({ path: `${SHOTS}/60-arm7-joint-panel.png` });
 });
-
-/** every file under `dir`, keyed by its path relative to `dir`'s parent */
-function zipFolder(dir: string): Buffer {
-  const files: Record<string, Uint8Array> = {};
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const p = path.join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else files[path.relative(path.dirname(dir), p).split(path.sep).join('/')] = readFileSync(p);
-    }
-  };
-  walk(dir);
-  return Buffer.from(zipSync(files));
-}
 
 test('the drive-less Franka URDF holds its pose with “hold pose” (and sags without)', async ({ page }) => {
   test.setTimeout(180_000);
@@ -75,6 +60,7 @@ test('the drive-less Franka URDF holds its pose with “hold pose” (and sags w
   await expect.poll(() => studio(page, (s) => s.step)).toBe(0);
   const hold = page.getByTestId('hold-pose');
   await expect(hold).toBeVisible();
+  await page.getByTestId('joint-panel-toggle').click();
   await expect(page.getByTestId('joint-panel').locator('tr[data-mode="effort"]').first()).toBeVisible();
   await hold.click();
   await expect.poll(() => studio(page, (s) => s.control()?.hold)).toBe(true);
@@ -143,6 +129,7 @@ test('a scene’s control sequence plays on the timeline and the user can take o
   ]);
   await expect.poll(() => studio(page, (s) => s.sceneName)).toBe('swing_arm');
   expect(await studio(page, (s) => s.loads)).toBeGreaterThan(loads);
+  await page.getByTestId('joint-panel-toggle').click();
   const badge = page.getByTestId('sequence');
   await expect(badge).toContainText('swing');
   await expect(badge).toHaveAttribute('data-playing', 'true');

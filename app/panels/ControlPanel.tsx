@@ -105,7 +105,8 @@ export function ControlPanel() {
   const scene = useStudio((s) => s.scene);
   const hold = useStudio((s) => s.stats?.control?.hold ?? false);
   const seqPlaying = useStudio((s) => (s.stats?.control?.sequence?.playing ?? false) === true);
-  const [open, setOpen] = useState(true);
+  // collapsed by default: open, the frames carry the joint state for the live values
+  const [open, setOpen] = useState(false);
   const rows = useMemo(() => (scene ? jointRows(scene, hold) : []), [scene, hold]);
   const live = useRef<(HTMLSpanElement | null)[]>([]);
   const sliders = useRef<(HTMLInputElement | null)[]>([]);

@@ -247,6 +247,7 @@ export class SimHost {
             this.sendJoints = cmd.joints;
             if (this.sim) this.sim.solver.track_joint_efforts = cmd.joints;
             if (this.gpu) this.gpu.track_joint_efforts = cmd.joints;
+            this.sendFrame(); // paused too, the joint state shows at once
           }
           if (cmd.islands !== undefined) {
             this.sendIslands = cmd.islands;
