@@ -323,11 +323,10 @@ export function send(cmd: CommandBody, transfer?: Transferable[]): void {
   client.send(cmd, transfer);
 }
 
-// the body inspector reads the joint state and efforts from the frames while a body is selected
+// the body inspector (a body selected) and the joint panel (open) read the joint state from the frames
 useStudio.subscribe((s, prev) => {
-  if ((s.selection === null) !== (prev.selection === null)) {
-    client.send({ type: 'set_sim', joints: s.selection !== null });
-  }
+  const want = s.selection !== null || s.jointPanel;
+  if (want !== (prev.selection !== null || prev.jointPanel)) client.send({ type: 'set_sim', joints: want });
 });
 
 // ------------------------------------------------------------------------------------------ loading
@@ -824,6 +823,8 @@ export const testApi = {
   bodyPosition: (b: number) => viewport.handle?.bodyPosition(b) ?? null,
   plotData: () => plots.data?.() ?? null,
   selection: () => useStudio.getState().selection,
+  /** the control sequence's playback and hold pose, as the worker last reported them */
+  control: () => useStudio.getState().stats?.control ?? null,
   camera: () => viewport.handle?.getCamera() ?? null,
   link: () => linkUrl(location.href, currentLinkState()),
   send: (cmd: CommandBody) => send(cmd),

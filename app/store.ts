@@ -69,6 +69,8 @@ export interface StudioState {
   /** a link wants to load a scene from another host: asks the user first */
   urlConsent: { url: string; host: string; link: LinkState } | null;
   selection: number | null;
+  /** the joint panel is open (frames then carry the joint state) */
+  jointPanel: boolean;
   contact: ContactDetail | null;
   view: ViewState;
   /** the explicit options the scene was loaded with (its file's, or its link's) */
@@ -99,6 +101,7 @@ export const useStudio = create<StudioState>()((set) => ({
   notice: '',
   urlConsent: null,
   selection: null,
+  jointPanel: false,
   contact: null,
   view: {
     visual: true,

@@ -1,5 +1,8 @@
 /** shared helpers of the studio's end-to-end tests */
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
 import { expect, type Page } from '@playwright/test';
+import { zipSync } from 'fflate';
 import type { StatsInfo } from '../engine/worker/protocol';
 
 /** the read-only test API the studio exposes as window.__sapStudio (see app/session.ts) */
@@ -61,6 +64,12 @@ export interface StudioApi {
   project(p: number[]): [number, number] | null;
   bodyPosition(b: number): number[] | null;
   selection(): number | null;
+  /** posts a command to the worker (the app's send) */
+  send(cmd: { type: string; [k: string]: unknown }): void;
+  control(): {
+    sequence: { playing: boolean; time: number; keyframe: string | null } | null;
+    hold: boolean;
+  } | null;
   camera(): { position: number[]; target: number[] } | null;
   backend(): {
     requested: 'cpu' | 'webgpu';
@@ -193,4 +202,18 @@ export function panelText(page: Page, id: string): Promise<string> {
     while (el && (el.textContent ?? '') === label) el = el.parentElement;
     return (el?.textContent ?? '').slice(label.length);
   }, id);
+}
+
+/** every file under `dir`, keyed by its path relative to `dir`'s parent (the package folder first) */
+export function zipFolder(dir: string): Buffer {
+  const files: Record<string, Uint8Array> = {};
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const p = path.join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else files[path.relative(path.dirname(dir), p).split(path.sep).join('/')] = readFileSync(p);
+    }
+  };
+  walk(dir);
+  return Buffer.from(zipSync(files));
 }

@@ -2,29 +2,14 @@
  * Real robot descriptions dropped into the studio as a person would bring them: a zipped ROS package
  * from the shared asset set (MANIFEST.md), loaded through the page's file input, drawn and simulated.
  */
-import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
-import { zipSync } from 'fflate';
-import { openStudio, pngVariance, studio, toggleCheckbox, watchConsole } from './helpers';
+import { openStudio, pngVariance, studio, toggleCheckbox, watchConsole, zipFolder } from './helpers';
 
 const SHOTS = 'dist/e2e-results/screens';
 const ASSETS = path.resolve('..', 'shared', 'assets');
 const SAP_WARP_ASSETS = path.resolve('..', 'shared', 'reference', 'sap_warp', 'assets');
-
-/** every file under `dir`, keyed by its path relative to `dir`'s parent (the package folder first) */
-function zipFolder(dir: string): Buffer {
-  const files: Record<string, Uint8Array> = {};
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const p = path.join(d, name);
-      if (statSync(p).isDirectory()) walk(p);
-      else files[path.relative(path.dirname(dir), p).split(path.sep).join('/')] = readFileSync(p);
-    }
-  };
-  walk(dir);
-  return Buffer.from(zipSync(files));
-}
 
 const VISIBLE = 1;
 const COLLIDE_SHAPES = 2;

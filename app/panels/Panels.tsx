@@ -328,40 +328,8 @@ export function ViewPanel() {
   return null;
 }
 
-/** sliders for the PD targets of world 0's driven 1-DOF joints (applied to every world) */
-export function ControlPanel() {
-  const scene = useStudio((s) => s.scene);
-  const driven = useMemo(() => scene?.dofs.filter((d) => d.driven) ?? [], [scene]);
-  useControls(
-    'control',
-    () => {
-      const out: Record<string, unknown> = {};
-      for (const d of driven) {
-        const lo = Number.isFinite(d.lower) ? d.lower : -Math.PI;
-        const hi = Number.isFinite(d.upper) ? d.upper : Math.PI;
-        out[`${d.label} target`] = {
-          value: Math.min(hi, Math.max(lo, d.target)),
-          min: lo,
-          max: hi,
-          onChange: (v: number, _p: string, ctx: { fromPanel: boolean; initial: boolean }) => {
-            if (!ctx.fromPanel || ctx.initial) return;
-            send({
-              type: 'set_control',
-              field: 'joint_target_pos',
-              dofs: [d.dof],
-              values: [v],
-              all_worlds: true,
-            });
-          },
-        };
-      }
-      return out as never;
-    },
-    { collapsed: true, order: 4, render: () => driven.length > 0 },
-    [driven],
-  );
-  return null;
-}
+/** the joint and actuator panel (ControlPanel.tsx) */
+export { ControlPanel } from './ControlPanel';
 
 /** the stats panel's read-only stage rows */
 function stageFields() {

@@ -3,6 +3,7 @@
  * truncated-contacts warning, the contact and body inspectors, the history timeline and the drop zone.
  * Everything is rendered as React text: nothing from a file or a link becomes HTML.
  */
+import { SequenceBadge } from '../panels/ControlPanel';
 import { useEffect, useState } from 'react';
 import { timeAtStep } from '../../engine/worker/history';
 import type { ErrorInfo } from '../../engine/worker/protocol';
@@ -274,6 +275,7 @@ export function Timeline() {
       <span className="clock" data-testid="clock">
         t = {timeAtStep(value, stats).toFixed(3)} s · step {value}
       </span>
+      <SequenceBadge />
       <span className="muted">{client.transport === 'ring' ? 'poses: shared ring' : 'poses: message'}</span>
     </div>
   );

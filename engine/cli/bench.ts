@@ -27,7 +27,7 @@ import { Worker } from 'node:worker_threads';
 import { loadModelFile, type LoadFileOptions, type LoadedSceneFile } from '../io/load_file';
 import { BackendSimulation, createBackend } from '../backends';
 import { JointType, type SapModel } from '../model';
-import { Simulation, type StageMs, type StepReport } from '../pipeline';
+import { applyControlSequence, Simulation, type StageMs, type StepReport } from '../pipeline';
 import type { LinearSolverMode } from '../sap/solver';
 import { cloneState, copyState, type SapState } from '../state';
 import type { PeerWorkerReply, PeerWorkerRequest } from './peers/peer_worker';
@@ -618,8 +618,13 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         if (m.joint_target_ke[d] > 0 || m.joint_target_kd[d] > 0) driven.push(d);
       const ref = mkSim(scene.solver);
       const q0 = Float64Array.from(ref.control.joint_target_pos);
+      // a scene's control sequence drives it as in `run` (from t = 0); the others follow the sinusoid
+      const seq = scene.control_sequence;
+      const t0 = m.time0;
       const drive = (sim: Stepper): void =>
-        applySinusoid(spec, q0, sim.control.joint_target_pos, driven, sim.state.time);
+        seq
+          ? applyControlSequence(seq, sim.control, sim.state.time - t0)
+          : applySinusoid(spec, q0, sim.control.joint_target_pos, driven, sim.state.time);
       // settle once per arrangement with the scene's own options (or reuse a cached settle), then
       // snapshot
       const ts = performance.now();

@@ -12,7 +12,13 @@ import {
   velocityPublicToInternal,
 } from '../kinematics';
 import { JOINT_TYPE_NAMES, type SapModel } from '../model';
-import { OneStepAblator, Simulation, TrajectoryAblator, type StepReport } from '../pipeline';
+import {
+  applyControlSequence,
+  OneStepAblator,
+  Simulation,
+  TrajectoryAblator,
+  type StepReport,
+} from '../pipeline';
 import { DivergenceMonitor } from '../pipeline/divergence';
 import { EnergyMeter } from '../pipeline/energy';
 import { inertOptionWarnings, normalizeSolverOptions, type SapSolverOptions } from '../sap/options';
@@ -58,7 +64,12 @@ export function runCommand(scene: LoadedSceneFile, args: RunArgs): RunOutput {
   const sim = new Simulation(scene.model, { dt, solver, max_rigid_contact });
   const run = new RunRecorder(scene.model, args);
   run.start(sim.state);
-  for (let s = 0; s < args.steps; s++) run.record(s, sim.step(), sim.state, sim.contacts);
+  const seq = scene.control_sequence;
+  const t0 = sim.state.time;
+  for (let s = 0; s < args.steps; s++) {
+    if (seq) applyControlSequence(seq, sim.control, sim.state.time - t0);
+    run.record(s, sim.step(), sim.state, sim.contacts);
+  }
   return run.output(scene, dt, sim.state, sim.contacts, sim.solver.options, warnings);
 }
 
@@ -80,7 +91,12 @@ export async function runCommandBackend(
     const sim = new BackendSimulation(scene.model, backend, { dt, max_rigid_contact });
     const run = new RunRecorder(scene.model, args);
     run.start(sim.state);
-    for (let s = 0; s < args.steps; s++) run.record(s, await sim.step(), sim.state, sim.contacts);
+    const seq = scene.control_sequence;
+    const t0 = sim.state.time;
+    for (let s = 0; s < args.steps; s++) {
+      if (seq) applyControlSequence(seq, sim.control, sim.state.time - t0);
+      run.record(s, await sim.step(), sim.state, sim.contacts);
+    }
     const out = run.output(scene, dt, sim.state, sim.contacts, backend.options, warnings);
     out.backend = {
       kind: backend.kind,

@@ -7,6 +7,7 @@
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SapModel } from '../model';
+import type { ControlSequence } from '../state/control_sequence';
 import { assetSearchRoots } from './asset_search';
 import { keyframeRefusal } from './assets/importer';
 import { NodeFsResolver } from './assets/node_fs';
@@ -34,6 +35,8 @@ export interface LoadedSceneFile {
   warnings: string[];
   /** what the loader did that the user should know of, though nothing is wrong (a robot placed on the ground) */
   notes: string[];
+  /** a scene file's control sequence (`control:`), played by `run` and the bench */
+  control_sequence?: ControlSequence;
 }
 
 export interface LoadFileOptions {
@@ -78,8 +81,9 @@ export async function loadModelFile(file: string, opts: LoadFileOptions = {}): P
     const text = await readFile(file, 'utf8');
     const doc = parseSceneText(text, file);
     const assets = (doc as { assets?: { type?: unknown }[] } | null)?.assets;
-    const hasAssets = Array.isArray(assets);
-    if (hasAssets && assets.some((a) => a?.type === 'usd')) await ensureUsdImporter();
+    // the asynchronous loader reads the files a scene names: assets and its control sequence
+    const hasAssets = Array.isArray(assets) || (doc as { control?: unknown } | null)?.control !== undefined;
+    if (Array.isArray(assets) && assets.some((a) => a?.type === 'usd')) await ensureUsdImporter();
     const common = { strict: opts.strict === true, num_worlds: opts.num_worlds };
     const loaded = hasAssets
       ? await loadSceneAsync(doc, {
@@ -97,6 +101,7 @@ export async function loadModelFile(file: string, opts: LoadFileOptions = {}): P
       model: loaded.model,
       warnings: [...loaded.warnings, ...loaded.unsupported.map((u) => `unsupported: ${u}`)],
       notes: [],
+      ...(loaded.control_sequence ? { control_sequence: loaded.control_sequence } : {}),
     };
   }
   let type = assetTypeOfPath(file);

@@ -1,1 +1,2 @@
 export * from './state';
+export * from './control_sequence';

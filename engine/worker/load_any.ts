@@ -12,6 +12,7 @@
  * runs in the Vite worker bundle, in Node under tsx and in vitest); the USD reader is only loaded
  * when a USD file is opened.
  */
+import type { ControlSequence } from '../state/control_sequence';
 import { ModelBuilder, type SapModel } from '../model';
 import { MemoryResolver } from '../io/assets/resolvers';
 import { firstInvalidUtf8 } from '../io/assets/resolver';
@@ -41,6 +42,8 @@ export interface LoadedAny {
   keyframes: string[];
   /** the keyframe the initial state was taken from, or null (the model's reference pose) */
   keyframe: string | null;
+  /** a scene file's control sequence (`control:`), played by the worker */
+  control_sequence?: ControlSequence;
 }
 
 export interface LoadAnyOptions {
@@ -231,7 +234,10 @@ export async function loadAnyFile(
     const text = decode(bytes, entry);
     try {
       const doc = sceneLoader.parseSceneText(text, entry);
-      const hasAssets = Array.isArray((doc as { assets?: unknown[] } | null)?.assets);
+      // the asynchronous loader reads the files the scene names: its assets and its control sequence
+      const hasAssets =
+        Array.isArray((doc as { assets?: unknown[] } | null)?.assets) ||
+        (doc as { control?: unknown } | null)?.control !== undefined;
       const loaderOpts = { strict, num_worlds: opts.num_worlds, dt: opts.dt };
       // looked up by name: the async loader (assets) joins the scene loader with the importers
       const asyncLoader = Object.entries(sceneLoader).find(([k]) => k === 'loadSceneAsync')?.[1];
@@ -256,6 +262,7 @@ export async function loadAnyFile(
         notes: [],
         keyframes: [],
         keyframe: null,
+        ...(loaded.control_sequence ? { control_sequence: loaded.control_sequence } : {}),
       };
     } catch (e) {
       throw new LoadError(toErrorInfo(e, 'load', entry), e);

@@ -11,6 +11,7 @@
  * - otherwise each `frame` event carries a copy of them (a Float32Array in the message).
  * Contact data ({@link CONTACT_FIELDS}) rides along with a frame only while the overlay asks for it.
  */
+import type { ControlStatus } from './control_host';
 import { z } from 'zod';
 import { LIMITS, limitMessage } from '../io/limits';
 import type { StageMs } from '../pipeline/report';
@@ -194,6 +195,13 @@ export const productionCommandSchema = z.discriminatedUnion('type', [
     joint_q: finiteArray,
     joint_qd: finiteArray,
   }),
+  /** the scene's control sequence drives the targets (`playing`), or the user takes over (the targets stay) */
+  z.object({ v, type: z.literal('control_sequence'), playing: z.boolean() }),
+  /**
+   * hold pose: PD on every revolute and prismatic joint at its current coordinate, gains from the
+   * joint's effective inertia (engine/worker/control_host.ts); off restores the model's own drives
+   */
+  z.object({ v, type: z.literal('hold_pose'), on: z.boolean() }),
 ]);
 
 /**
@@ -329,6 +337,17 @@ export interface DofInfo {
   target: number;
 }
 
+/** a scene's control sequence, as the timeline shows it */
+export interface ControlSequenceInfo {
+  name: string;
+  /** the file the scene names */
+  source: string;
+  /** [s] */
+  duration: number;
+  loop: boolean;
+  keyframes: { time: number; label: string }[];
+}
+
 /** everything the studio needs to draw a scene; sent once per load */
 export interface SceneInfo {
   name: string;
@@ -371,6 +390,8 @@ export interface SceneInfo {
   keyframes: string[];
   /** the keyframe the initial state came from, or null (the model's reference pose) */
   keyframe: string | null;
+  /** the scene's control sequence (`control:`), played from the start; null when it has none */
+  control_sequence: ControlSequenceInfo | null;
 }
 
 /** the solver options in force: the explicit keys and their full expansion */
@@ -476,6 +497,8 @@ export interface StatsInfo {
   speed: number;
   resyncs: number;
   history: HistoryRange;
+  /** the control sequence's playback and hold pose (absent from older workers) */
+  control?: ControlStatus;
 }
 
 /** trajectory-mode ablation: divergence of the three shadow simulations since `start_time` */

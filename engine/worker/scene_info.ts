@@ -2,6 +2,7 @@
  * SceneInfo: the render-side description of a loaded model (shapes, meshes, heightfields, bodies,
  * display offsets for replicated worlds, bounds and drivable DOFs), built once per load.
  */
+import type { ControlSequence } from '../state/control_sequence';
 import { transformMul, transformPoint } from '../math';
 
 const ORIGIN = new Float64Array(3);
@@ -56,6 +57,8 @@ export function buildSceneInfo(
     notes: string[];
     keyframes: string[];
     keyframe: string | null;
+    /** the scene's control sequence, when it has one */
+    control_sequence?: ControlSequence;
   },
 ): SceneInfo {
   const shapes: ShapeInfo[] = [];
@@ -205,5 +208,14 @@ export function buildSceneInfo(
     notes: meta.notes,
     keyframes: meta.keyframes,
     keyframe: meta.keyframe,
+    control_sequence: meta.control_sequence
+      ? {
+          name: meta.control_sequence.name,
+          source: meta.control_sequence.source,
+          duration: meta.control_sequence.duration,
+          loop: meta.control_sequence.loop,
+          keyframes: meta.control_sequence.keyframes.map((k) => ({ time: k.time, label: k.label })),
+        }
+      : null,
   };
 }

@@ -57,6 +57,7 @@ import {
   type WorkerEvent,
 } from './protocol';
 import { buildSceneInfo } from './scene_info';
+import { ControlHost } from './control_host';
 import { EnergyGuard, RecoveryLog, nonfiniteWorlds, type WorldFault } from './divergence';
 import { allocState, type SapState } from '../state';
 
@@ -152,6 +153,8 @@ export class SimHost {
   private statWindow = newStatWindow(0, 0);
   private lastStatsAt = -Infinity;
   private loading: Promise<void> = Promise.resolve();
+  /** the control sequence and hold pose of the loaded scene */
+  private controls: ControlHost | null = null;
   private energy: EnergyGuard | null = null;
   private recovery: RecoveryLog | null = null;
   private readonly frozenAt = new Map<number, Float64Array>();
@@ -244,6 +247,7 @@ export class SimHost {
             this.sendJoints = cmd.joints;
             if (this.sim) this.sim.solver.track_joint_efforts = cmd.joints;
             if (this.gpu) this.gpu.track_joint_efforts = cmd.joints;
+            this.sendFrame(); // paused too, the joint state shows at once
           }
           if (cmd.islands !== undefined) {
             this.sendIslands = cmd.islands;
@@ -296,6 +300,14 @@ export class SimHost {
           break;
         case 'set_backend':
           this.setBackend(cmd.backend);
+          break;
+        case 'control_sequence':
+          if (this.controls)
+            this.controls.sequencePlaying = cmd.playing && this.controls.sequence !== undefined;
+          this.sendStats(true);
+          break;
+        case 'hold_pose':
+          this.holdPose(cmd.on);
           break;
       }
     } catch (err) {
@@ -353,6 +365,8 @@ export class SimHost {
       this.backendToken++;
       this.backendPending = false;
       this.sim = sim;
+      this.controls = new ControlHost(loaded.model, loaded.control_sequence);
+      this.controls.afterReset(sim);
       this.source = source;
       this.loadOpts = loadOpts;
       this.explicit = explicit;
@@ -386,6 +400,7 @@ export class SimHost {
         notes: loaded.notes,
         keyframes: loaded.keyframes,
         keyframe: loaded.keyframe,
+        control_sequence: loaded.control_sequence,
       });
       this.emit({
         v: PROTOCOL_VERSION,
@@ -671,6 +686,7 @@ export class SimHost {
   stepOnce(): boolean {
     const sim = this.sim;
     if (!sim) return false;
+    this.controls?.beforeStep(sim);
     this.applyDrag();
     const t0 = this.now();
     const r = sim.step();
@@ -687,6 +703,7 @@ export class SimHost {
     const gpu = this.gpu;
     const next = this.gpuNext;
     if (!sim || !gpu || !next) return this.stepOnce();
+    this.controls?.beforeStep(sim);
     this.applyDrag();
     const t0 = this.now();
     // a backend that collides on the device fills sim.contacts in step()
@@ -896,6 +913,7 @@ export class SimHost {
     sim.control.joint_f.fill(0);
     sim.control.joint_target_pos.set(sim.model.joint_target_pos);
     sim.control.joint_target_vel.set(sim.model.joint_target_vel);
+    this.controls?.afterReset(sim);
     this.drag = null;
     this.stepCount = 0;
     this.lastReport = null;
@@ -951,6 +969,18 @@ export class SimHost {
       target: cmd.target,
       stiffness: cmd.stiffness ?? DEFAULT_DRAG_STIFFNESS,
     };
+  }
+
+  /** hold pose on or off (control_host.ts); a WebGPU backend is rebuilt with the new drives */
+  private holdPose(on: boolean): void {
+    const sim = this.sim;
+    if (!sim || !this.controls) return;
+    this.controls.setHold(sim, on);
+    if (this.gpu) {
+      this.dropGpu();
+      this.startGpu(sim);
+    }
+    this.sendStats(true);
   }
 
   private setControl(cmd: Extract<Command, { type: 'set_control' }>): void {
@@ -1252,6 +1282,7 @@ export class SimHost {
         speed: this.speed,
         resyncs: this.pacer.resyncs,
         history: this.history?.range() ?? { first_step: 0, last_step: 0, first_time: 0, last_time: 0 },
+        ...(this.controls ? { control: this.controls.status(sim.state.time) } : {}),
       },
     });
   }

@@ -50,6 +50,14 @@ import { LIMITS, builderSizeProblem, limitMessage } from '../limits';
 import { checkBuiltModel, timeStepProblem } from '../model_check';
 import { inertOptionWarnings } from '../../sap/options';
 import { assertValidScene } from './validate';
+import {
+  applyControlInitialState,
+  buildControlSequence,
+  ControlSequenceError,
+  parseControlFile,
+  type ControlFileDoc,
+} from './control';
+import type { ControlSequence } from '../../state/control_sequence';
 
 export { parseSceneText } from './source';
 
@@ -118,8 +126,13 @@ export interface LoadedScene {
   joint_target_mode: Int32Array;
   /** (joint_dof_count) actuator mode per model DOF */
   joint_actuator_mode: Int32Array;
-  /** the scene's `control` block, passed through (replay is not the loader's job) */
+  /** the scene's `control` block as written */
   control?: { source: string; loop?: boolean };
+  /**
+   * the control sequence it names, read by {@link loadSceneAsync} (the synchronous loader cannot read
+   * files and warns instead); `engine/pipeline/control_sequence.ts` plays it
+   */
+  control_sequence?: ControlSequence;
 }
 
 /** most worlds a scene may request */
@@ -1045,13 +1058,20 @@ function prepare(doc: unknown, opts: LoadSceneOptions): Prepared {
   return { L, data, dt, solver, max_rigid_contact, num_worlds, spacing };
 }
 
-/** load steps 4–9, finalize and the id tables */
-function finish(P: Prepared): LoadedScene {
+/** a control file read for the scene: its path and parsed document */
+interface ControlFile {
+  file: string;
+  doc: ControlFileDoc;
+}
+
+/** load steps 4–9, finalize and the id tables; `control`'s initial state follows step 7 */
+function finish(P: Prepared, control?: ControlFile): LoadedScene {
   const { L, data, dt, solver, max_rigid_contact, num_worlds, spacing } = P;
   L.bodies(); // 4
   L.joints(); // 5
   L.initialJointQ(); // 6
   L.postBuild(); // 7
+  if (control) applyControlInitialState(control.doc, control.file, L.auth, L.builder);
   L.builder.num_worlds = num_worlds; // 8
   L.builder.spacing = spacing;
   L.ground(); // 9
@@ -1095,6 +1115,25 @@ function finish(P: Prepared): LoadedScene {
     L.ctx.warn('', 'could not map authored joints to model joints; ids refer to authoring order');
     order = b.joints.map((_, k) => k);
   }
+  let control_sequence: ControlSequence | undefined;
+  if (control && data.control) {
+    const built = buildControlSequence(
+      control.doc,
+      control.file,
+      data.control.source,
+      data.control.loop,
+      b,
+      model,
+      order,
+    );
+    control_sequence = built.sequence;
+    L.ctx.warnings.push(...built.warnings);
+  } else if (data.control) {
+    L.ctx.warn(
+      ['control'],
+      'the control file is read by the asynchronous loader (loadSceneAsync, with a resolver); not played',
+    );
+  }
   const body_ids: Record<string, number> = {};
   for (const [id, body] of L.auth.bodyIds) {
     const j = b.joints.findIndex((r) => r.child === body);
@@ -1133,7 +1172,27 @@ function finish(P: Prepared): LoadedScene {
     joint_target_mode,
     joint_actuator_mode,
     control: data.control,
+    ...(control_sequence ? { control_sequence } : {}),
   };
+}
+
+/** reads and parses the control file a scene names (relative to the scene file) */
+async function readControlFile(P: Prepared, opts: LoadSceneAsyncOptions): Promise<ControlFile | undefined> {
+  const c = P.data.control;
+  if (!c) return undefined;
+  const scenePath = opts.scene_path ?? opts.base ?? opts.file ?? '';
+  const file = opts.resolver.resolve(scenePath, c.source);
+  let bytes: Uint8Array;
+  try {
+    bytes = await opts.resolver.read(file);
+  } catch (e) {
+    throw new ControlSequenceError(
+      file,
+      '',
+      `cannot read the control file (${e instanceof Error ? e.message : String(e)})`,
+    );
+  }
+  return { file, doc: parseControlFile(new TextDecoder().decode(bytes), file) };
 }
 
 /**
@@ -1172,7 +1231,7 @@ export async function loadSceneAsync(doc: unknown, opts: LoadSceneAsyncOptions):
           : "the scene's default dt";
     await P.L.importAssets(opts, P.dt, dtBy); // 3
     await P.L.readMeshSources(opts);
-    return finish(P);
+    return finish(P, await readControlFile(P, opts));
   } catch (e) {
     if (e instanceof SceneError) throw attachLocation(e, doc);
     if (e instanceof ModelError) throw attachLocation(sceneError([], `model: ${e.message}`), doc);

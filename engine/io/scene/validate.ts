@@ -57,7 +57,8 @@ function isShallowMismatch(issue: z.ZodIssue, depth: number): boolean {
   );
 }
 
-function flatten(issue: z.ZodIssue, root: unknown): SceneIssue[] {
+/** the scene issues (key path, code, message) of one zod issue found in the document `root` */
+export function flatten(issue: z.ZodIssue, root: unknown): SceneIssue[] {
   const path = issue.path as KeySegment[];
   const missing =
     path.length > 0 &&
