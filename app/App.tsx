@@ -24,6 +24,8 @@ import {
   Timeline,
   TruncationWarning,
 } from './ui/Overlays';
+import { DropChooser } from './ui/DropChooser';
+import { LoadProgress } from './ui/LoadProgress';
 import { UrlConsent } from './ui/UrlConsent';
 import { Viewport } from './viewport/Viewport';
 
@@ -66,6 +68,8 @@ export function App() {
         <BackendStatus />
         <ContactInspector />
         <BodyInspector />
+        <LoadProgress />
+        <DropChooser />
         <div className="leva-wrap">
           <Leva
             fill
