@@ -26,6 +26,7 @@ import {
 } from './ui/Overlays';
 import { DropChooser } from './ui/DropChooser';
 import { LoadProgress } from './ui/LoadProgress';
+import { RealtimeBadge } from './ui/RealtimeBadge';
 import { UrlConsent } from './ui/UrlConsent';
 import { Viewport } from './viewport/Viewport';
 
@@ -69,6 +70,7 @@ export function App() {
         <ContactInspector />
         <BodyInspector />
         <LoadProgress />
+        <RealtimeBadge />
         <DropChooser />
         <div className="leva-wrap">
           <Leva

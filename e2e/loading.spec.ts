@@ -209,3 +209,31 @@ bodies:
   expect(await studio(page, (s) => s.strict)).toBe(false);
   expect(errors.filter((e) => !/restitution/.test(e))).toEqual([]);
 });
+
+test('a badge says when the simulation runs below real time and names the costliest stage', async ({
+  page,
+}) => {
+  test.setTimeout(240_000);
+  const errors = watchConsole(page);
+  await openStudio(page);
+  await expect(page.getByTestId('realtime-badge')).toBeHidden();
+  // a thousand spheres in a pile: far more work per step than the wall clock allows here
+  const loads = await studio(page, (s) => s.loads);
+  await page.locator('[id="scene.catalog"]').selectOption({ label: 'pile_1000' });
+  await expect
+    .poll(() => studio(page, (s) => [s.loads, s.sceneName]), { timeout: 120_000 })
+    .toEqual([loads + 1, 'pile_1000']);
+  const badge = page.getByTestId('realtime-badge');
+  await expect(badge).toBeVisible({ timeout: 60_000 });
+  await expect(badge).toHaveText(
+    /^⏱ [\d.]+× real time \(asked 1×\) · (collision|free motion|constraints|solve|integrate) [\d.]+ (ms|µs) of [\d.]+ (ms|µs) a step$/,
+  );
+  const stats = (await studio(page, (s) => s.stats()))!;
+  expect(stats).not.toBeNull();
+  // paused, it goes (Space, away from the catalog menu that has the focus)
+  await page.evaluate(() => (document.activeElement as HTMLElement | null)?.blur());
+  await page.keyboard.press('Space');
+  await expect.poll(() => studio(page, (s) => s.playing)).toBe(false);
+  await expect(badge).toBeHidden();
+  expect(errors).toEqual([]);
+});
