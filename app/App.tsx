@@ -25,7 +25,10 @@ import {
   Timeline,
   TruncationWarning,
 } from './ui/Overlays';
+import { DropChooser } from './ui/DropChooser';
 import { HelpButton, HelpOverlay } from './ui/Help';
+import { LoadProgress } from './ui/LoadProgress';
+import { RealtimeBadge } from './ui/RealtimeBadge';
 import { UrlConsent } from './ui/UrlConsent';
 import { Viewport } from './viewport/Viewport';
 
@@ -60,6 +63,9 @@ export function App() {
           <ContactInspector />
         </div>
         <HelpButton />
+        <LoadProgress />
+        <RealtimeBadge />
+        <DropChooser />
         <div className="leva-wrap">
           <Leva
             fill

@@ -5,6 +5,7 @@
  */
 import { unzipSync } from 'fflate';
 import { LIMITS, limitMessage } from '../engine/worker/limits';
+import { extOf as ext, rankCandidates } from './candidates';
 
 export const MAX_DROP_FILES = LIMITS.max_upload_files;
 export const MAX_DROP_BYTES = LIMITS.max_upload_bytes;
@@ -19,93 +20,18 @@ export class DropError extends Error {
   }
 }
 
-/** entry preference: scene files first, then URDF, MJCF, USD */
-const ENTRY_RANK: Record<string, number> = {
-  '.yaml': 0,
-  '.yml': 0,
-  '.json': 1,
-  '.urdf': 2,
-  '.xml': 3,
-  '.mjcf': 3,
-  '.usda': 4,
-  '.usd': 4,
-  '.usdc': 5,
-  '.usdz': 5,
-};
-
-function ext(path: string): string {
-  const base = path.slice(path.lastIndexOf('/') + 1);
-  const i = base.lastIndexOf('.');
-  return i <= 0 ? '' : base.slice(i).toLowerCase();
-}
-
 /**
- * whether a path is tool bookkeeping rather than a model: a hidden file or folder (Omniverse's
- * `.collect.mapping.json`, `.git/`) or macOS's zip metadata (`__MACOSX/`, `._name` forks)
- */
-function isBookkeeping(path: string): boolean {
-  return path.split('/').some((seg) => seg.startsWith('.') || seg === '__MACOSX');
-}
-
-/**
- * the MJCF files among `paths` that another MJCF file includes (`<include file="…">`, relative to
- * the including file), and the .xml files that are not MJCF at all (ROS's package.xml, launch files)
- */
-function notMjcfEntries(paths: string[], read: (path: string) => Uint8Array | undefined): Set<string> {
-  const out = new Set<string>();
-  const decoder = new TextDecoder();
-  for (const p of paths) {
-    const e = ext(p);
-    if (e !== '.xml' && e !== '.mjcf') continue;
-    const bytes = read(p);
-    if (!bytes) continue;
-    const text = decoder.decode(bytes.subarray(0, 1 << 20));
-    if (!/<mujoco[\s>/]/.test(text)) {
-      out.add(p);
-      continue;
-    }
-    const dir = p.slice(0, p.lastIndexOf('/') + 1);
-    for (const m of text.matchAll(/<include\s[^>]*?file\s*=\s*(["'])(.*?)\1/g)) out.add(joinPosix(dir, m[2]));
-  }
-  return out;
-}
-
-/** `rel` resolved against the folder `dir` (ending in '/' or empty), '.' and '..' folded */
-function joinPosix(dir: string, rel: string): string {
-  const parts: string[] = [];
-  for (const seg of (rel.startsWith('/') ? rel : dir + rel).split('/')) {
-    if (seg === '' || seg === '.') continue;
-    if (seg === '..') parts.pop();
-    else parts.push(seg);
-  }
-  return parts.join('/');
-}
-
-/**
- * the file to load among `paths`: best-ranked extension, then shallowest, then alphabetical;
- * hidden files and macOS metadata are never the entry. With `read`, an MJCF file that another one
- * includes is not the entry (a MuJoCo Menagerie folder opens its scene.xml, which includes the
- * robot and adds the floor and lights), nor is an .xml file that is not MJCF.
+ * the file to load among `paths`: the first of {@link rankCandidates} (scene files first, then URDF,
+ * MJCF, USD; shallowest, then alphabetical; hidden files and macOS metadata never). With `read`, an
+ * MJCF file that another one includes is not the entry (a MuJoCo Menagerie folder opens its
+ * scene.xml, which includes the robot and adds the floor and lights), nor is an .xml file that is not
+ * MJCF or URDF, nor a file that holds no model.
  */
 export function chooseEntry(
   paths: Iterable<string>,
   read?: (path: string) => Uint8Array | undefined,
 ): string | null {
-  const all = [...paths];
-  const excluded = read ? notMjcfEntries(all, read) : new Set<string>();
-  let best: string | null = null;
-  let key: [number, number, string] | null = null;
-  for (const p of all) {
-    const r = ENTRY_RANK[ext(p)];
-    if (r === undefined || isBookkeeping(p) || excluded.has(p)) continue;
-    // an MJCF .xml is only a candidate when no better format is present; depth decides among equals
-    const k: [number, number, string] = [r, p.split('/').length, p];
-    if (!key || k[0] < key[0] || (k[0] === key[0] && (k[1] < key[1] || (k[1] === key[1] && k[2] < key[2])))) {
-      key = k;
-      best = p;
-    }
-  }
-  return best;
+  return rankCandidates(paths, read).candidates[0]?.path ?? null;
 }
 
 /** unpacks a zip archive into `out` under `prefix` */
@@ -179,8 +105,29 @@ export function unzipInto(
   }
 }
 
-/** reads named files into a map, expanding zip archives */
-export async function collectFiles(items: { path: string; file: Blob }[]): Promise<Map<string, Uint8Array>> {
+/** files read at once: the browser's file reads overlap (one at a time, a 256-file folder took minutes) */
+export const READ_CONCURRENCY = 16;
+
+/** hears each finished file read: files done out of all */
+export type ReadProgress = (done: number, total: number) => void;
+
+/** thrown by {@link collectFiles} when `cancelled()` turned true */
+export class ReadCancelled extends Error {
+  constructor() {
+    super('reading the dropped files was cancelled');
+    this.name = 'ReadCancelled';
+  }
+}
+
+/**
+ * reads named files into a map, expanding zip archives; up to {@link READ_CONCURRENCY} reads run at
+ * once, `progress` hears each finished file and `cancelled` is asked before each read
+ */
+export async function collectFiles(
+  items: { path: string; file: Blob }[],
+  progress?: ReadProgress,
+  cancelled?: () => boolean,
+): Promise<Map<string, Uint8Array>> {
   const out = new Map<string, Uint8Array>();
   const budget = { bytes: MAX_DROP_BYTES };
   if (items.length > MAX_DROP_FILES)
@@ -193,9 +140,24 @@ export async function collectFiles(items: { path: string; file: Blob }[]): Promi
         limitMessage(`the dropped files (more than ${MAX_DROP_BYTES} bytes)`, 'max_upload_bytes'),
       );
     }
-    const bytes = new Uint8Array(await file.arrayBuffer());
-    if (ext(path) === '.zip') unzipInto(path, bytes, out, budget);
-    else out.set(path.replace(/^\/+/, ''), bytes);
+  }
+  const read: (Uint8Array | undefined)[] = new Array(items.length);
+  let next = 0;
+  let done = 0;
+  const worker = async (): Promise<void> => {
+    while (next < items.length) {
+      if (cancelled?.()) throw new ReadCancelled();
+      const i = next++;
+      read[i] = new Uint8Array(await items[i].file.arrayBuffer());
+      progress?.(++done, items.length);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(READ_CONCURRENCY, items.length) }, worker));
+  // in the drop's order, so the map (and what wins on a repeated path) does not depend on timing
+  for (let i = 0; i < items.length; i++) {
+    const { path } = items[i];
+    if (ext(path) === '.zip') unzipInto(path, read[i]!, out, budget);
+    else out.set(path.replace(/^\/+/, ''), read[i]!);
   }
   return out;
 }
@@ -242,6 +204,7 @@ export async function filesFromDrop(dt: DataTransfer): Promise<{ path: string; f
   if (entries.some((e) => e === null)) {
     return Array.from(dt.files).map((f) => ({ path: f.name, file: f }));
   }
+  // the folders are walked in parallel
   const walk = async (e: Entry): Promise<void> => {
     if (out.length > MAX_DROP_FILES)
       throw new DropError(e.fullPath, limitMessage(`more than ${MAX_DROP_FILES} files`, 'max_upload_files'));
@@ -249,9 +212,10 @@ export async function filesFromDrop(dt: DataTransfer): Promise<{ path: string; f
       const file = await new Promise<File>((res, rej) => (e as FileSystemFileEntry).file(res, rej));
       out.push({ path: e.fullPath.replace(/^\/+/, ''), file });
     } else if (e.isDirectory) {
-      for (const c of await readAllEntries(e as FileSystemDirectoryEntry)) await walk(c);
+      await Promise.all((await readAllEntries(e as FileSystemDirectoryEntry)).map(walk));
     }
   };
-  for (const e of entries) if (e) await walk(e);
-  return out;
+  await Promise.all(entries.map((e) => (e ? walk(e) : undefined)));
+  // sorted, so the file map does not depend on which read finished first
+  return out.sort((a, b) => (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
 }

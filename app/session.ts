@@ -14,7 +14,8 @@ import type {
   WorkerEvent,
 } from '../engine/worker/protocol';
 import { CATALOG, DEFAULT_SCENE, catalogEntry } from './catalog';
-import { DropError, chooseEntry, collectFiles } from './files';
+import { rankCandidates } from './candidates';
+import { DropError, ReadCancelled, chooseEntry, collectFiles } from './files';
 import {
   LinkError,
   MAX_INLINE_SCENE,
@@ -239,6 +240,11 @@ function describeError(e: ErrorInfo): string {
   return e.message;
 }
 
+/** the error codes that end a load (the worker's load errors) */
+const LOAD_ERROR_CODES = new Set(['load', 'unsupported_format', 'asset']);
+/** the reason of the error that ends a cancelled load (engine/worker/load_any.ts CANCELLED) */
+const LOAD_CANCELLED = 'cancelled';
+
 function onEvent(e: WorkerEvent): void {
   const st = useStudio.getState();
   switch (e.type) {
@@ -257,6 +263,7 @@ function onEvent(e: WorkerEvent): void {
         num_worlds: e.scene.num_worlds,
         contact: null,
         selection: null,
+        loading: null,
         ...(p ? { sceneRef: p.ref } : {}),
       });
       client.send({ type: 'set_sim', contacts: st.view.overlay, islands: st.view.islands, speed: st.speed });
@@ -264,6 +271,21 @@ function onEvent(e: WorkerEvent): void {
       const a = afterNextReady;
       afterNextReady = null;
       a?.();
+      break;
+    }
+    case 'load_progress': {
+      const { phase, done, total, file } = e;
+      const l = st.loading;
+      st.set({
+        loading: {
+          name: l?.name ?? st.scene?.file_name ?? '',
+          since: l?.since ?? performance.now(),
+          phase,
+          done,
+          total,
+          file,
+        },
+      });
       break;
     }
     case 'options':
@@ -293,6 +315,13 @@ function onEvent(e: WorkerEvent): void {
       st.set({ backend: e.backend });
       break;
     case 'error':
+      if (LOAD_ERROR_CODES.has(e.error.code)) st.set({ loading: null });
+      if (e.error.reason === LOAD_CANCELLED) {
+        st.set({
+          notice: `loading ${e.error.file ?? 'the scene'} was cancelled; the current scene keeps running`,
+        });
+        break;
+      }
       st.pushError(e.error);
       consoleErrors.push(describeError(e.error));
       if (e.error.code === 'worker_restarted') st.set({ notice: e.error.message });
@@ -344,9 +373,15 @@ interface LoadExtras {
   after?: () => void;
 }
 
+/** shows a load as under way (the worker's progress events refine it) */
+function loadingStarted(name: string, phase = 'files', total = 1): void {
+  useStudio.getState().set({ loading: { name, phase, done: 0, total, since: performance.now() } });
+}
+
 function loadText(ref: SceneRef, text: string, fileName: string, x: LoadExtras = {}): void {
   const id = nextRequest++;
   pending.set(id, { ref, after: x.after });
+  loadingStarted(fileName);
   send({
     type: 'load_scene',
     source: { kind: 'text', text, file_name: fileName },
@@ -354,6 +389,7 @@ function loadText(ref: SceneRef, text: string, fileName: string, x: LoadExtras =
     options: x.options,
     dt: x.dt,
     keyframe: x.keyframe,
+    strict: useStudio.getState().strict,
     play: x.play ?? useStudio.getState().playing,
     request_id: id,
   });
@@ -437,47 +473,138 @@ export async function loadUrl(url: string, x: LoadExtras = {}): Promise<void> {
   }
 }
 
-/** loads dropped or picked files (a scene, a robot with its meshes, a folder, a zip) */
+/** the files of the last drop that held several models, kept so the user can pick another one */
+let dropped: Map<string, Uint8Array> | null = null;
+/** the user cancelled while the dropped files were being read */
+let readCancelled = false;
+
+/**
+ * Loads dropped or picked files (a scene, a robot with its meshes, a folder, a zip). The files are
+ * read with progress (cancellable); a drop with one candidate model loads it, one with several
+ * offers them in the chooser (app/ui/DropChooser.tsx: {@link chooseDropped}).
+ */
 export async function loadFiles(items: { path: string; file: Blob }[]): Promise<void> {
   const st = useStudio.getState();
+  readCancelled = false;
+  // a new drop replaces the one the chooser kept
+  dropped = null;
+  st.set({ dropChoice: null });
+  const name = items.length === 1 ? items[0].path : `${items.length} dropped files`;
+  useStudio
+    .getState()
+    .set({ loading: { name, phase: 'read', done: 0, total: items.length, since: performance.now() } });
   try {
-    const files = await collectFiles(items);
-    const entry = chooseEntry(files.keys(), (p) => files.get(p));
-    if (!entry) {
+    const files = await collectFiles(
+      items,
+      (done, total) => {
+        const l = useStudio.getState().loading;
+        if (l?.phase === 'read') useStudio.getState().set({ loading: { ...l, done, total } });
+      },
+      () => readCancelled,
+    );
+    useStudio.getState().set({ loading: null });
+    // one file goes to its loader whatever it holds, so a broken one is reported where it breaks
+    if (files.size === 1) {
+      const entry = chooseEntry(files.keys());
+      if (!entry) throw new DropError([...files.keys()][0], 'not a scene, URDF, MJCF or USD file');
+      loadDropped(files, entry);
+      return;
+    }
+    const { candidates, setAside } = rankCandidates(files.keys(), (p) => files.get(p));
+    if (candidates.length === 1) {
+      loadDropped(files, candidates[0].path);
+      return;
+    }
+    if (candidates.length === 0 && setAside.length === 0) {
       const names = [...files.keys()].slice(0, 5).join(', ');
       throw new DropError(names || '(nothing)', 'no scene, URDF, MJCF or USD file among the dropped files');
     }
-    const bytes = files.get(entry)!;
-    // one text file (a scene, or a model that needs no other file) travels inline, so links carry it
-    const textLike = /\.(ya?ml|json|xml|urdf|mjcf|usda)$/i.test(entry);
-    if (files.size === 1 && textLike && bytes.byteLength <= MAX_INLINE_SCENE) {
-      let text: string;
-      try {
-        text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
-      } catch {
-        throw new DropError(entry, 'not UTF-8 text');
-      }
-      const name = entry.slice(entry.lastIndexOf('/') + 1);
-      loadText({ kind: 'inline', name, text }, text, name, {});
-      return;
-    }
-    const id = nextRequest++;
-    pending.set(id, { ref: { kind: 'files', name: entry, count: files.size } });
-    // small drops are copied, so a restarted worker can load them again; big ones are handed over
-    const total = [...files.values()].reduce((s, b) => s + b.byteLength, 0);
-    const transfer =
-      total <= KEEP_DROP_BYTES
-        ? []
-        : ([...new Set([...files.values()].map((b) => b.buffer))] as ArrayBuffer[]);
-    send(
-      { type: 'load_scene', source: { kind: 'files', files, entry }, play: st.playing, request_id: id },
-      transfer,
-    );
+    // several models (or only fragments): the user picks; nothing is chosen silently
+    dropped = files;
+    st.set({ dropChoice: { count: files.size, candidates, setAside, open: true } });
   } catch (e) {
-    if (e instanceof DropError)
+    useStudio.getState().set({ loading: null });
+    if (e instanceof ReadCancelled) st.set({ notice: `${e.message}; the current scene keeps running` });
+    else if (e instanceof DropError)
       st.pushError({ code: 'load', file: e.file, message: e.message, reason: e.reason });
     else st.pushError({ code: 'load', message: e instanceof Error ? e.message : String(e) });
   }
+}
+
+/** loads `path` of the last drop that offered several models, and closes the chooser */
+export function chooseDropped(path: string): void {
+  const st = useStudio.getState();
+  if (!dropped || !dropped.has(path) || !st.dropChoice) return;
+  st.set({ dropChoice: { ...st.dropChoice, open: false } });
+  try {
+    loadDropped(dropped, path, true);
+  } catch (e) {
+    st.pushError({ code: 'load', file: path, message: e instanceof Error ? e.message : String(e) });
+  }
+}
+
+/** opens (or closes) the chooser of the last drop that offered several models */
+export function showDropChooser(open: boolean): void {
+  const c = useStudio.getState().dropChoice;
+  if (c) useStudio.getState().set({ dropChoice: { ...c, open } });
+}
+
+/** cancels the load under way (reading the dropped files, or the worker's load); the current scene stays */
+export function cancelLoad(): void {
+  const l = useStudio.getState().loading;
+  if (!l) return;
+  if (l.phase === 'read') readCancelled = true;
+  else send({ type: 'cancel_load' });
+  useStudio.getState().set({ loading: null });
+}
+
+/** strict loading on or off; the current scene reloads under the new policy (refused: it keeps running) */
+export function setStrict(strict: boolean): void {
+  const st = useStudio.getState();
+  if (st.strict === strict) return;
+  st.set({ strict });
+  if (!st.scene) return;
+  loadingStarted(st.scene.file_name);
+  send({ type: 'reload', strict });
+}
+
+/** sends the entry `entry` of a file map to the worker */
+function loadDropped(files: Map<string, Uint8Array>, entry: string, keep = false): void {
+  const st = useStudio.getState();
+  const bytes = files.get(entry)!;
+  // one text file (a scene, or a model that needs no other file) travels inline, so links carry it
+  const textLike = /\.(ya?ml|json|xml|urdf|mjcf|usda)$/i.test(entry);
+  if (files.size === 1 && textLike && bytes.byteLength <= MAX_INLINE_SCENE) {
+    let text: string;
+    try {
+      text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
+    } catch {
+      throw new DropError(entry, 'not UTF-8 text');
+    }
+    const name = entry.slice(entry.lastIndexOf('/') + 1);
+    loadText({ kind: 'inline', name, text }, text, name, {});
+    return;
+  }
+  const id = nextRequest++;
+  pending.set(id, { ref: { kind: 'files', name: entry, count: files.size } });
+  // small drops are copied, so a restarted worker can load them again, and so are drops kept for the
+  // chooser; big ones are handed over
+  const total = [...files.values()].reduce((s, b) => s + b.byteLength, 0);
+  const transfer =
+    keep || total <= KEEP_DROP_BYTES
+      ? []
+      : ([...new Set([...files.values()].map((b) => b.buffer))] as ArrayBuffer[]);
+  loadingStarted(entry);
+  send(
+    {
+      type: 'load_scene',
+      source: { kind: 'files', files, entry },
+      strict: st.strict,
+      play: st.playing,
+      request_id: id,
+    },
+    transfer,
+  );
 }
 
 // ------------------------------------------------------------------------------------------ links
@@ -812,6 +939,21 @@ export const testApi = {
     drawn: viewport.handle?.texturedDraws() ?? { meshes: 0, images: [] },
   }),
   markers: () => viewport.handle?.markers() ?? null,
+  /** the drop chooser: its candidate paths (best first) and the files set aside, or null */
+  dropChoice: () => {
+    const c = useStudio.getState().dropChoice;
+    return c
+      ? { open: c.open, candidates: c.candidates.map((x) => x.path), setAside: c.setAside.map((x) => x.path) }
+      : null;
+  },
+  /** the load under way (phase, done, total), or null */
+  loading: () => {
+    const l = useStudio.getState().loading;
+    return l ? { phase: l.phase, done: l.done, total: l.total } : null;
+  },
+  get strict() {
+    return useStudio.getState().strict;
+  },
   /** the latest frame's joint state and constraint efforts (a body selected), else null */
   joints: () => {
     const j = client.latest.joints;

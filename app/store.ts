@@ -12,6 +12,7 @@ import type {
   SceneInfo,
   StatsInfo,
 } from '../engine/worker/protocol';
+import type { Candidate, SetAside } from './candidates';
 import type { LinkState } from './link';
 
 /** where the current scene came from, for links and the scene panel */
@@ -48,6 +49,30 @@ export interface ViewState {
   follow: boolean;
 }
 
+/** a load under way: reading the dropped files here, or a phase in the worker */
+export interface LoadStatus {
+  /** what is loaded (the entry file, or the drop while its files are read) */
+  name: string;
+  /** 'read' (the dropped files, in the page), or a worker phase (LoadPhase) */
+  phase: string;
+  done: number;
+  total: number;
+  /** the file just read */
+  file?: string;
+  /** performance.now() when the load began [ms] */
+  since: number;
+}
+
+/** a drop that holds several models: the user picks one */
+export interface DropChoice {
+  /** the dropped files (count) and what they came as */
+  count: number;
+  candidates: Candidate[];
+  setAside: SetAside[];
+  /** the chooser is shown (closed: a button reopens it while the drop is kept) */
+  open: boolean;
+}
+
 export interface StudioState {
   scene: SceneInfo | null;
   sceneRef: SceneRef | null;
@@ -66,6 +91,12 @@ export interface StudioState {
   backend: BackendInfo | null;
   errors: ErrorInfo[];
   notice: string;
+  /** a load under way (progress, cancel), or null */
+  loading: LoadStatus | null;
+  /** a drop waiting for the user to pick one of its models, or null */
+  dropChoice: DropChoice | null;
+  /** strict loading: recognized features the engine only approximates fail the load (default: warnings) */
+  strict: boolean;
   /** a link wants to load a scene from another host: asks the user first */
   urlConsent: { url: string; host: string; link: LinkState } | null;
   selection: number | null;
@@ -99,6 +130,9 @@ export const useStudio = create<StudioState>()((set) => ({
   backend: null,
   errors: [],
   notice: '',
+  loading: null,
+  dropChoice: null,
+  strict: false,
   urlConsent: null,
   selection: null,
   jointPanel: false,

@@ -81,6 +81,9 @@ export interface StudioApi {
     precision: Record<string, string>;
   } | null;
   link(): string;
+  dropChoice(): { open: boolean; candidates: string[]; setAside: string[] } | null;
+  loading(): { phase: string; done: number; total: number } | null;
+  strict: boolean;
 }
 
 /** evaluates `fn` against the test API */

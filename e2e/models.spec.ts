@@ -54,7 +54,7 @@ test('the Franka FR3 package (URDF, STL colliders, COLLADA visuals) loads from a
   expect(scene.warnings.join('\n')).toMatch(
     /visual meshes not loaded on 8 link\(s\).*fr3_link0, .*fr3_link7/,
   );
-  await expect(page.getByText(/1 loader warning:/)).toBeVisible();
+  await expect(page.getByTestId('loader-warning-count')).toHaveText('1 loader warning');
 
   // it simulates
   const at = await studio(page, (s) => s.step);

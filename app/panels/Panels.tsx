@@ -8,7 +8,7 @@ import { useEffect, useMemo } from 'react';
 import { SOLVER_OPTION_KEYS, allowedValues, resolveSolverOptions } from '../../engine/index';
 import { backToLoadedPatch, optionPatch, overridesKeptNotice } from './option_patch';
 import { CATALOG, DEFAULT_SCENE } from '../catalog';
-import { copyLink, loadCatalog, send, setBackend, setPlaying, viewport } from '../session';
+import { copyLink, loadCatalog, send, setBackend, setPlaying, setStrict, viewport } from '../session';
 import { useStudio, type ViewState } from '../store';
 import type { BackendInfo } from '../../engine/worker/protocol';
 import { STAGE_LABELS, stageRows, type StageLabel } from './stage_times';
@@ -56,6 +56,13 @@ export function ScenePanel({ openFiles, openFolder }: { openFiles: () => void; o
       },
       'open file…': button(() => openFiles()),
       'open folder…': button(() => openFolder()),
+      // lenient by default: approximated features are warnings; strict refuses them (the scene reloads)
+      'strict loading': {
+        value: false,
+        onChange: (v: boolean, _p: string, ctx: { fromPanel: boolean; initial: boolean }) => {
+          if (ctx.fromPanel && !ctx.initial) setStrict(v);
+        },
+      },
       'copy link': button(() => void copyLink()),
     }),
     { order: 0 },

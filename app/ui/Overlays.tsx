@@ -53,10 +53,16 @@ export function SceneInfoBox() {
             {scene.num_worlds > 1 ? 's' : ''} · dt {scene.dt} s
           </p>
           {scene.warnings.length > 0 && (
-            <p className="warn">
-              {scene.warnings.length} loader warning{scene.warnings.length === 1 ? '' : 's'}:{' '}
-              {scene.warnings.slice(0, 3).join('; ')}
-            </p>
+            <details className="warn" data-testid="loader-warnings">
+              <summary data-testid="loader-warning-count">
+                {scene.warnings.length} loader warning{scene.warnings.length === 1 ? '' : 's'}
+              </summary>
+              <ul className="warnings-list">
+                {scene.warnings.map((w, i) => (
+                  <li key={i}>{w}</li>
+                ))}
+              </ul>
+            </details>
           )}
           {scene.notes.length > 0 && (
             <p className="muted" data-testid="loader-notes">

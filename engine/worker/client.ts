@@ -246,9 +246,13 @@ export class SimClient {
         this.loading = true;
         break;
       case 'reload':
-        if (this.keptLoad && (cmd.num_worlds !== undefined || cmd.keyframe !== undefined)) {
+        if (
+          this.keptLoad &&
+          (cmd.num_worlds !== undefined || cmd.keyframe !== undefined || cmd.strict !== undefined)
+        ) {
           const next = withReloadKeyframe(this.keptLoad, cmd.keyframe);
           if (cmd.num_worlds !== undefined) next.num_worlds = cmd.num_worlds;
+          if (cmd.strict !== undefined) next.strict = cmd.strict;
           this.sentLoad = next;
         }
         this.loading = true;

@@ -24,7 +24,8 @@ import { hasGroundPlane, standOnGround } from '../io/placement';
 import * as sceneLoader from '../io/scene/load';
 import { SceneError } from '../io/scene/errors';
 import { OptionsError } from '../sap/options';
-import type { ErrorInfo } from './protocol';
+import type { AssetResolver } from '../io/assets/resolver';
+import type { ErrorInfo, LoadPhase, LoadProgress } from './protocol';
 
 /** what the worker needs from any loaded file */
 export interface LoadedAny {
@@ -57,6 +58,88 @@ export interface LoadAnyOptions {
   strict?: boolean;
   /** MJCF only: the name or index of the `<key>` whose state (qpos, qvel, ctrl) starts the simulation */
   keyframe?: string | number;
+  /** hears each file read (by kind: files, meshes, textures) and the model build */
+  progress?: (p: LoadProgress) => void;
+  /** asked before each file read: true abandons the load with a {@link LoadError} whose reason is `cancelled` */
+  cancelled?: () => boolean;
+}
+
+/** the reason of the LoadError that ends a cancelled load */
+export const CANCELLED = 'cancelled';
+
+/** the error that ends a load the user cancelled */
+export function loadCancelled(file: string): LoadError {
+  return new LoadError({
+    code: 'load',
+    file,
+    message: `${file}: loading cancelled; the current scene keeps running`,
+    reason: CANCELLED,
+  });
+}
+
+const MESH_EXT = new Set(['.stl', '.obj', '.dae', '.ply', '.msh']);
+const IMAGE_EXT = new Set(['.png', '.jpg', '.jpeg', '.webp', '.bmp', '.gif', '.tga', '.ktx2', '.hdr']);
+
+/** the progress phase a file read belongs to */
+function phaseOf(path: string): LoadPhase {
+  const e = extensionOf(path);
+  return MESH_EXT.has(e) ? 'meshes' : IMAGE_EXT.has(e) ? 'textures' : 'files';
+}
+
+/**
+ * a resolver that reports each read to `progress` (counted per phase against the files of that kind
+ * in the map) and refuses to read once `cancelled()` is true
+ */
+class WatchedResolver implements AssetResolver {
+  private readonly total: Record<LoadPhase, number> = {
+    files: 0,
+    meshes: 0,
+    textures: 0,
+    model: 1,
+    simulation: 1,
+  };
+  private readonly done: Record<LoadPhase, number> = {
+    files: 0,
+    meshes: 0,
+    textures: 0,
+    model: 0,
+    simulation: 0,
+  };
+  private readonly seen = new Set<string>();
+
+  constructor(
+    private readonly inner: AssetResolver,
+    paths: Iterable<string>,
+    private readonly entry: string,
+    private readonly opts: LoadAnyOptions,
+  ) {
+    for (const p of paths) this.total[phaseOf(p)]++;
+  }
+
+  resolve(base: string, ref: string): string {
+    return this.inner.resolve(base, ref);
+  }
+
+  async read(path: string): Promise<Uint8Array> {
+    if (this.opts.cancelled?.()) throw loadCancelled(this.entry);
+    const bytes = await this.inner.read(path);
+    if (this.opts.progress && !this.seen.has(path)) {
+      this.seen.add(path);
+      const phase = phaseOf(path);
+      this.done[phase]++;
+      this.opts.progress({
+        phase,
+        done: this.done[phase],
+        total: Math.max(this.total[phase], this.done[phase]),
+        file: path,
+      });
+    }
+    return bytes;
+  }
+
+  exists(path: string): Promise<boolean> {
+    return this.inner.exists(path);
+  }
 }
 
 /** a keyframe was asked of a file that has none to give */
@@ -227,8 +310,11 @@ export async function loadAnyFile(
   }
   const ext = extensionOf(key);
   const strict = opts.strict === true;
-  const resolver = new MemoryResolver(norm);
+  const resolver = new WatchedResolver(new MemoryResolver(norm), norm.keys(), entry, opts);
+  const building = () => opts.progress?.({ phase: 'model', done: 0, total: 1 });
 
+  if (opts.cancelled?.()) throw loadCancelled(entry);
+  opts.progress?.({ phase: 'files', done: 0, total: 1, file: key });
   if (SCENE_EXT.has(ext)) {
     if (opts.keyframe !== undefined) throw keyframeRefused(entry, 'a scene file');
     const text = decode(bytes, entry);
@@ -304,6 +390,8 @@ export async function loadAnyFile(
       throw new ImportError(`unsupported (strict loading): ${unsupported[0]}${more}`, key);
     }
     if (res.gravity) builder.gravity = [res.gravity[0], res.gravity[1], res.gravity[2]];
+    if (opts.cancelled?.()) throw loadCancelled(entry);
+    building();
     const tooBig = builderSizeProblem(builder);
     if (tooBig) throw new ImportError(tooBig, key);
     // a robot on its own gets a ground plane to stand on; the ground is the studio's, not the

@@ -105,7 +105,10 @@ describe('protocol validation', () => {
     expect(bad({ v: 2, type: 'set_backend', backend: 'cpu' })).toMatch(
       /set_backend needs protocol version 3/,
     );
-    expect(bad({ v: 4, type: 'play' })).toMatch(/version 4 is not 2…3/);
+    expect(bad({ v: 5, type: 'play' })).toMatch(/version 5 is not 2…4/);
+    expect(bad({ v: 3, type: 'cancel_load' })).toMatch(/cancel_load needs protocol version 4/);
+    expect(ok({ v: 4, type: 'cancel_load' }).type).toBe('cancel_load');
+    expect(ok({ v: 4, type: 'set_backend', backend: 'cpu' }).type).toBe('set_backend');
     expect(bad({ v: PROTOCOL_VERSION, type: 'set_options', options: { rho: { evil: 1 } } })).toMatch(
       /options\.rho/,
     );

@@ -17,11 +17,15 @@ import { LIMITS, limitMessage } from '../io/limits';
 import type { StageMs } from '../pipeline/report';
 import type { HistoryRange } from './history';
 
-/** v3: backend switch (`set_backend` command, `backend` event); events carry this version */
-export const PROTOCOL_VERSION = 3;
 /**
- * the oldest command version still accepted: v3 only added `set_backend`, so a v2 message means the
- * same as before (and a v2 client, which ignores unknown events, keeps working)
+ * v4: load progress (`load_progress` event), `cancel_load`, `reload.strict`; v3: backend switch
+ * (`set_backend` command, `backend` event). Events carry this version.
+ */
+export const PROTOCOL_VERSION = 4;
+/**
+ * the oldest command version still accepted: v3 and v4 only added commands, events and optional
+ * fields, so a v2 message means the same as before (and a v2 client, which ignores unknown events,
+ * keeps working)
  */
 export const MIN_PROTOCOL_VERSION = 2;
 type V = typeof PROTOCOL_VERSION;
@@ -70,6 +74,8 @@ export const sceneSourceSchema = z.discriminatedUnion('kind', [
 export type SceneSource = z.infer<typeof sceneSourceSchema>;
 
 const v = z.number().int().min(MIN_PROTOCOL_VERSION).max(PROTOCOL_VERSION);
+/** the versions of a command added in version `first` */
+const vFrom = (first: number) => z.number().int().min(first).max(PROTOCOL_VERSION);
 /** an MJCF `<key>` by name or index (SceneInfo.keyframes lists the names) */
 const keyframeRef = z.union([z.string().min(1).max(256), z.number().int().min(0).max(1_000_000)]);
 
@@ -107,7 +113,14 @@ export const productionCommandSchema = z.discriminatedUnion('type', [
     type: z.literal('reload'),
     num_worlds: z.number().int().min(1).max(4096).optional(),
     keyframe: keyframeRef.nullable().optional(),
+    /** switches the loading policy (see load_scene.strict) and reloads under it; kept for later reloads */
+    strict: z.boolean().optional(),
   }),
+  /**
+   * abandons every load received before it (running or queued): the current scene keeps running and
+   * each abandoned load ends in an `error` event with reason `cancelled`
+   */
+  z.object({ v: vFrom(4), type: z.literal('cancel_load') }),
   /** merges explicit solver options (null removes a key); answered by `options` or `error` */
   z.object({ v, type: z.literal('set_options'), options: z.record(optionValue) }),
   /** simulation settings that need no reload */
@@ -181,7 +194,7 @@ export const productionCommandSchema = z.discriminatedUnion('type', [
    * back to the CPU with the reason when no adapter is available or the model needs a feature the
    * GPU path lacks; collision stays on the CPU either way.
    */
-  z.object({ v: z.literal(3), type: z.literal('set_backend'), backend: z.enum(BACKEND_CHOICES) }),
+  z.object({ v: vFrom(3), type: z.literal('set_backend'), backend: z.enum(BACKEND_CHOICES) }),
   /** liveness check: answered by `pong` with the same id (the app restarts a worker that stops answering) */
   z.object({ v, type: z.literal('ping'), id: z.number().int() }),
   /** asks for the current state (`snapshot` event), kept by the app to restart a dead worker */
@@ -252,6 +265,9 @@ export function parseCommand(msg: unknown): { ok: true; command: Command } | { o
         ok: false,
         error: `v: protocol version ${got} is not ${MIN_PROTOCOL_VERSION}…${PROTOCOL_VERSION}`,
       };
+    }
+    if (m.type === 'cancel_load' && m.v < 4) {
+      return { ok: false, error: `v: cancel_load needs protocol version 4 (got ${m.v})` };
     }
     if (m.type === 'set_backend' && m.v < 3) {
       return { ok: false, error: `v: set_backend needs protocol version 3 (got ${m.v})` };
@@ -579,8 +595,29 @@ export interface ErrorInfo {
   action?: 'restored' | 'reset' | 'frozen' | 'paused';
 }
 
+/**
+ * what a load is doing: `files` (the scene, model and layer files read), `meshes` (mesh files read
+ * and turned into colliders, convex hulls included), `textures` (images read), `model` (building and
+ * checking the model), `simulation` (making the solver's buffers). `done` of `total`; for the file
+ * phases `total` counts the files of that kind in the source (an upper bound: a model need not use
+ * every dropped file).
+ */
+export const LOAD_PHASES = ['files', 'meshes', 'textures', 'model', 'simulation'] as const;
+export type LoadPhase = (typeof LOAD_PHASES)[number];
+
+/** a load's progress (`load_progress` event) */
+export interface LoadProgress {
+  phase: LoadPhase;
+  done: number;
+  total: number;
+  /** the file just read */
+  file?: string;
+}
+
 export type WorkerEvent =
   | { v: V; type: 'ready'; scene: SceneInfo; options: OptionsInfo; request_id?: number }
+  /** a load is under way (`request_id` of its load_scene; absent for a reload) */
+  | ({ v: V; type: 'load_progress'; request_id?: number } & LoadProgress)
   | { v: V; type: 'options'; options: OptionsInfo }
   | { v: V; type: 'ring'; buffer: SharedArrayBuffer; slots: number; floats: number }
   | {

@@ -36,7 +36,14 @@ import { HistoryRing } from './history';
 import { RingWriter } from './frame_ring';
 import { ShapeFlags, type SapModel } from '../model';
 import { LIMITS, limitMessage } from '../io/limits';
-import { LoadError, loadAnyFile, toErrorInfo, type LoadedAny } from './load_any';
+import {
+  LoadError,
+  loadAnyFile,
+  loadCancelled,
+  toErrorInfo,
+  type LoadAnyOptions,
+  type LoadedAny,
+} from './load_any';
 import { Pacer, runBudgeted, runBudgetedAsync } from './pacing';
 import {
   CF,
@@ -51,6 +58,7 @@ import {
   type Command,
   type ContactFrame,
   type ErrorInfo,
+  type LoadProgress,
   type OptionsInfo,
   type SceneInfo,
   type SceneSource,
@@ -155,6 +163,9 @@ export class SimHost {
   private loading: Promise<void> = Promise.resolve();
   /** the control sequence and hold pose of the loaded scene */
   private controls: ControlHost | null = null;
+  /** load commands received so far, and the count of those a `cancel_load` abandoned */
+  private loadsReceived = 0;
+  private cancelBefore = 0;
   private energy: EnergyGuard | null = null;
   private recovery: RecoveryLog | null = null;
   private readonly frozenAt = new Map<number, Float64Array>();
@@ -206,10 +217,16 @@ export class SimHost {
       this.emit({ v: PROTOCOL_VERSION, type: 'pong', id: cmd.id });
       return;
     }
+    // a cancel acts at once on the loads received before it (the running one stops at its next file)
+    if (cmd.type === 'cancel_load') {
+      this.cancelBefore = this.loadsReceived;
+      return;
+    }
     // loads are serialized; other commands wait for a pending load so they apply to the new scene
+    const n = cmd.type === 'load_scene' || cmd.type === 'reload' ? ++this.loadsReceived : 0;
     const run =
       cmd.type === 'load_scene' || cmd.type === 'reload'
-        ? () => this.loadCommand(cmd)
+        ? () => this.loadCommand(cmd, () => n <= this.cancelBefore)
         : () => this.apply(cmd);
     // a failure never breaks the queue: it is reported and the next command runs
     this.loading = this.loading.then(run).catch((err) => this.error(toErrorInfo(err, cmd.type)));
@@ -327,7 +344,10 @@ export class SimHost {
 
   // ------------------------------------------------------------------------------------------ loading
 
-  private async loadCommand(cmd: Extract<Command, { type: 'load_scene' | 'reload' }>): Promise<void> {
+  private async loadCommand(
+    cmd: Extract<Command, { type: 'load_scene' | 'reload' }>,
+    cancelled: () => boolean = () => false,
+  ): Promise<void> {
     let source: SceneSource;
     let loadOpts: SceneLoadOptions;
     let extra: Record<string, OptionValue | null> = {};
@@ -341,6 +361,7 @@ export class SimHost {
         { ...this.loadOpts, num_worlds: cmd.num_worlds ?? this.loadOpts.num_worlds },
         cmd.keyframe,
       );
+      if (cmd.strict !== undefined) loadOpts.strict = cmd.strict;
     } else {
       source = cmd.source;
       loadOpts = { num_worlds: cmd.num_worlds, dt: cmd.dt };
@@ -350,8 +371,23 @@ export class SimHost {
     }
     const entry = source.kind === 'text' ? source.file_name : source.entry;
     let prepared: PreparedScene;
+    const request_id = cmd.type === 'load_scene' ? cmd.request_id : undefined;
+    const watch = {
+      cancelled,
+      progress: (p: LoadProgress) =>
+        this.emit({ v: PROTOCOL_VERSION, type: 'load_progress', request_id, ...p }),
+    };
     try {
-      prepared = await prepareScene(source, loadOpts, cmd.type === 'reload' ? null : extra, this.explicit);
+      if (cancelled()) throw loadCancelled(entry);
+      prepared = await prepareScene(
+        source,
+        loadOpts,
+        cmd.type === 'reload' ? null : extra,
+        this.explicit,
+        watch,
+      );
+      // an importer may have turned the refused read into a warning: the load still ends here
+      if (cancelled()) throw loadCancelled(entry);
     } catch (err) {
       this.error(toErrorInfo(err, 'load', entry));
       return;
@@ -1358,13 +1394,15 @@ export async function prepareScene(
   loadOpts: SceneLoadOptions,
   extra: Record<string, OptionValue | null> | null,
   keep: Record<string, OptionValue> = {},
+  watch: Pick<LoadAnyOptions, 'progress' | 'cancelled'> = {},
 ): Promise<PreparedScene> {
   const files =
     source.kind === 'text'
       ? new Map([[source.file_name, new TextEncoder().encode(source.text)]])
       : source.files;
   const entry = source.kind === 'text' ? source.file_name : source.entry;
-  const loaded = await loadAnyFile(files, entry, loadOpts);
+  const loaded = await loadAnyFile(files, entry, { ...loadOpts, ...watch });
+  watch.progress?.({ phase: 'simulation', done: 0, total: 1 });
   const explicit =
     extra === null ? { ...keep } : mergeOptions(loaded.solver as Record<string, OptionValue>, extra);
   resolveSolverOptions(explicit); // validate before building anything

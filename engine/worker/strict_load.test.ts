@@ -75,6 +75,42 @@ describe('studio loading policy (load_scene strict)', () => {
     });
   });
 
+  it('the studio toggle: a reload with strict switches the policy both ways, the scene kept on refusal', async () => {
+    const { h, of } = newHost();
+    h.handle({ v, type: 'load_scene', source, request_id: 1 });
+    await h.idle();
+    const lenient = h.sim;
+    expect(of('ready')).toHaveLength(1);
+    // strict on: the same file is refused at its key path; the lenient scene keeps running
+    h.handle({ v, type: 'reload', strict: true });
+    await h.idle();
+    expect(of('ready')).toHaveLength(1);
+    expect(of('error').at(-1)!.error.path).toBe('bodies[0].shapes[0].cfg.restitution');
+    expect(h.sim).toBe(lenient);
+    // a plain reload after the refusal keeps the scene's own (lenient) policy
+    h.handle({ v, type: 'reload' });
+    await h.idle();
+    expect(of('ready')).toHaveLength(2);
+    // strict off again: one more ready, with the warning, and no request id (not a new load)
+    h.handle({ v, type: 'reload', strict: false });
+    await h.idle();
+    expect(of('ready')).toHaveLength(3);
+    expect(of('ready').at(-1)!.request_id).toBeUndefined();
+    expect(
+      of('ready')
+        .at(-1)!
+        .scene.warnings.some((w) => w.startsWith('unsupported: ')),
+    ).toBe(true);
+    // a strict reload of a file without approximations succeeds and stays strict
+    const plain = { ...source, text: SCENE.replace(', restitution: 0.5', '') };
+    h.handle({ v, type: 'load_scene', source: plain });
+    await h.idle();
+    h.handle({ v, type: 'reload', strict: true });
+    await h.idle();
+    expect(of('ready')).toHaveLength(5);
+    expect((h as unknown as { loadOpts: SceneLoadOptions }).loadOpts.strict).toBe(true);
+  });
+
   it('an unknown key fails the load in both modes', async () => {
     for (const strict of [false, true]) {
       const { h, of } = newHost();
