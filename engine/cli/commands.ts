@@ -14,6 +14,7 @@ import {
 import { JOINT_TYPE_NAMES, type SapModel } from '../model';
 import {
   applyControlSequence,
+  locateNonfinite,
   OneStepAblator,
   Simulation,
   TrajectoryAblator,
@@ -182,7 +183,9 @@ class RunRecorder {
       if (w.status === 'converged') return;
       const where = this.m.num_worlds > 1 ? `world ${i}: ` : '';
       if (w.status === 'invalid_input')
-        parts.push(`${where}non-finite ${w.nonfinite ?? 'input'}; the world keeps its last finite state`);
+        parts.push(
+          `${where}non-finite ${w.nonfinite ? locateNonfinite(this.m, i, w.nonfinite) : 'input'}; the world keeps its last finite state`,
+        );
       else if (w.status === 'max_iterations')
         parts.push(
           `${where}Newton stopped at its limit of ${w.iterations} iterations before the solver's tolerances were met (max_iterations)`,

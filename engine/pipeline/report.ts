@@ -64,3 +64,37 @@ export interface StepReport {
 
 /** the more severe of two statuses */
 export const worseStatus: (a: StepStatus, b: StepStatus) => StepStatus = worseSolveStatus;
+
+/** names of {@link WorldReport}.nonfinite indexed by a world's DOFs, and their meanings */
+const DOF_FIELDS: Record<string, string> = {
+  v_star: 'free-motion velocity v*',
+  v: 'solved velocity v',
+};
+
+/**
+ * A world's `nonfinite` quantity with its joint named (e.g. "v_star[3] = NaN" → "joint 'hinge'
+ * (world DOF 3): free-motion velocity v* = NaN"): the step reports world-relative indices into its
+ * DOFs (v_star, v) or coordinates (q); other quantities come back unchanged.
+ */
+export function locateNonfinite(
+  m: {
+    joint_label: readonly string[];
+    joint_qd_start: Int32Array;
+    joint_q_start: Int32Array;
+    world_joint_start: Int32Array;
+    world_dof_start: Int32Array;
+    world_coord_start: Int32Array;
+  },
+  world: number,
+  quantity: string,
+): string {
+  const hit = /^(v_star|v|q)\[(\d+)\] = (.*)$/.exec(quantity);
+  if (!hit) return quantity;
+  const coords = hit[1] === 'q';
+  const start = coords ? m.joint_q_start : m.joint_qd_start;
+  const i = Number(hit[2]) + (coords ? m.world_coord_start : m.world_dof_start)[world];
+  let j = m.world_joint_start[world];
+  while (j + 1 < m.world_joint_start[world + 1] && start[j + 1] <= i) j++;
+  const what = coords ? 'position coordinate q' : DOF_FIELDS[hit[1]];
+  return `joint '${m.joint_label[j]}' (${coords ? 'coordinate' : 'DOF'} ${i - start[j]} of it): ${what} = ${hit[3]}`;
+}

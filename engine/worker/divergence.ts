@@ -12,6 +12,7 @@
  */
 import type { SapModel } from '../model';
 import type { SapState } from '../state';
+import { locateNonfinite } from '../pipeline/report';
 
 /** how many times its energy scale a world may hold before it counts as blown up */
 export const ENERGY_BLOWUP_FACTOR = 1000;
@@ -117,7 +118,10 @@ export function nonfiniteWorlds(
   const out = new Map<number, WorldFault>();
   report.worlds.forEach((r, w) => {
     if (r.nonfinite !== undefined || r.status === 'invalid_input') {
-      out.set(w, { world: w, quantity: r.nonfinite ?? 'invalid input' });
+      out.set(w, {
+        world: w,
+        quantity: r.nonfinite ? locateNonfinite(model, w, r.nonfinite) : 'invalid input',
+      });
     }
   });
   for (let b = 0; b < model.body_count; b++) {
@@ -125,7 +129,7 @@ export function nonfiniteWorlds(
     if (out.has(w)) continue;
     for (let k = 0; k < 7; k++) {
       if (!Number.isFinite(s.body_q[b * 7 + k])) {
-        out.set(w, { world: w, quantity: `body_q of body ${b}` });
+        out.set(w, { world: w, quantity: `body_q of body '${model.body_label[b]}'` });
         break;
       }
     }
