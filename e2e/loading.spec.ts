@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { expect, test, type Page } from '@playwright/test';
 import { shadowHandFolder } from './fixtures_loading';
-import { openStudio, studio, toggleCheckbox, watchConsole } from './helpers';
+import { openStudio, studio, toggleCheckbox, watchConsole, zipFolder } from './helpers';
 
 const SHOTS = 'dist/e2e-results/screens';
 const SAP_WARP = path.resolve('..', 'shared', 'reference', 'sap_warp');
@@ -68,6 +68,27 @@ test("Menagerie's shadow hand folder offers its two scenes; the chosen one loads
   expect(await studio(page, (s) => s.sceneName)).toBe('right_shadow_hand scene');
   // the drop is kept: the other scene loads from it without dropping again
   await page.getByTestId('drop-reopen').click();
+  await choose(page, 'scene_left.xml');
+  expect((await studio(page, (s) => s.scene()))!.bodies).toContain('left_palm');
+  expect(errors).toEqual([]);
+});
+
+test('a zip with several models offers the same chooser; a model-less file is never opened silently', async ({
+  page,
+}) => {
+  const errors = watchConsole(page);
+  await openStudio(page);
+  const dir = writeFolder(shadowHandFolder());
+  await page.getByTestId('file-input').setInputFiles({
+    name: 'shadow_hand.zip',
+    mimeType: 'application/zip',
+    buffer: zipFolder(dir),
+  });
+  await expect(page.getByTestId('drop-chooser')).toBeVisible();
+  const choice = (await studio(page, (s) => s.dropChoice()))!;
+  expect(choice.candidates.map((p) => path.basename(p))).toEqual(['scene_left.xml', 'scene_right.xml']);
+  expect(choice.setAside.map((p) => path.basename(p))).toContain('keyframes.xml');
+  expect(await studio(page, (s) => s.sceneName)).toBe('box_stack');
   await choose(page, 'scene_left.xml');
   expect((await studio(page, (s) => s.scene()))!.bodies).toContain('left_palm');
   expect(errors).toEqual([]);

@@ -23,7 +23,7 @@ export function formatRun(o: RunOutput): string {
     lines.push(`  joint_q  [${w.joint_q.map((x) => f(x)).join(', ')}]`);
     lines.push(`  joint_qd [${w.joint_qd.map((x) => f(x)).join(', ')}]`);
     lines.push(
-      `  energy   kinetic ${f(w.kinetic_energy)} J, potential ${f(w.potential_energy)} J, change since start ${f(w.energy_change)} J`,
+      `  energy   kinetic ${f(w.kinetic_energy ?? NaN)} J, potential ${f(w.potential_energy ?? NaN)} J, change since start ${f(w.energy_change ?? NaN)} J`,
     );
     lines.push(`  contacts ${w.contacts.length}`);
     for (const c of w.contacts.slice(0, 12)) {

@@ -50,12 +50,12 @@ export const RunOutputSchema = z
           ),
           joint_q: z.array(z.number()),
           joint_qd: z.array(z.number()),
-          /** kinetic energy ½·vᵀM·v at the end [J] */
-          kinetic_energy: z.number(),
-          /** potential energy (gravity, passive joint springs) at the end [J] */
-          potential_energy: z.number(),
+          /** kinetic energy ½·vᵀM·v at the end [J]; null when the state is not finite */
+          kinetic_energy: finiteOrNull,
+          /** potential energy (gravity, passive joint springs) at the end [J]; null when not finite */
+          potential_energy: finiteOrNull,
           /** the change of kinetic + potential energy since the start [J] (drives, contacts, damping and the integrator) */
-          energy_change: z.number(),
+          energy_change: finiteOrNull,
           contacts: z.array(
             z
               .object({
@@ -102,8 +102,8 @@ export const RunOutputSchema = z
             joint_q: z.array(z.array(z.number())),
             joint_qd: z.array(z.array(z.number())),
             /** per world: kinetic and potential energy at `time` [J] */
-            kinetic_energy: z.array(z.number()),
-            potential_energy: z.array(z.number()),
+            kinetic_energy: z.array(finiteOrNull),
+            potential_energy: z.array(finiteOrNull),
             /** the solver stats of the step that ended at `time` (absent for the initial state) */
             step: stepStats.optional(),
           })

@@ -10,6 +10,9 @@
 import type { SapModel } from '../model';
 
 /** fallback material of shapes without one (solver options of the same meaning) */
+/** model fields where NaN means "not authored": the material fallbacks resolve them at collision time */
+export const UNAUTHORED_MATERIAL_FIELDS = ['shape_ke', 'shape_tau', 'shape_mu'] as const;
+
 export interface MaterialFallbacks {
   /** dissipation time scale τ per shape [s] (`contact_tau_d`) */
   tau_d: number;

@@ -137,10 +137,10 @@ describe('EnergyMeter', () => {
     expect(out.trace![0].kinetic_energy[0]).toBe(0);
     const w = out.worlds[0];
     expect(w.kinetic_energy).toBe(out.trace![4].kinetic_energy[0]);
-    expect(w.energy_change).toBeCloseTo(w.kinetic_energy + w.potential_energy - e0, 12);
+    expect(w.energy_change).toBeCloseTo(w.kinetic_energy! + w.potential_energy! - e0, 12);
     // two periods at (1 + h²ω²/2) per step: about +22 %
-    expect(w.energy_change / e0).toBeGreaterThan(0.15);
+    expect(w.energy_change! / e0).toBeGreaterThan(0.15);
     const drake = runCommand(scene('drake'), { steps: 400 }).worlds[0];
-    expect(Math.abs(drake.energy_change / e0)).toBeLessThan(0.04);
+    expect(Math.abs(drake.energy_change! / e0)).toBeLessThan(0.04);
   });
 });

@@ -6,6 +6,7 @@
  * A target returns an Outcome when the input ended as SPEC §11 requires and throws a FuzzFinding
  * otherwise. Test support only: nothing in the app imports this module.
  */
+import { UNAUTHORED_MATERIAL_FIELDS } from '../collision/material';
 import { ModelError, type SapModel } from '../model';
 import { ImportError } from '../io/assets/errors';
 import { AssetError } from '../io/assets/resolver';
@@ -75,8 +76,9 @@ export function checkModel(m: SapModel): void {
   for (const [k, v] of Object.entries(m)) {
     if (!(v instanceof Float64Array || v instanceof Float32Array)) continue;
     const all = mustBeFinite.has(k);
+    const nanMeansUnauthored = (UNAUTHORED_MATERIAL_FIELDS as readonly string[]).includes(k);
     for (let i = 0; i < v.length; i++) {
-      if (Number.isNaN(v[i]) || (all && !Number.isFinite(v[i]))) {
+      if ((Number.isNaN(v[i]) && !nanMeansUnauthored) || (all && !Number.isFinite(v[i]))) {
         throw new FuzzFinding('invalid_model', `model.${k}[${i}] = ${v[i]} after a successful load`);
       }
     }
