@@ -143,7 +143,12 @@ function restore(b: ModelBuilder, s: number[]): void {
 
 /** converts any failure into an ImportError naming `file` */
 export function toImportError(e: unknown, file?: string): ImportError {
-  if (e instanceof ImportError) return e;
+  if (e instanceof ImportError) {
+    // an error located by line alone gets the file it is in
+    return e.file === undefined && file && e.constructor === ImportError
+      ? new ImportError(e.reason, file, e.line, e.column)
+      : e;
+  }
   if (e instanceof AssetError) return new ImportError(e.message, file);
   if (e instanceof ModelError) return new ImportError(`model: ${e.message}`, file);
   // a bug, not bad input: keep the original error (and its stack) as the cause

@@ -408,7 +408,7 @@ describe('URDF models of MANIFEST.md load and simulate 2 s without NaN', () => {
         expect(m.eq_count).toBe(1);
         const warn = a.warnings.join('\n');
         expect(warn).toMatch(
-          /visual meshes not loaded on 8 link\(s\).*shown instead: fr3_link0, fr3_link1, fr3_link2, fr3_link3, fr3_link4, fr3_link5, fr3_link6, fr3_link7$/m,
+          /visual meshes not loaded on 8 link\(s\); their collision shapes are shown instead: fr3_link0 \(package:\/\/franka_emika_panda\/meshes\/robot_arms\/fr3\/visual\/link0\.dae: package 'franka_emika_panda' not found .*fr3_link7 \(package:/m,
         );
         const shapesOf = (link: string) => {
           const body = m.body_label.indexOf(link);
@@ -440,4 +440,42 @@ describe('URDF models of MANIFEST.md load and simulate 2 s without NaN', () => {
       }
     });
   }
+});
+
+describe('URDF messages name what they are about', () => {
+  const robot = (limit: string, mesh = 'm.stl') => `<robot name="r">
+<link name="a"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial></link>
+<link name="b"><inertial><mass value="1"/><inertia ixx="0.01" iyy="0.01" izz="0.01" ixy="0" ixz="0" iyz="0"/></inertial>
+  <visual><geometry><mesh filename="${mesh}"/></geometry></visual></link>
+<joint name="j" type="revolute"><parent link="a"/><child link="b"/><axis xyz="0 0 1"/>
+  ${limit}</joint></robot>`;
+  const ok = '<limit lower="-1" upper="1" effort="1" velocity="1"/>';
+  it('an inverted limit names the file, the line and the joint element', async () => {
+    const text = robot('<limit lower="1" upper="-1" effort="1" velocity="1"/>');
+    await expect(
+      loadModelAsset(
+        'urdf',
+        { path: 'robots/r.urdf' },
+        { resolver: new MemoryResolver({ 'robots/r.urdf': text }) },
+      ),
+    ).rejects.toThrow(/^robots\/r\.urdf:5:1: <joint name="j"> <limit>: lower 1 > upper -1$/);
+  });
+  it('an unknown package:// name is named, and the warning keeps the whole reason', async () => {
+    const text = robot(ok, 'package://nopkg/meshes/m.stl');
+    const r = await loadModelAsset(
+      'urdf',
+      { path: 'robots/r.urdf' },
+      { resolver: new MemoryResolver({ 'robots/r.urdf': text }) },
+    );
+    expect(r.warnings.join('\n')).toMatch(
+      /visual meshes not loaded on 1 link\(s\); their collision shapes are shown instead: b \(package:\/\/nopkg\/meshes\/m\.stl: package 'nopkg' not found \(no package map entry/,
+    );
+    // a corrupt mesh keeps the start of its reason (the file and the reader's words)
+    const bad = await loadModelAsset(
+      'urdf',
+      { path: 'robots/r.urdf' },
+      { resolver: new MemoryResolver({ 'robots/r.urdf': robot(ok), 'robots/m.stl': 'solid x\nfacet' }) },
+    );
+    expect(bad.warnings.join('\n')).toMatch(/shown instead: b \(robots\/m\.stl: .+\)/);
+  });
 });

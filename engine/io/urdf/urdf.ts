@@ -48,6 +48,7 @@ import {
   type ImportSource,
 } from '../assets/importer';
 import { decodeText, type AssetResolver } from '../assets/resolver';
+import { parsePackageUri } from '../assets/resolvers';
 import {
   MESH_EXTENSIONS,
   convexHull,
@@ -456,8 +457,13 @@ async function loadMeshes(
           loaded.images = await loadImages(parts, path, resolver, images, warnings);
         out.set(ref, loaded);
       } catch (e) {
+        const pkg = parsePackageUri(ref.trim());
+        const why = e instanceof Error ? e.message : String(e);
         out.set(ref, {
-          error: `${path}: ${e instanceof Error ? e.message : String(e)}`,
+          error:
+            pkg && /file not found/.test(why)
+              ? `${ref}: package '${pkg.name}' not found (no package map entry and no folder '${pkg.name}' beside or above the file; looked for ${path})`
+              : `${path}: ${why}`,
           corrupt: e instanceof MeshError ? e : undefined,
         });
       }
@@ -732,10 +738,12 @@ function buildUrdf(
   }
 
   if (missingVisuals.length) {
-    const kinds = [...new Set(missingVisuals.map((m) => m.reason.replace(/^.*: /, '')))];
+    // each whole reason once, with the links it hit
+    const byReason = new Map<string, string[]>();
+    for (const m of missingVisuals) byReason.set(m.reason, [...(byReason.get(m.reason) ?? []), m.link]);
     log.warn(
-      `visual meshes not loaded on ${missingVisuals.length} link(s) (${kinds.join('; ')}); their collision shapes are shown instead: ` +
-        missingVisuals.map((m) => m.link).join(', '),
+      `visual meshes not loaded on ${missingVisuals.length} link(s); their collision shapes are shown instead: ` +
+        [...byReason].map(([reason, links]) => `${links.join(', ')} (${reason})`).join('; '),
     );
   }
 
@@ -783,8 +791,8 @@ function buildUrdf(
     if (limited && j.limit?.upper !== undefined) dof.limit_upper = j.limit.upper;
     if (dof.limit_lower !== undefined && dof.limit_upper !== undefined && dof.limit_lower > dof.limit_upper) {
       throw new ImportError(
-        `joint '${j.name}': limit lower ${dof.limit_lower} > upper ${dof.limit_upper}`,
-        undefined,
+        `<joint name="${j.name}"> <limit>: lower ${dof.limit_lower} > upper ${dof.limit_upper}`,
+        undefined, // the file: withRollback adds it
         j.line,
       );
     }
