@@ -165,7 +165,7 @@ describe('trajectory hashes: SAP Warp scenes', () => {
     ));
   it('franka_panda_cube_urdf', async () =>
     expect(await trajectoryHash(warp('franka_panda_cube_urdf'), { steps: 200 })).toMatchInlineSnapshot(
-      `"82513766f3ae2b79"`,
+      `"9bf27d58f1b9955f"`,
     ));
   it('free_cube', async () =>
     expect(await trajectoryHash(warp('free_cube'), { steps: 200 })).toMatchInlineSnapshot(
@@ -223,14 +223,14 @@ describe('trajectory hashes: options', () => {
         steps: 200,
         solver: { line_search_variant: 'exact_root' },
       }),
-    ).toMatchInlineSnapshot(`"dd34bab6d530b950"`));
+    ).toMatchInlineSnapshot(`"69ecb57a1d020652"`));
   it('franka_panda_cube_urdf, monotone_decay', async () =>
     expect(
       await trajectoryHash(warp('franka_panda_cube_urdf'), {
         steps: 200,
         solver: { line_search_variant: 'monotone_decay' },
       }),
-    ).toMatchInlineSnapshot(`"3e0239ce4c441219"`));
+    ).toMatchInlineSnapshot(`"e8c13e47335d0761"`));
   it('anymal_c_urdf, 4 worlds', async () =>
     expect(await trajectoryHash(warp('anymal_c_urdf'), { steps: 100, num_worlds: 4 })).toMatchInlineSnapshot(
       `"40bc338dacf94f17"`,
