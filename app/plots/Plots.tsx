@@ -16,6 +16,7 @@ import 'uplot/dist/uPlot.min.css';
 import { onSeries, plots, series, seriesCsv, setTrajectory, trajectory } from '../session';
 import { useStudio } from '../store';
 import { energyDrift, type EnergyDrift } from './energy_drift';
+import { linearRange } from './range';
 
 function download(name: string, href: string): void {
   const a = document.createElement('a');
@@ -53,7 +54,12 @@ function makeChart(
     return new uPlot(
       {
         ...common,
-        scales: { x: { time: false }, it: { auto: true }, ct: { auto: true }, ms: { auto: true } },
+        scales: {
+          x: { time: false },
+          it: { auto: true, range: linearRange },
+          ct: { auto: true, range: linearRange },
+          ms: { auto: true, range: linearRange },
+        },
         axes: [
           { ...xAxis, label: 't [s]' },
           { ...xAxis, scale: 'it', label: 'iterations' },
@@ -99,7 +105,7 @@ function makeChart(
     return new uPlot(
       {
         ...common,
-        scales: { x: { time: false }, y: { auto: true } },
+        scales: { x: { time: false }, y: { auto: true, range: linearRange } },
         axes: [
           { ...xAxis, label: 't [s]' },
           { ...xAxis, label: 'energy [J]', size: 56 },

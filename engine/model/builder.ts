@@ -1177,6 +1177,18 @@ export class ModelBuilder {
     return out;
   }
 
+  private readonly meshMassMemo = new WeakMap<object, Map<string, ReturnType<typeof meshMassProperties>>>();
+  /** mass properties of mesh `mesh` at a scale and density [kg, m, kg·m²], computed once per (mesh, scale, density) */
+  meshMass(mesh: number, size: ArrayLike<number>, density: number): ReturnType<typeof meshMassProperties> {
+    const m = this.meshes[mesh];
+    let byScale = this.meshMassMemo.get(m);
+    if (!byScale) this.meshMassMemo.set(m, (byScale = new Map()));
+    const key = `${size[0]}:${size[1]}:${size[2]}:${density}`;
+    let mp = byScale.get(key);
+    if (!mp) byScale.set(key, (mp = meshMassProperties(m.vertices, m.triangles, size, density)));
+    return mp;
+  }
+
   private bodyMass(b: BodyRec, index: number): { mass: number; com: number[]; inertia: number[] } {
     // accumulate the shapes' mass, COM and inertia in the body frame
     let mass = 0;
@@ -1188,12 +1200,7 @@ export class ModelBuilder {
       if (s.body !== index) continue;
       const mp =
         (s.type === ShapeType.MESH || s.type === ShapeType.CONVEX_MESH) && s.mesh >= 0
-          ? meshMassProperties(
-              this.meshes[s.mesh].vertices,
-              this.meshes[s.mesh].triangles,
-              s.size,
-              s.cfg.density,
-            )
+          ? this.meshMass(s.mesh, s.size, s.cfg.density)
           : shapeMassProperties(s.type, s.size, s.cfg.density);
       if (!(mp.mass > 0)) continue;
       quatToMat3(f64(s.X_bs), 3, R, 0);

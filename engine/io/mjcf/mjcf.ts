@@ -1420,12 +1420,7 @@ class MjcfBuilder {
           if (!(s.cfg.density > 0)) continue;
           m +=
             s.mesh >= 0
-              ? meshMassProperties(
-                  b.meshes[s.mesh].vertices,
-                  b.meshes[s.mesh].triangles,
-                  s.size,
-                  s.cfg.density,
-                ).mass
+              ? b.meshMass(s.mesh, s.size, s.cfg.density).mass
               : shapeMassProperties(s.type, s.size, s.cfg.density).mass;
         }
       }
