@@ -97,9 +97,6 @@ test('a zip with several models offers the same chooser; a model-less file is ne
 test("SAP Warp's folder: the chooser lists its twelve scenes; URDF, USD, plain and MJCF scenes load from it with progress", async ({
   page,
 }) => {
-  // KNOWN BUG: loading basic_ant_usd after franka_panda_urdf sometimes throws "Invalid array length"
-  // inside uPlot's axis splits (then React #185); the linear-range fix did not cure it. Open in the note.
-  test.fixme(true, "uPlot's axis splits throw on the second scene of SAP Warp's folder");
   test.setTimeout(600_000);
   const errors = watchConsole(page);
   await openStudio(page);

@@ -16,7 +16,7 @@ import 'uplot/dist/uPlot.min.css';
 import { onSeries, plots, series, seriesCsv, setTrajectory, trajectory } from '../session';
 import { useStudio } from '../store';
 import { energyDrift, type EnergyDrift } from './energy_drift';
-import { linearRange } from './range';
+import { linearRange, logRange, logSplits } from './range';
 
 function download(name: string, href: string): void {
   const a = document.createElement('a');
@@ -87,6 +87,7 @@ function makeChart(
   const logAxis = (label: string) => ({
     ...xAxis,
     label,
+    splits: logSplits,
     values: (_u: uPlot, ticks: number[]) =>
       ticks.map((t) => (t === null || t === undefined ? '' : Number(t).toExponential(0))),
   });
@@ -125,7 +126,7 @@ function makeChart(
     return new uPlot(
       {
         ...common,
-        scales: { x: { time: false }, y: { distr: 3 } },
+        scales: { x: { time: false }, y: { distr: 3, range: logRange } },
         axes: [{ ...xAxis, label: 't [s]' }, logAxis('‖Δq‖ [m, rad], ‖Δv‖ (dashed)')],
         series: [
           { label: 't [s]', value: tValue },
@@ -142,12 +143,13 @@ function makeChart(
   return new uPlot(
     {
       ...common,
-      scales: { x: { time: false }, y: { distr: 3 } },
+      scales: { x: { time: false }, y: { distr: 3, range: logRange } },
       axes: [
         { ...xAxis, label: 't [s]' },
         {
           ...xAxis,
           label: '‖Δv‖ [m/s, rad/s]',
+          splits: logSplits,
           values: (_u, ticks) =>
             ticks.map((t) => (t === null || t === undefined ? '' : Number(t).toExponential(0))),
         },
