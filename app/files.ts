@@ -121,12 +121,14 @@ export class ReadCancelled extends Error {
 
 /**
  * reads named files into a map, expanding zip archives; up to {@link READ_CONCURRENCY} reads run at
- * once, `progress` hears each finished file and `cancelled` is asked before each read
+ * once, `progress` hears each finished file and `cancelled` is asked before each read; `gate`, when
+ * given, is awaited before each read (the end-to-end tests hold a read open with it)
  */
 export async function collectFiles(
   items: { path: string; file: Blob }[],
   progress?: ReadProgress,
   cancelled?: () => boolean,
+  gate?: () => Promise<void>,
 ): Promise<Map<string, Uint8Array>> {
   const out = new Map<string, Uint8Array>();
   const budget = { bytes: MAX_DROP_BYTES };
@@ -146,6 +148,7 @@ export async function collectFiles(
   let done = 0;
   const worker = async (): Promise<void> => {
     while (next < items.length) {
+      if (gate) await gate();
       if (cancelled?.()) throw new ReadCancelled();
       const i = next++;
       read[i] = new Uint8Array(await items[i].file.arrayBuffer());

@@ -13,6 +13,7 @@ import type {
   ErrorInfo,
   WorkerEvent,
 } from '../engine/worker/protocol';
+import { TEST_BUILD } from '../engine/worker/protocol';
 import { CATALOG, DEFAULT_SCENE, catalogEntry } from './catalog';
 import { rankCandidates } from './candidates';
 import { DropError, ReadCancelled, chooseEntry, collectFiles } from './files';
@@ -483,6 +484,12 @@ let readCancelled = false;
  * read with progress (cancellable); a drop with one candidate model loads it, one with several
  * offers them in the chooser (app/ui/DropChooser.tsx: {@link chooseDropped}).
  */
+/** test builds: reads of dropped files wait on this while the end-to-end tests hold them */
+const readHold: { promise: Promise<void>; release: () => void } = {
+  promise: Promise.resolve(),
+  release: () => {},
+};
+
 export async function loadFiles(items: { path: string; file: Blob }[]): Promise<void> {
   const st = useStudio.getState();
   readCancelled = false;
@@ -501,6 +508,7 @@ export async function loadFiles(items: { path: string; file: Blob }[]): Promise<
         if (l?.phase === 'read') useStudio.getState().set({ loading: { ...l, done, total } });
       },
       () => readCancelled,
+      TEST_BUILD ? () => readHold.promise : undefined,
     );
     useStudio.getState().set({ loading: null });
     // one file goes to its loader whatever it holds, so a broken one is reported where it breaks
@@ -973,6 +981,16 @@ export const testApi = {
   /** worker restarts so far (a dead worker is replaced and its state restored) */
   get restarts() {
     return client.restarts;
+  },
+  /**
+   * test builds: holds the reads of dropped files after those under way (true) or lets them go
+   * (false), so that a test can see the read's progress and cancel it whatever the machine's speed
+   */
+  holdReads: (on: boolean) => {
+    if (!TEST_BUILD) return;
+    readHold.release();
+    if (on) readHold.promise = new Promise<void>((r) => (readHold.release = r));
+    else readHold.promise = Promise.resolve();
   },
   /** fault injection: makes the engine worker fail ('close', 'hang', 'throw') or a world diverge */
   fault: (fault: 'nan' | 'energy' | 'throw' | 'close' | 'hang', world?: number) =>

@@ -83,6 +83,8 @@ export interface StudioApi {
   link(): string;
   dropChoice(): { open: boolean; candidates: string[]; setAside: string[] } | null;
   loading(): { phase: string; done: number; total: number } | null;
+  /** test builds: holds the reads of dropped files open (true) or lets them go (false) */
+  holdReads(on: boolean): void;
   strict: boolean;
 }
 
