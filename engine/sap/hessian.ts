@@ -363,97 +363,7 @@ export abstract class SapHessian extends SapEvaluation {
         }
       }
     }
-    const jd = this.jData;
-    const T = this.T;
-    const G = inc ? this.dG : this.G;
-    let added = 0;
-    const rows = this.rows;
-    const gOff = this.gOff;
-    const blkStart = this.blkStart;
-    const blkClique = this.blkClique;
-    const blkJ = this.blkJ;
-    const redOff = this.redOff;
-    const cliqueOff = this.cliqueOff;
-    const cs = this.colStart;
-    const ci = this.colIdx;
-    const nCon = this.nCon;
-    // Only the structurally nonzero columns of each block are visited (colStart/colIdx): every
-    // skipped product is an exact zero, so each entry receives the same nonzero additions in the
-    // same order as the full loops (A, then constraints ascending, rows k ascending).
-    for (let i = 0; i < nCon; i++) {
-      const r = rows[i];
-      if (r === 0) continue;
-      const go = gOff[i];
-      let nz = false;
-      for (let k = 0; k < r * r && !nz; k++) nz = G[go + k] !== 0;
-      if (!nz) continue;
-      added++;
-      const b0 = blkStart[i];
-      const b1 = blkStart[i + 1];
-      for (let bq = b0; bq < b1; bq++) {
-        const cq = blkClique[bq];
-        const offQ = redOff[cq];
-        if (offQ < 0) continue;
-        const nq = cliqueOff[cq + 1] - cliqueOff[cq];
-        const jq = blkJ[bq];
-        const q0 = cs[bq];
-        const q1 = cs[bq + 1];
-        // T = G·J_q (r × nq), at the nonzero columns
-        computeGJ(G, go, r, jd, jq, nq, ci, q0, q1, T);
-        for (let bp = b0; bp < b1; bp++) {
-          const cp = blkClique[bp];
-          const offP = redOff[cp];
-          if (offP < offQ) continue; // the mirrored pair fills the lower triangle
-          const np_ = cliqueOff[cp + 1] - cliqueOff[cp];
-          const jp = blkJ[bp];
-          const same = offP === offQ;
-          const p1 = cs[bp + 1];
-          if (r === 3) {
-            // contacts: addRowJtT's r = 3 path, inlined
-            const T1 = nq;
-            const T2 = 2 * nq;
-            for (let ta = cs[bp]; ta < p1; ta++) {
-              const a = ci[ta];
-              const row = (offP + a) * np + offQ;
-              const j0 = jd[jp + a];
-              const j1 = jd[jp + np_ + a];
-              const j2 = jd[jp + 2 * np_ + a];
-              const n0 = j0 !== 0;
-              const n1 = j1 !== 0;
-              const n2 = j2 !== 0;
-              // same block: the column list is the row list, so s ≤ a ⇔ t ≤ ta
-              const tEnd = same ? ta + 1 : q1;
-              if (n0 && n1 && n2) {
-                for (let t = q0; t < tEnd; t++) {
-                  const s = ci[t];
-                  const e = row + s;
-                  let h = H[e];
-                  h += j0 * T[s];
-                  h += j1 * T[T1 + s];
-                  h += j2 * T[T2 + s];
-                  H[e] = h;
-                }
-                continue;
-              }
-              for (let t = q0; t < tEnd; t++) {
-                const s = ci[t];
-                const e = row + s;
-                let h = H[e];
-                if (n0) h += j0 * T[s];
-                if (n1) h += j1 * T[T1 + s];
-                if (n2) h += j2 * T[T2 + s];
-                H[e] = h;
-              }
-            }
-            continue;
-          }
-          for (let ta = cs[bp]; ta < p1; ta++) {
-            const a = ci[ta];
-            addRowJtT(H, (offP + a) * np + offQ, 1, jd, jp, np_, a, r, T, nq, ci, q0, q1, same);
-          }
-        }
-      }
-    }
+    const added = this.addJtGJ(H, inc ? this.dG : this.G, true);
     if (inc) this.assembly_counts.changed += added;
     if (this.options.contact_solve_precision === 'fp32') {
       for (let a = 0; a < np; a++) for (let m = 0; m <= a; m++) H[a * np + m] = fr(H[a * np + m]);
@@ -498,9 +408,23 @@ export abstract class SapHessian extends SapEvaluation {
       if (inc) this.assembly_counts.changed += added;
       return;
     }
+    const added = this.addJtGJ(val, inc ? this.dG : this.G, false);
+    if (inc) this.assembly_counts.changed += added;
+  }
+
+  /**
+   * Adds Σ JᵢᵀGᵢJᵢ to H's lower triangle: the dense matrix (`dense`: H row-major, n = nvp) or the
+   * block-sparse panels (the held copy). One walk over the constraints' block pairs serves both, so
+   * every entry receives the same additions in the same order (constraints ascending, rows k
+   * ascending) and the two paths agree bit for bit. Only the structurally nonzero columns of each
+   * block are visited (colStart/colIdx): every skipped product is an exact zero. Coupling blocks of
+   * the panels stored transposed (the natural-order row clique eliminated first) are addressed
+   * accordingly. Returns how many constraints added something.
+   */
+  private addJtGJ(val: Float64Array, G: Float64Array, dense: boolean): number {
     const jd = this.jData;
     const T = this.T;
-    const G = inc ? this.dG : this.G;
+    const np = this.nvp;
     let added = 0;
     const rows = this.rows;
     const gOff = this.gOff;
@@ -526,7 +450,8 @@ export abstract class SapHessian extends SapEvaluation {
       added++;
       const b0 = blkStart[i];
       const b1 = blkStart[i + 1];
-      let e = pairStart[i];
+      // (the sparse path's index of the ordered block pair (bq, bp) in pairOff / pairT)
+      let e = dense ? 0 : pairStart[i];
       for (let bq = b0; bq < b1; bq++) {
         const cq = blkClique[bq];
         const offQ = redOff[cq];
@@ -545,11 +470,20 @@ export abstract class SapHessian extends SapEvaluation {
           let target: number;
           let rowStride: number;
           let colStride: number;
+          let same: boolean;
           const np_ = cliqueOff[cp + 1] - cliqueOff[cp];
-          if (bp === bq) {
+          if (dense) {
+            if (bp !== bq) e++;
+            if (offP < offQ) continue; // the mirrored pair fills the lower triangle
+            target = offP * np + offQ;
+            rowStride = np;
+            colStride = 1;
+            same = offP === offQ;
+          } else if (bp === bq) {
             target = blkDiag[bq];
             rowStride = nq;
             colStride = 1;
+            same = true;
           } else {
             const pe = e++;
             if (offP < offQ) continue; // the mirrored pair fills the lower triangle
@@ -561,9 +495,9 @@ export abstract class SapHessian extends SapEvaluation {
               rowStride = nq;
               colStride = 1;
             }
+            same = false;
           }
           const jp = blkJ[bp];
-          const same = bp === bq;
           const p1 = cs[bp + 1];
           if (r === 3) {
             // contacts: addRowJtT's r = 3 path, inlined (the hot loop of large piles)
@@ -620,7 +554,7 @@ export abstract class SapHessian extends SapEvaluation {
         }
       }
     }
-    if (inc) this.assembly_counts.changed += added;
+    return added;
   }
 
   /**
