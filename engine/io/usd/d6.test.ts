@@ -3,6 +3,8 @@
  * free axes move, the locked ones hold to round-off (they carry no DOF), limits and drives act per
  * axis, and the chains equal the same mechanism written in MJCF (several joints in one body).
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { makePairFilter, pairAllowed } from '../../collision/filter';
 import { crbaTree, makeCompositeScratch } from '../../dynamics';
@@ -13,7 +15,7 @@ import { MemoryResolver } from '../assets/resolvers';
 import { importMjcf } from '../mjcf/mjcf';
 import { chainCoordinates, planD6 } from './d6';
 import { importUsd } from './physics';
-import { memResolver } from './testing';
+import { SAP_ASSETS, fsResolver, memResolver } from './testing';
 import { mat4FromQuatWXYZ, mat4Mul, mat4RotateAxis } from './xform';
 import { openStageFromText } from './compose';
 
@@ -120,6 +122,29 @@ function coords(m: SapModel, s: Simulation, seq: [number, number, number] = [0, 
 
 const jq = (m: SapModel, s: Simulation, label: string) =>
   s.state.joint_q[m.joint_q_start[m.joint_label.indexOf(label)]];
+
+/**
+ * Steps a USD and an MJCF model side by side for `steps` steps; returns both simulations and the
+ * largest gap of the named joint pairs' coordinates ([USD label, MJCF name]); `each` sees every step
+ */
+function twins(
+  mu: SapModel,
+  mm: SapModel,
+  pairs: [string, string][],
+  steps: number,
+  each?: (su: Simulation) => void,
+): { su: Simulation; sm: Simulation; worst: number } {
+  const su = sim(mu),
+    sm = sim(mm);
+  let worst = 0;
+  for (let i = 0; i < steps; i++) {
+    su.step();
+    sm.step();
+    each?.(su);
+    for (const [u, v] of pairs) worst = Math.max(worst, Math.abs(jq(mu, su, u) - jq(mm, sm, v)));
+  }
+  return { su, sm, worst };
+}
 
 function setQ(b: ModelBuilder, label: string, q: number): void {
   const j = b.findJoint(label);
@@ -268,18 +293,15 @@ describe('UsdPhysics D6 joints: free axes move, locked axes hold', () => {
     setQ(bm, 'jy', -0.25);
     const mu = b.finalize(),
       mm = bm.finalize();
-    const su = sim(mu),
-      sm = sim(mm);
-    let worst = 0;
-    for (let i = 0; i < 1000; i++) {
-      su.step();
-      sm.step();
-      worst = Math.max(
-        worst,
-        Math.abs(jq(mu, su, 'd6/rotX') - jq(mm, sm, 'jx')),
-        Math.abs(jq(mu, su, 'd6/rotY') - jq(mm, sm, 'jy')),
-      );
-    }
+    const { su, worst } = twins(
+      mu,
+      mm,
+      [
+        ['d6/rotX', 'jx'],
+        ['d6/rotY', 'jy'],
+      ],
+      1000,
+    );
     expect(worst).toBeLessThan(1e-9);
     expect(Math.abs(jq(mu, su, 'd6/rotY'))).toBeGreaterThan(1e-3); // it moved
   });
@@ -307,18 +329,15 @@ describe('UsdPhysics D6 joints: free axes move, locked axes hold', () => {
     setQ(bm, 'jy', 15 * DEG);
     const mu = b.finalize(),
       mm = bm.finalize();
-    const su = sim(mu),
-      sm = sim(mm);
-    let worst = 0;
-    for (let i = 0; i < 500; i++) {
-      su.step();
-      sm.step();
-      worst = Math.max(
-        worst,
-        Math.abs(jq(mu, su, 'd6/rotX') - jq(mm, sm, 'jx')),
-        Math.abs(jq(mu, su, 'd6/rotY') - jq(mm, sm, 'jy')),
-      );
-    }
+    const { su, sm, worst } = twins(
+      mu,
+      mm,
+      [
+        ['d6/rotX', 'jx'],
+        ['d6/rotY', 'jy'],
+      ],
+      500,
+    );
     expect(worst).toBeLessThan(1e-9);
     const k = mu.body_label.indexOf('bob');
     const km = mm.body_label.indexOf('bob');
@@ -369,23 +388,22 @@ describe('UsdPhysics D6 joints: free axes move, locked axes hold', () => {
     bm.jointQd(bm.findJoint('ry'))[0] = 2;
     const mu = b.finalize(),
       mm = bm.finalize();
-    const su = sim(mu),
-      sm = sim(mm);
-    let off = 0,
-      worst = 0;
-    for (let i = 0; i < 500; i++) {
-      su.step();
-      sm.step();
-      const c = coords(mu, su, [1, 0, 2]); // the turn about y first: no flip past ±90°
-      off = Math.max(off, Math.abs(c.p[1]), Math.abs(c.ang[1]), Math.abs(c.ang[2]));
-      expect(c.ang[0]).toBeCloseTo(jq(mu, su, 'd6/rotY'), 9);
-      for (const [u, v] of [
+    let off = 0;
+    const { su, worst } = twins(
+      mu,
+      mm,
+      [
         ['d6/transX', 'x'],
         ['d6/transZ', 'z'],
         ['d6/rotY', 'ry'],
-      ])
-        worst = Math.max(worst, Math.abs(jq(mu, su, u) - jq(mm, sm, v)));
-    }
+      ],
+      500,
+      (s) => {
+        const c = coords(mu, s, [1, 0, 2]); // the turn about y first: no flip past ±90°
+        off = Math.max(off, Math.abs(c.p[1]), Math.abs(c.ang[1]), Math.abs(c.ang[2]));
+        expect(c.ang[0]).toBeCloseTo(jq(mu, s, 'd6/rotY'), 9);
+      },
+    );
     expect(off).toBeLessThan(1e-9);
     expect(worst).toBeLessThan(1e-9);
     // the COM falls freely for 1 s (z = −g t²/2 to the integrator's O(dt)) while the cart turns about it
@@ -529,6 +547,75 @@ def PhysicsJoint "d6" ( prepend apiSchemas = ["PhysicsLimitAPI:transX"] ) {
     const k = 10 / DEG;
     expect(k * (30 * DEG - th)).toBeCloseTo(9.81 * 0.5 * Math.sin(th), 4);
     expect(Math.abs(jq(m, s, 'd6/rotY'))).toBeLessThan(1e-9);
+  });
+});
+
+describe('UsdPhysics D6 joints on an asset: the Newton humanoid and its MJCF twin', () => {
+  it('has the MJCF model: the same 27 DOFs in the same order (D6 waist, hips, ankles, shoulders as hinge chains), limits in degrees, M(q0) equal', async () => {
+    const dir = path.join(SAP_ASSETS, 'newton/newton/examples/assets');
+    const bu = new ModelBuilder();
+    const ru = await importUsd(bu, path.join(dir, 'humanoid.usda'), fsResolver());
+    expect(ru.unsupported).toEqual([]);
+    const bm = new ModelBuilder();
+    const file = path.join(dir, 'nv_humanoid.xml');
+    await importMjcf(
+      bm,
+      { text: readFileSync(file, 'utf8'), path: file },
+      { resolver: new MemoryResolver({}) },
+    );
+    const mu = bu.finalize(),
+      mm = bm.finalize();
+    // the hips: apiSchemas rotX, rotZ, rotY = MJCF's right_hip_x, right_hip_z, right_hip_y
+    const dofs = (m: SapModel) =>
+      m.joint_label.filter((_, j) => m.joint_qd_start[j + 1] - m.joint_qd_start[j] > 0);
+    expect(dofs(mu).slice(10, 18)).toEqual([
+      'right_thigh/rotX',
+      'left_thigh/rotX',
+      'right_thigh/rotZ',
+      'left_thigh/rotZ',
+      'right_thigh/rotY',
+      'left_thigh/rotY',
+      'right_knee',
+      'left_knee',
+    ]);
+    expect(dofs(mm).slice(10, 18)).toEqual([
+      'right_hip_x',
+      'left_hip_x',
+      'right_hip_z',
+      'left_hip_z',
+      'right_hip_y',
+      'left_hip_y',
+      'right_knee',
+      'left_knee',
+    ]);
+    expect(mu.joint_dof_count).toBe(27);
+    expect(mm.joint_dof_count).toBe(27);
+    const d = mu.joint_qd_start[mu.joint_label.indexOf('right_thigh/rotY')];
+    expect(mu.joint_limit_lower[d]).toBeCloseTo(-120 * DEG, 6);
+    expect(mu.joint_limit_upper[d]).toBeCloseTo(45 * DEG, 6);
+    // the joint-space inertia at the authored pose (a wrong joint order or frame moves its entries by
+    // far more than round-off), armature aside (the USD authors none); the axes'
+    // signs may differ between the files, so entries are compared in magnitude
+    const M = (m: SapModel) => {
+      const kd = makeKinematicsData(m);
+      forwardKinematics(m, Float64Array.from(m.joint_q0), kd);
+      const out = new Float64Array(27 * 27);
+      crbaTree(m, kd, 0, makeCompositeScratch(m), out);
+      for (let i = 0; i < 27; i++) out[i * 27 + i] -= m.joint_armature[i];
+      return out;
+    };
+    const Mu = M(mu),
+      Mm = M(mm);
+    let worst = 0,
+      scale = 0;
+    for (let i = 0; i < Mu.length; i++) {
+      worst = Math.max(worst, Math.abs(Math.abs(Mu[i]) - Math.abs(Mm[i])));
+      scale = Math.max(scale, Math.abs(Mm[i]));
+    }
+    expect(scale).toBeGreaterThan(40);
+    // (the converter wrote masses, inertias and frames as float32: 7.7e-6 of the largest entry)
+    expect(worst / scale).toBeLessThan(2e-5);
+    expect(minPivot(mu, Float64Array.from(mu.joint_q0))).toBeGreaterThan(1e-4);
   });
 });
 

@@ -15,6 +15,9 @@
  *   free joint (floating) or a fixed one (`floating: false`); joints that close loops (and joints with
  *   `physics:excludeFromArticulation`) become equality constraints: fixed → weld, revolute/spherical
  *   → ball (a revolute closure keeps only its anchor coincidence);
+ * - generic `PhysicsJoint`s (D6) follow the schema's axis rules (`d6.ts`): one joint where one fits,
+ *   else a chain of single-DOF joints through massless bodies; one with no LimitAPI / DriveAPI at all
+ *   is read as fixed (Newton's reading, which SAP Warp's UR10 scene relies on);
  * - a floating root body's `physics:velocity` (its COM's, parent space) and `physics:angularVelocity`
  *   (deg/s) become its free joint's initial velocity; a velocity on an articulated link is a warning;
  * - the PhysicsScene's `newton:timeStepsPerSecond` (else `physxScene:timeStepsPerSecond`, else
