@@ -20,6 +20,10 @@
  * construction (no DOF), where holonomic constraint rows on them would only hold to the solver's
  * compliance. A chain of three rotations is singular where the middle angle reaches ±90° (as MJCF's
  * three hinges are); three rotations without limits or drives use the singularity-free ball joint.
+ * PhysX instead composes a D6's rotations as swing·twist (the x twist on body1's side, y and z swing
+ * limits as a cone): the two readings agree on which axes are free and where a single axis's limit
+ * lies, and differ in the coordinates of two or three free rotations; this reader takes the
+ * sequence, which is exact for the files converted from MJCF (the Newton humanoid's hips).
  */
 import type { JointDofConfig, ModelBuilder } from '../../model';
 import type { UsdPrim } from './compose';

@@ -1326,11 +1326,7 @@ class UsdPhysicsImporter {
           this.setLimits(rec, lo, hi);
           this.applyDrive(rec, j, angular ? 'angular' : 'linear', angular, actuators);
           this.applyAliases(rec, j, angular);
-          const st = this.num(
-            j,
-            angular ? 'state:angular:physics:position' : 'state:linear:physics:position',
-          );
-          if (st !== undefined && Number.isFinite(st)) rec.q0 = st * s;
+          rec.q0 = this.jointState(j, angular ? 'angular' : 'linear', angular);
           break;
         }
         case 'PhysicsSphericalJoint': {
@@ -1425,8 +1421,7 @@ class UsdPhysicsImporter {
         this.setLimits(rec, a.lower, a.upper);
         this.applyDrive(rec, j, a.name, a.angular, actuators);
         this.applyAliases(rec, j, a.angular);
-        const st = this.num(j, `state:${a.name}:physics:position`);
-        if (st !== undefined && Number.isFinite(st)) rec.q0 = st * (a.angular ? DEG : this.mpu);
+        rec.q0 = this.jointState(j, a.name, a.angular);
         return true;
       }
       case 'free':
@@ -1703,6 +1698,12 @@ class UsdPhysicsImporter {
     return comp;
   }
 
+  /** a JointStateAPI instance's authored position [rad or m] (degrees or stage lengths in the file) */
+  private jointState(j: UsdPrim, inst: string, angular: boolean): number | undefined {
+    const st = this.num(j, `state:${inst}:physics:position`);
+    return st !== undefined && Number.isFinite(st) ? st * (angular ? DEG : this.mpu) : undefined;
+  }
+
   /** a generic joint's chain between tree parent and child (joint frames Xp, Xc in their bodies) */
   private addChain(
     j: JointRec,
@@ -1713,13 +1714,11 @@ class UsdPhysicsImporter {
     reversed: boolean,
     result: UsdImportResult,
   ): void {
-    const steps = j.steps!;
     // the coordinates that reproduce the authored poses, or the authored joint state
-    const q = chainCoordinates(steps, mat4Mul(rigidInverse(j.F0), j.F1));
-    steps.forEach((s, k) => {
-      if (!s.axis) return;
-      const st = this.num(j.prim, `state:${s.axis.name}:physics:position`);
-      if (st !== undefined && Number.isFinite(st)) q[k] = st * (s.axis.angular ? DEG : this.mpu);
+    const q = chainCoordinates(j.steps!, mat4Mul(rigidInverse(j.F0), j.F1));
+    j.steps!.forEach((s, k) => {
+      const st = s.axis && this.jointState(j.prim, s.axis.name, s.axis.angular);
+      if (st !== undefined) q[k] = st;
     });
     const made = addD6Chain(
       this.builder,
