@@ -560,7 +560,7 @@ def Xform "R" ( prepend apiSchemas = ["PhysicsArticulationRootAPI"] ) {
     );
   });
 
-  it('turns generic D6 joints into fixed/revolute/ball/prismatic joints by their locked DOFs', async () => {
+  it('turns generic D6 joints into fixed/revolute/ball/prismatic joints by their locked DOFs (unlisted axes are free)', async () => {
     const d6 = (name: string, apis: string, attrs: string) => `
     def PhysicsJoint "${name}" ( prepend apiSchemas = [${apis}] ) {
         rel physics:body0 = </W/base>
@@ -577,8 +577,9 @@ def Xform "W" {
     def Xform "base" ( prepend apiSchemas = ["PhysicsRigidBodyAPI", "PhysicsMassAPI"] ) { float physics:mass = 1 }
     def PhysicsFixedJoint "root" { rel physics:body1 = </W/base> }
 ${d6('hingeY', '"PhysicsLimitAPI:transX", "PhysicsLimitAPI:transY", "PhysicsLimitAPI:transZ", "PhysicsLimitAPI:rotX", "PhysicsLimitAPI:rotY", "PhysicsLimitAPI:rotZ"', lock(['transX', 'transY', 'transZ', 'rotX', 'rotZ']) + '\n        float limit:rotY:physics:low = -30\n        float limit:rotY:physics:high = 60')}
-${d6('slideZ', '"PhysicsLimitAPI:transZ"', '        float limit:transZ:physics:low = -0.5\n        float limit:transZ:physics:high = 0.5')}
-${d6('ballJ', '"PhysicsLimitAPI:rotX", "PhysicsLimitAPI:rotY", "PhysicsLimitAPI:rotZ"', '')}
+${d6('slideZ', '"PhysicsLimitAPI:transZ", "PhysicsLimitAPI:transX", "PhysicsLimitAPI:transY", "PhysicsLimitAPI:rotX", "PhysicsLimitAPI:rotY", "PhysicsLimitAPI:rotZ"', '        float limit:transZ:physics:low = -0.5\n        float limit:transZ:physics:high = 0.5\n' + lock(['transX', 'transY', 'rotX', 'rotY', 'rotZ']))}
+${d6('ballJ', '"PhysicsLimitAPI:transX", "PhysicsLimitAPI:transY", "PhysicsLimitAPI:transZ", "PhysicsLimitAPI:rotX"', lock(['transX', 'transY', 'transZ']))}
+${d6('openZ', '"PhysicsLimitAPI:transZ"', '        float limit:transZ:physics:low = -0.5\n        float limit:transZ:physics:high = 0.5')}
 ${d6('weld', '', '')}
 }
 `);
@@ -591,6 +592,14 @@ ${d6('weld', '', '')}
     expect(b.joints[b.findJoint('hingeY')].dof.limit_upper).toBeCloseTo(Math.PI / 3, 12);
     expect(type('slideZ')).toBe('prismatic');
     expect(type('ballJ')).toBe('ball');
+    // the schema's default: the axes without a LimitAPI instance are free (three translations, a ball)
+    expect(['openZ/transZ', 'openZ/transX', 'openZ/transY', 'openZ/rot'].map(type)).toEqual([
+      'prismatic',
+      'prismatic',
+      'prismatic',
+      'ball',
+    ]);
+    expect(b.joints[b.findJoint('openZ/transZ')].dof.limit_upper).toBe(0.5);
     expect(type('weld')).toBe('fixed');
     expect(r.warnings.some((w) => w.includes('</W/weld>') && w.includes('fixed'))).toBe(true);
   });

@@ -15,6 +15,9 @@
  *   free joint (floating) or a fixed one (`floating: false`); joints that close loops (and joints with
  *   `physics:excludeFromArticulation`) become equality constraints: fixed → weld, revolute/spherical
  *   → ball (a revolute closure keeps only its anchor coincidence);
+ * - generic `PhysicsJoint`s (D6) follow the schema's axis rules (`d6.ts`): one joint where one fits,
+ *   else a chain of single-DOF joints through massless bodies; one with no LimitAPI / DriveAPI at all
+ *   is read as fixed (Newton's reading, which SAP Warp's UR10 scene relies on);
  * - a floating root body's `physics:velocity` (its COM's, parent space) and `physics:angularVelocity`
  *   (deg/s) become its free joint's initial velocity; a velocity on an articulated link is a warning;
  * - the PhysicsScene's `newton:timeStepsPerSecond` (else `physxScene:timeStepsPerSecond`, else
@@ -43,6 +46,7 @@ import {
   type MjcJointActuator,
   type MjcServoPrim,
 } from './mjc_actuators';
+import { addD6Chain, chainCoordinates, planD6, type D6ChainJoint, type D6Step } from './d6';
 import { linearToSrgb, lookOf, type UsdLook, type UsdTextureRef } from './shading';
 import {
   decompose,
@@ -218,7 +222,8 @@ interface ShapeInfo {
 
 interface JointRec {
   prim: UsdPrim;
-  type: 'fixed' | 'revolute' | 'prismatic' | 'ball' | 'free';
+  /** 'd6': a generic joint built as the chain `chain` */
+  type: 'fixed' | 'revolute' | 'prismatic' | 'ball' | 'free' | 'd6';
   b0: number; // local body slot or -1
   b1: number;
   F0: Mat4;
@@ -231,6 +236,9 @@ interface JointRec {
   excluded: boolean;
   collisionEnabled: boolean;
   revoluteClosure: boolean;
+  /** a 'd6' joint's steps (body0 → body1) and their joints' axes and DOF parameters */
+  steps?: D6Step[];
+  chain?: D6ChainJoint[];
   /** the MjcActuator servos driving the joint */
   actuators?: MjcJointActuator[];
   /** its damped servos, resolved once the tree is built */
@@ -1318,11 +1326,7 @@ class UsdPhysicsImporter {
           this.setLimits(rec, lo, hi);
           this.applyDrive(rec, j, angular ? 'angular' : 'linear', angular, actuators);
           this.applyAliases(rec, j, angular);
-          const st = this.num(
-            j,
-            angular ? 'state:angular:physics:position' : 'state:linear:physics:position',
-          );
-          if (st !== undefined && Number.isFinite(st)) rec.q0 = st * s;
+          rec.q0 = this.jointState(j, angular ? 'angular' : 'linear', angular);
           break;
         }
         case 'PhysicsSphericalJoint': {
@@ -1381,73 +1385,70 @@ class UsdPhysicsImporter {
     rec.dof.limit_upper = hi;
   }
 
-  /** D6 joint: DOFs exist where a LimitAPI (not locked) or DriveAPI instance is applied */
+  /**
+   * A generic joint (D6) by its axes ({@link planD6}): one joint where one fits, else a chain.
+   * Without any LimitAPI or DriveAPI instance it is read as fixed, as Newton (and so SAP Warp's UR10
+   * scene) reads it; the schema's reading, six free axes, is the same as leaving the joint out.
+   */
   private genericJoint(rec: JointRec, j: UsdPrim, actuators: Map<string, MjcServoPrim[]>): boolean {
-    const names = ['transX', 'transY', 'transZ', 'rotX', 'rotY', 'rotZ'];
-    const limits = new Set(j.apiInstances('PhysicsLimitAPI'));
-    const drives = new Set(j.apiInstances('PhysicsDriveAPI'));
-    const free: string[] = [];
-    for (const n of names) {
-      if (limits.has(n)) {
-        const lo = this.num(j, `limit:${n}:physics:low`) ?? -Infinity;
-        const hi = this.num(j, `limit:${n}:physics:high`) ?? Infinity;
-        if (lo > hi) continue; // locked
-        free.push(n);
-      } else if (drives.has(n)) free.push(n);
-    }
-    const ft = free.filter((n) => n.startsWith('trans'));
-    const fr = free.filter((n) => n.startsWith('rot'));
-    const axisOf = (n: string): [number, number, number] =>
-      n.endsWith('X') ? [1, 0, 0] : n.endsWith('Y') ? [0, 1, 0] : [0, 0, 1];
-    if (free.length === 0) {
+    if (!j.apiSchemas.some((a) => a.startsWith('PhysicsLimitAPI:') || a.startsWith('PhysicsDriveAPI:'))) {
       rec.type = 'fixed';
-      if (limits.size === 0 && drives.size === 0) {
-        this.warnings.push(`<${j.path}>: generic PhysicsJoint without LimitAPI/DriveAPI treated as fixed`);
+      this.warnings.push(
+        `<${j.path}>: generic PhysicsJoint without LimitAPI/DriveAPI read as fixed (the schema would leave all six axes free)`,
+      );
+      return true;
+    }
+    const plan = planD6(
+      j,
+      this.mpu,
+      (n) => this.num(j, n),
+      (m) => this.unsupported.push(m),
+    );
+    const unit = (i: number): [number, number, number] => [i === 0 ? 1 : 0, i === 1 ? 1 : 0, i === 2 ? 1 : 0];
+    switch (plan.kind) {
+      case 'fixed':
+        rec.type = 'fixed';
+        return true;
+      case 'ball':
+        rec.type = 'ball';
+        this.applyAliases(rec, j, true);
+        return true;
+      case 'revolute':
+      case 'prismatic': {
+        const a = plan.axis;
+        rec.type = plan.kind;
+        rec.axis = unit(a.index);
+        this.setLimits(rec, a.lower, a.upper);
+        this.applyDrive(rec, j, a.name, a.angular, actuators);
+        this.applyAliases(rec, j, a.angular);
+        rec.q0 = this.jointState(j, a.name, a.angular);
+        return true;
       }
-      return true;
-    }
-    if (ft.length === 0 && fr.length === 1) {
-      rec.type = 'revolute';
-      rec.axis = axisOf(fr[0]);
-      if (limits.has(fr[0])) {
-        const lo = this.num(j, `limit:${fr[0]}:physics:low`),
-          hi = this.num(j, `limit:${fr[0]}:physics:high`);
-        this.setLimits(
-          rec,
-          lo === undefined || lo <= -BIG ? -Infinity : lo * DEG,
-          hi === undefined || hi >= BIG ? Infinity : hi * DEG,
-        );
+      case 'free':
+      case 'chain': {
+        // six free axes to the world are a free joint; between two bodies, a chain
+        if (plan.kind === 'free' && (rec.b0 < 0 || rec.b1 < 0)) {
+          rec.type = 'free';
+          return true;
+        }
+        rec.type = 'd6';
+        rec.steps = plan.steps;
+        rec.chain = plan.steps.map((s) => {
+          const dof: Partial<JointDofConfig> = {};
+          const a = s.axis;
+          if (a) {
+            if (a.lower > -Infinity || a.upper < Infinity) {
+              dof.limit_lower = a.lower;
+              dof.limit_upper = a.upper;
+            }
+            this.applyDrive(rec, j, a.name, a.angular, new Map(), dof);
+          }
+          this.applyAliases(rec, j, s.type !== 'prismatic', dof, s.type === 'ball');
+          return { type: s.type, axis: unit(a?.index ?? 0), dof, name: a?.name ?? 'rot' };
+        });
+        return true;
       }
-      this.applyDrive(rec, j, fr[0], true, actuators);
-      this.applyAliases(rec, j, true);
-      return true;
     }
-    if (ft.length === 1 && fr.length === 0) {
-      rec.type = 'prismatic';
-      rec.axis = axisOf(ft[0]);
-      if (limits.has(ft[0])) {
-        const lo = this.num(j, `limit:${ft[0]}:physics:low`),
-          hi = this.num(j, `limit:${ft[0]}:physics:high`);
-        this.setLimits(
-          rec,
-          lo === undefined || lo <= -BIG ? -Infinity : lo * this.mpu,
-          hi === undefined || hi >= BIG ? Infinity : hi * this.mpu,
-        );
-      }
-      this.applyDrive(rec, j, ft[0], false, actuators);
-      this.applyAliases(rec, j, false);
-      return true;
-    }
-    if (ft.length === 0 && fr.length === 3) {
-      rec.type = 'ball';
-      return true;
-    }
-    if (ft.length === 3 && fr.length === 3 && (rec.b0 < 0 || rec.b1 < 0)) {
-      rec.type = 'free';
-      return true;
-    }
-    this.unsupported.push(`<${j.path}> generic joint with free DOFs [${free.join(', ')}] (ignored)`);
-    return false;
   }
 
   private applyDrive(
@@ -1456,8 +1457,8 @@ class UsdPhysicsImporter {
     inst: string,
     angular: boolean,
     actuators: Map<string, MjcServoPrim[]>,
+    d: Partial<JointDofConfig> = rec.dof,
   ): void {
-    const d = rec.dof;
     if (j.hasApi(`PhysicsDriveAPI:${inst}`)) {
       const pre = `drive:${inst}:physics:`;
       const gs = angular ? (this.kpu * this.mpu * this.mpu) / DEG : this.kpu;
@@ -1486,13 +1487,18 @@ class UsdPhysicsImporter {
   }
 
   /** PhysX / MuJoCo / Newton attribute aliases of per-DOF parameters */
-  private applyAliases(rec: JointRec, j: UsdPrim, angular: boolean): void {
-    const d = rec.dof;
+  private applyAliases(
+    rec: JointRec,
+    j: UsdPrim,
+    angular: boolean,
+    d: Partial<JointDofConfig> = rec.dof,
+    ball = rec.type === 'ball',
+  ): void {
     const arm = this.alias(j, ['physxJoint:armature', 'mjc:armature', 'newton:armature']);
     if (arm && arm.value >= 0)
       d.armature = arm.value * this.kpu * this.mpu * this.mpu * (angular ? 1 : 1 / (this.mpu * this.mpu));
     const fr = this.alias(j, ['mjc:frictionloss', 'newton:friction', 'physxJoint:jointFriction']);
-    if (fr && fr.value > 0 && rec.type === 'ball') {
+    if (fr && fr.value > 0 && ball) {
       // (a ball joint's three DOFs carry none of SAP's joint-friction constraints)
       this.unsupported.push(
         `<${j.path}> ${fr.name} ${fr.value} on a spherical joint is not simulated (dry friction acts on revolute and prismatic joints)`,
@@ -1550,6 +1556,10 @@ class UsdPhysicsImporter {
       const Xp = parent < 0 ? Fp : mat4Mul(rigidInverse(this.bodies[parent].X), Fp);
       const Xc = mat4Mul(rigidInverse(this.bodies[child].X), Fc);
       const axis: [number, number, number] = reversed ? [-j.axis[0], -j.axis[1], -j.axis[2]] : j.axis;
+      if (j.type === 'd6') {
+        this.addChain(j, parent, child, Xp, Xc, reversed, result);
+        return;
+      }
       if (j.type === 'free') {
         const ji = b.addJoint({
           type: 'free',
@@ -1686,6 +1696,48 @@ class UsdPhysicsImporter {
       dof.target_kd = (dof.target_kd ?? 0) + dampedServoKd(servos, b.dofInertiaAtAuthoredPose(ji));
     }
     return comp;
+  }
+
+  /** a JointStateAPI instance's authored position [rad or m] (degrees or stage lengths in the file) */
+  private jointState(j: UsdPrim, inst: string, angular: boolean): number | undefined {
+    const st = this.num(j, `state:${inst}:physics:position`);
+    return st !== undefined && Number.isFinite(st) ? st * (angular ? DEG : this.mpu) : undefined;
+  }
+
+  /** a generic joint's chain between tree parent and child (joint frames Xp, Xc in their bodies) */
+  private addChain(
+    j: JointRec,
+    parent: number,
+    child: number,
+    Xp: Mat4,
+    Xc: Mat4,
+    reversed: boolean,
+    result: UsdImportResult,
+  ): void {
+    // the coordinates that reproduce the authored poses, or the authored joint state
+    const q = chainCoordinates(j.steps!, mat4Mul(rigidInverse(j.F0), j.F1));
+    j.steps!.forEach((s, k) => {
+      const st = s.axis && this.jointState(j.prim, s.axis.name, s.axis.angular);
+      if (st !== undefined) q[k] = st;
+    });
+    const made = addD6Chain(
+      this.builder,
+      {
+        parent: parent < 0 ? -1 : this.bodies[parent].index,
+        parentPose: parent < 0 ? mat4Identity() : this.bodies[parent].X,
+        child: this.bodies[child].index,
+        childPose: this.bodies[child].X,
+        Xp,
+        Xc,
+        reversed,
+        label: this.label(j.prim),
+        collision_filter_parent: !j.collisionEnabled,
+      },
+      j.chain!,
+      q,
+    );
+    result.joints.push(...made.joints);
+    result.bodies.push(...made.bodies);
   }
 
   /**
