@@ -173,3 +173,43 @@ describe('npm run bench (scripts/cli.mjs bench)', () => {
     expect(res.notes.filter((n) => /mujoco/.test(n))).toEqual([]);
   }, 120_000);
 });
+
+describe("SAP Warp's Franka pick-and-place (franka_panda_cube_urdf.yaml, its control: sequence)", () => {
+  it('npm run sim -- run … --asset-root …: the gripper lifts the cube ≥ 5 cm and sets it down at the place side', () => {
+    const sapWarp = path.join(root, '../shared/reference/sap_warp');
+    const r = sim([
+      'run',
+      path.join(sapWarp, 'scenes/franka_panda_cube_urdf.yaml'),
+      '--asset-root',
+      path.join(sapWarp, 'assets'),
+      '--duration',
+      '9',
+      '--trace',
+      '100',
+      '--json',
+    ]);
+    expect(r.code).toBe(0);
+    const doc = RunOutputSchema.parse(JSON.parse(r.stdout));
+    // cube_free's coordinates follow the arm's 7 and the fingers' 2 (the control file's
+    // joint_target_pos_columns order): the free joint's position is joint_q[9..11]
+    const cubeAt = (t: number): number[] => {
+      const row = doc.trace!.find((s) => Math.abs(s.time - t) < 1e-9)!;
+      return row.joint_q[0].slice(9, 12);
+    };
+    const start = cubeAt(0);
+    expect(start).toEqual([0.35, -0.15, 0.02]); // the scene's pick position
+    // the schedule: close_gripper 3.8 s, lift_mid 4.8 s, lift_clear 5.5 s, translate_to_place 6.7 s,
+    // release 7.8 s; the hand rises ~0.17 m between 4.2 and 5.5 s
+    const [x, y, z] = cubeAt(5.5);
+    expect(z - start[2]).toBeGreaterThan(0.05);
+    // lifted straight up between the fingers, not dragged or flung
+    expect(Math.hypot(x - start[0], y - start[1])).toBeLessThan(0.015);
+    // still held mid-transfer
+    expect(cubeAt(6.5)[2] - start[2]).toBeGreaterThan(0.05);
+    // released over the place side (0.35, 0.18) and resting on the ground
+    const cube = doc.worlds[0].bodies.find((b) => b.name === 'small_cube')!;
+    const [ex, ey, ez] = cube.position;
+    expect(Math.hypot(ex - 0.35, ey - 0.18)).toBeLessThan(0.03);
+    expect(Math.abs(ez - 0.02)).toBeLessThan(0.003);
+  }, 180_000);
+});

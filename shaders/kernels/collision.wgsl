@@ -445,6 +445,11 @@ fn bb_rel_tol() -> df {
   return df(0.05000000074505806, -7.450580707946131e-10);
 }
 
+// BOX_BOX_EDGE_REL_TOL = 0.1
+fn bb_edge_rel_tol() -> df {
+  return df(0.10000000149011612, -1.4901161415892261e-09);
+}
+
 fn bb_abs_tol() -> df {
   return df(9.999999974752427e-7, 2.5247572468697606e-15);
 }
@@ -1265,7 +1270,7 @@ fn box_box(margin: df, gap: df) -> bool {
       return false;
     }
   }
-  // overlapping: prefer faces (A's first)
+  // overlapping: prefer faces (A's first; an edge axis must beat the face by the wider edge band)
   var rf0 = 0u;
   var sF = sA;
   if (!sep) {
@@ -1273,7 +1278,7 @@ fn box_box(margin: df, gap: df) -> bool {
       rf0 = 1u;
       sF = sB;
     }
-    if (df_gt(sE, df_add(df_add(sF, df_mul(bb_rel_tol(), df_abs(sF))), df_mul(bb_abs_tol(), scale)))) {
+    if (df_gt(sE, df_add(df_add(sF, df_mul(bb_edge_rel_tol(), df_abs(sF))), df_mul(bb_abs_tol(), scale)))) {
       edge_mode = 2u;
     }
   }

@@ -6,8 +6,10 @@ import { posedState, worldWitnesses } from '../test_fixtures';
 import type { ShapeGeom } from '../geometry';
 import type { ContactManifold } from '../manifold';
 import {
+  BOX_BOX_AXIS_REL_TOL,
   BOX_BOX_CLOSEST_FEATURE,
   BOX_BOX_EDGE_FEATURE,
+  BOX_BOX_EDGE_REL_TOL,
   BOX_BOX_MAX_FACE_POINTS,
   BOX_BOX_MAX_POINTS,
 } from './box_box';
@@ -28,6 +30,7 @@ import {
   runPair,
   sub,
   toLocal,
+  toWorld,
   vec,
   type V3,
 } from './narrow_fixtures';
@@ -399,6 +402,147 @@ describe('box–box: the gap band', () => {
     expect(Math.abs(deepest(all).d - 0.001)).toBeLessThan(TOL);
     expect(dot(vec(all.normal, 0), [0, 0, 1])).toBeCloseTo(1, 12);
     expect(toLocal(g2, 1, vec(all.pointB, deepest(all).i))[1]).toBeCloseTo(-hy, 9);
+  });
+});
+
+/**
+ * The separations of the 15 SAT axes, computed here independently of box_box.ts (each axis
+ * normalised, projections summed over both boxes' half extents): the best face of A, of B, and the
+ * best edge–edge cross axis, with A's best face axis oriented from A into B [m].
+ */
+function satSeparations(g: ShapeGeom): { sA: number; sB: number; sE: number; nA: V3 } {
+  const t = sub([g.pos[3], g.pos[4], g.pos[5]], [g.pos[0], g.pos[1], g.pos[2]]);
+  const sep = (L: V3): number => {
+    const n = L.map((x) => x / len(L));
+    let r = 0;
+    for (let s = 0; s < 2; s++)
+      for (let k = 0; k < 3; k++) r += g.size[s * 3 + k] * Math.abs(dot(axisOf(g, s, k), n));
+    return Math.abs(dot(t, n)) - r;
+  };
+  let sA = -Infinity,
+    sB = -Infinity,
+    sE = -Infinity,
+    nA: V3 = [0, 0, 0];
+  for (let k = 0; k < 3; k++) {
+    const a = axisOf(g, 0, k);
+    if (sep(a) > sA) {
+      sA = sep(a);
+      nA = dot(a, t) >= 0 ? a : a.map((x) => -x);
+    }
+    sB = Math.max(sB, sep(axisOf(g, 1, k)));
+  }
+  for (let i = 0; i < 3; i++) {
+    for (let j = 0; j < 3; j++) {
+      const a = axisOf(g, 0, i),
+        b = axisOf(g, 1, j);
+      const L = [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
+      if (len(L) > 1e-9) sE = Math.max(sE, sep(L));
+    }
+  }
+  return { sA, sB, sE, nA };
+}
+
+/**
+ * how much better (less negative) the edge axis is than the reference face, relative to it: A's
+ * best face unless B's beats it by the face–face tolerance (the routine's order of preference)
+ */
+function edgeAdvantage(s: { sA: number; sB: number; sE: number }): number {
+  const sF = s.sB > s.sA + BOX_BOX_AXIS_REL_TOL * Math.abs(s.sA) ? s.sB : s.sA;
+  return (s.sE - sF) / Math.abs(sF);
+}
+
+describe('box–box: deep overlaps prefer a face axis over a nearly-as-good edge axis', () => {
+  it('a tilted box pressed 0.1 into a box’s top edge: the top face’s normal and a multi-point manifold, not one edge point', () => {
+    // B (half 0.3) tilted 25° about x then 40° about y, centred above A's +x top edge, its lowest
+    // corner exactly 0.1 below A's top face (z = 0.5)
+    const qx = pose(0, 0, 0, 1, 0, 0, (25 * Math.PI) / 180);
+    const q = compose(pose(0, 0, 0, 0, 1, 0, (40 * Math.PI) / 180), qx);
+    const hB = [0.3, 0.3, 0.3];
+    const probe = boxes([0.5, 0.5, 0.5], pose(0, 0, 0), hB, [0.5, 0, 0, q[3], q[4], q[5], q[6]]);
+    let low = Infinity;
+    for (let k = 0; k < 8; k++) {
+      const l = [k & 1 ? 0.3 : -0.3, k & 2 ? 0.3 : -0.3, k & 4 ? 0.3 : -0.3];
+      low = Math.min(low, toWorld(probe, 1, l)[2]);
+    }
+    const g = boxes([0.5, 0.5, 0.5], pose(0, 0, 0), hB, [0.5, 0, 0.4 - low, q[3], q[4], q[5], q[6]]);
+    const sat = satSeparations(g);
+    expect(sat.sA).toBeCloseTo(-0.1, 12);
+    // the edge axis beats the face by more than the face–face tolerance, less than the edge band:
+    // the old single 5 % rule took the edge (one point), the edge band keeps the face
+    const adv = edgeAdvantage(sat);
+    expect(adv).toBeGreaterThan(BOX_BOX_AXIS_REL_TOL);
+    expect(adv).toBeLessThan(BOX_BOX_EDGE_REL_TOL);
+    // the penetrating points only (gap 0)
+    const m = checkSwap(g, 0, 1, 0, 0);
+    expect(m.count).toBeGreaterThanOrEqual(2);
+    for (let i = 0; i < m.count; i++) {
+      expect(m.feature[i]).toBeLessThan(BOX_BOX_EDGE_FEATURE);
+      expectVec(vec(m.normal, i), [0, 0, 1], 1e-15);
+      const pA = vec(m.pointA, i),
+        pB = vec(m.pointB, i);
+      // A's witness on its top face, B's on B's surface, d the height of B's point over that face
+      expect(Math.abs(pA[2] - 0.5)).toBeLessThan(TOL);
+      expect(Math.max(Math.abs(pA[0]), Math.abs(pA[1]))).toBeLessThanOrEqual(0.5 + TOL);
+      expect(Math.abs(m.distance[i] - (pB[2] - 0.5))).toBeLessThan(TOL);
+      expect(m.distance[i]).toBeLessThan(0);
+    }
+    expectOnSurfaces(g, m, 1e-9);
+    // the deepest point is B's lowest corner, at the SAT depth of the face axis
+    expect(deepest(m).d).toBeCloseTo(sat.sA, 12);
+  });
+
+  it('a Franka gripper pad squeezing a cube near its top edge (recorded poses): the pad face’s normal, a face manifold', () => {
+    // fr3 finger tip pad (half 8.75 × 7.6 × 9.25 mm) and the 4 cm cube of franka_panda_cube_urdf at
+    // t = 4.0 s of the pick, as the old rule left them: the pad 9 mm into the cube
+    const norm = (q: number[]): number[] => q.map((x) => x / Math.hypot(...q));
+    const pad = [0.34354656062283306, -0.1722553914850568, 0.045613785987570564];
+    const cube = [0.34963494155332414, -0.15236656579924374, 0.021268163008081643];
+    const g = boxes(
+      [0.00875, 0.0076, 0.00925],
+      [...pad, ...norm([0.9765305, -0.0829458, -0.1897504, 0.059186])],
+      [0.02, 0.02, 0.02],
+      [...cube, ...norm([-0.0089329, 0.0013736, 0.0085347, 0.9999227])],
+    );
+    const sat = satSeparations(g);
+    expect(sat.sA).toBeLessThan(-0.008);
+    const adv = edgeAdvantage(sat);
+    expect(adv).toBeGreaterThan(BOX_BOX_AXIS_REL_TOL);
+    expect(adv).toBeLessThan(BOX_BOX_EDGE_REL_TOL);
+    const m = checkSwap(g, 0, 1, 0, 0);
+    expect(m.count).toBeGreaterThanOrEqual(2);
+    for (let i = 0; i < m.count; i++) {
+      expect(m.feature[i]).toBeLessThan(BOX_BOX_EDGE_FEATURE);
+      // the pad's closing face: its local y axis, pointing into the cube
+      expectVec(vec(m.normal, i), sat.nA, 1e-12);
+      expect(m.distance[i]).toBeLessThan(0);
+    }
+    expectOnSurfaces(g, m, 1e-9);
+    expect(deepest(m).d).toBeGreaterThanOrEqual(sat.sA - TOL);
+  });
+
+  it('crossed edges pushed deep (0.15 of a 1 m cube): still one edge–edge point at the exact depth', () => {
+    // A rotated 45° about x (top edge along x at z = √2/2), B rotated 45° about y (bottom edge
+    // along y); face separations are −(0.354 + 0.707·δ), the edge axis z gives −δ: far outside the band
+    const delta = 0.15;
+    const s = Math.SQRT1_2;
+    const g = boxes(
+      [0.5, 0.5, 0.5],
+      pose(0, 0, 0, 1, 0, 0, Math.PI / 4),
+      [0.5, 0.5, 0.5],
+      pose(0, 0, Math.SQRT2 - delta, 0, 1, 0, Math.PI / 4),
+    );
+    const sat = satSeparations(g);
+    expect(sat.sE).toBeCloseTo(-delta, 12);
+    expect(sat.sA).toBeCloseTo(-(0.5 + 0.5 * (0.5 + s + 0.5) - s * (Math.SQRT2 - delta)), 12);
+    expect(edgeAdvantage(sat)).toBeGreaterThan(BOX_BOX_EDGE_REL_TOL);
+    const m = checkSwap(g, 0, 1);
+    expect(m.count).toBe(1);
+    expect(m.feature[0]).toBeGreaterThanOrEqual(BOX_BOX_EDGE_FEATURE);
+    expect(m.feature[0]).toBeLessThan(BOX_BOX_CLOSEST_FEATURE);
+    expect(Math.abs(m.distance[0] + delta)).toBeLessThan(TOL);
+    expectVec(vec(m.normal, 0), [0, 0, 1], 1e-12);
+    expectVec(vec(m.pointA, 0), [0, 0, s], 1e-9);
+    expectVec(vec(m.pointB, 0), [0, 0, s - delta], 1e-9);
   });
 });
 
