@@ -144,16 +144,7 @@ function makeChart(
     {
       ...common,
       scales: { x: { time: false }, y: { distr: 3, range: logRange } },
-      axes: [
-        { ...xAxis, label: 't [s]' },
-        {
-          ...xAxis,
-          label: '‖Δv‖ [m/s, rad/s]',
-          splits: logSplits,
-          values: (_u, ticks) =>
-            ticks.map((t) => (t === null || t === undefined ? '' : Number(t).toExponential(0))),
-        },
-      ],
+      axes: [{ ...xAxis, label: 't [s]' }, logAxis('‖Δv‖ [m/s, rad/s]')],
       series: [
         { label: 't [s]', value: (_u, v) => (v === null || v === undefined ? '—' : Number(v).toFixed(3)) },
         {

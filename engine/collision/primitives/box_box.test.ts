@@ -451,6 +451,25 @@ function edgeAdvantage(s: { sA: number; sB: number; sE: number }): number {
   return (s.sE - sF) / Math.abs(sF);
 }
 
+/**
+ * the SAT separations of an overlap whose edge axis lies inside the edge band (better than the face
+ * by more than the face–face tolerance, by less than the edge one), and its penetrating points
+ * (gap 0): at least two, all face points
+ */
+function faceManifoldInEdgeBand(g: ShapeGeom): {
+  sat: ReturnType<typeof satSeparations>;
+  m: ContactManifold;
+} {
+  const sat = satSeparations(g);
+  const adv = edgeAdvantage(sat);
+  expect(adv).toBeGreaterThan(BOX_BOX_AXIS_REL_TOL);
+  expect(adv).toBeLessThan(BOX_BOX_EDGE_REL_TOL);
+  const m = checkSwap(g, 0, 1, 0, 0);
+  expect(m.count).toBeGreaterThanOrEqual(2);
+  for (let i = 0; i < m.count; i++) expect(m.feature[i]).toBeLessThan(BOX_BOX_EDGE_FEATURE);
+  return { sat, m };
+}
+
 describe('box–box: deep overlaps prefer a face axis over a nearly-as-good edge axis', () => {
   it('a tilted box pressed 0.1 into a box’s top edge: the top face’s normal and a multi-point manifold, not one edge point', () => {
     // B (half 0.3) tilted 25° about x then 40° about y, centred above A's +x top edge, its lowest
@@ -465,18 +484,11 @@ describe('box–box: deep overlaps prefer a face axis over a nearly-as-good edge
       low = Math.min(low, toWorld(probe, 1, l)[2]);
     }
     const g = boxes([0.5, 0.5, 0.5], pose(0, 0, 0), hB, [0.5, 0, 0.4 - low, q[3], q[4], q[5], q[6]]);
-    const sat = satSeparations(g);
-    expect(sat.sA).toBeCloseTo(-0.1, 12);
     // the edge axis beats the face by more than the face–face tolerance, less than the edge band:
     // the old single 5 % rule took the edge (one point), the edge band keeps the face
-    const adv = edgeAdvantage(sat);
-    expect(adv).toBeGreaterThan(BOX_BOX_AXIS_REL_TOL);
-    expect(adv).toBeLessThan(BOX_BOX_EDGE_REL_TOL);
-    // the penetrating points only (gap 0)
-    const m = checkSwap(g, 0, 1, 0, 0);
-    expect(m.count).toBeGreaterThanOrEqual(2);
+    const { sat, m } = faceManifoldInEdgeBand(g);
+    expect(sat.sA).toBeCloseTo(-0.1, 12);
     for (let i = 0; i < m.count; i++) {
-      expect(m.feature[i]).toBeLessThan(BOX_BOX_EDGE_FEATURE);
       expectVec(vec(m.normal, i), [0, 0, 1], 1e-15);
       const pA = vec(m.pointA, i),
         pB = vec(m.pointB, i);
@@ -503,15 +515,9 @@ describe('box–box: deep overlaps prefer a face axis over a nearly-as-good edge
       [0.02, 0.02, 0.02],
       [...cube, ...norm([-0.0089329, 0.0013736, 0.0085347, 0.9999227])],
     );
-    const sat = satSeparations(g);
+    const { sat, m } = faceManifoldInEdgeBand(g);
     expect(sat.sA).toBeLessThan(-0.008);
-    const adv = edgeAdvantage(sat);
-    expect(adv).toBeGreaterThan(BOX_BOX_AXIS_REL_TOL);
-    expect(adv).toBeLessThan(BOX_BOX_EDGE_REL_TOL);
-    const m = checkSwap(g, 0, 1, 0, 0);
-    expect(m.count).toBeGreaterThanOrEqual(2);
     for (let i = 0; i < m.count; i++) {
-      expect(m.feature[i]).toBeLessThan(BOX_BOX_EDGE_FEATURE);
       // the pad's closing face: its local y axis, pointing into the cube
       expectVec(vec(m.normal, i), sat.nA, 1e-12);
       expect(m.distance[i]).toBeLessThan(0);
