@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { makeRng } from '../math';
-import { convexHull, hullFaces, type HullMesh, type HullStats } from './hull';
+import {
+  HULL_DIRECTIONS,
+  HULL_EXACT_POINTS,
+  convexHull,
+  hullFaces,
+  type HullMesh,
+  type HullStats,
+} from './hull';
 
 /** n points on the two rims of a unit cylinder, the rims' points at the same angles */
 function cylinderRims(n: number): Float64Array {
@@ -69,8 +76,8 @@ function expectValidHull(points: ArrayLike<number>, h: HullMesh, tol: number): v
 }
 
 describe('convex hull: degenerate and large inputs', () => {
-  it('100k points on a cylinder’s rims: every point a vertex, two caps and the side quads, linear work', () => {
-    const n = 100_000;
+  it('40k points on a cylinder’s rims: every point a vertex, two caps and the side quads, linear work', () => {
+    const n = 40_000;
     const pts = cylinderRims(n);
     const stats: HullStats = { facesCreated: 0, dropped: 0 };
     const h = convexHull(pts, stats)!;
@@ -89,6 +96,47 @@ describe('convex hull: degenerate and large inputs', () => {
     expect(stats.facesCreated).toBeLessThan(6 * n);
     expect(stats.dropped).toBe(0);
     expectValidHull(cylinderRims(2000), convexHull(cylinderRims(2000))!, 1e-12);
+  });
+
+  it('beyond the exact budget: interior points culled exactly, else the hull of the support points', () => {
+    const rng = makeRng(7);
+    // 200k points in a cube: the culled candidates stay within budget, so the hull is exact
+    const cloud = Float64Array.from({ length: 600_000 }, () => rng() * 2 - 1);
+    const exact = convexHull(cloud)!;
+    expect(exact.approximatedFrom).toBe(0);
+    expectValidHull(cloud, exact, 1e-12);
+    // 100k points on a helix around a cylinder (the fuzzer's OBJ polygon): all are hull vertices
+    const n = 100_000;
+    const helix = new Float64Array(n * 3);
+    for (let i = 0; i < n; i++) helix.set([Math.cos(i), Math.sin(i), i % 7], i * 3);
+    expect(n).toBeGreaterThan(HULL_EXACT_POINTS);
+    const stats: HullStats = { facesCreated: 0, dropped: 0 };
+    const h = convexHull(helix, stats)!;
+    expect(h.approximatedFrom).toBe(n);
+    expect(h.vertices.length / 3).toBeLessThanOrEqual(HULL_DIRECTIONS);
+    expect(stats.facesCreated).toBeLessThan(10 * HULL_DIRECTIONS);
+    // an inner hull: exact in its directions, no input point farther out than the angular spacing allows
+    // (radius 1, height 6)
+    for (let v = 0; v < h.source.length; v++) expect(h.vertices[v * 3]).toBe(helix[h.source[v] * 3]);
+    // a closed outward hull of sphere topology
+    const V = h.vertices.length / 3,
+      T = h.triangles.length / 3;
+    expect(V - (3 * T) / 2 + T).toBe(2);
+    expect(volume(h)).toBeGreaterThan(0.9 * 6 * Math.PI);
+    const f = hullFaces(h);
+    let worst = 0;
+    for (let k = 0; k < f.faceCount; k++) {
+      const v = f.faceVertex[f.faceStart[k]] * 3;
+      for (let i = 0; i < n; i += 7) {
+        const s =
+          f.faceNormal[k * 3] * (helix[i * 3] - h.vertices[v]) +
+          f.faceNormal[k * 3 + 1] * (helix[i * 3 + 1] - h.vertices[v + 1]) +
+          f.faceNormal[k * 3 + 2] * (helix[i * 3 + 2] - h.vertices[v + 2]);
+        worst = Math.max(worst, s);
+      }
+    }
+    expect(worst).toBeGreaterThan(0);
+    expect(worst).toBeLessThan(0.01);
   });
 
   const families: Record<string, (rng: () => number) => number[]> = {

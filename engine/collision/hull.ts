@@ -28,7 +28,18 @@ export interface HullMesh {
   readonly triangles: Int32Array;
   /** (V) index of each hull vertex in the input point list */
   readonly source: Int32Array;
+  /**
+   * 0 for the exact hull; otherwise the input's point count, when more than
+   * {@link HULL_EXACT_POINTS} candidates made it the hull of the farthest point in each of
+   * {@link HULL_DIRECTIONS} direction cells (an inner hull of at most that many vertices)
+   */
+  readonly approximatedFrom: number;
 }
+
+/** candidate points (after culling the interior) up to which a hull is exact */
+export const HULL_EXACT_POINTS = 50_000;
+/** most candidates of a hull beyond {@link HULL_EXACT_POINTS}: 6 · 12² direction cells and 26 support points (Jolt keeps 256 vertices, PhysX 255) */
+export const HULL_DIRECTIONS = 6 * 12 * 12 + 26;
 
 /** relative tolerance: a point is outside a face beyond this times the bounding-box diagonal */
 const HULL_EPS = 1e-10;
@@ -62,29 +73,34 @@ export function convexHull(points: ArrayLike<number>, stats?: HullStats): HullMe
   }
   const diag = Math.hypot(hi[0] - lo[0], hi[1] - lo[1], hi[2] - lo[2]);
   if (!(diag > 0) || !Number.isFinite(diag)) return null;
+  // scaled by a power of two (exact) to a diagonal within (1/2, 1]: every square below stays finite
+  const scale = 2 ** -Math.ceil(Math.log2(diag));
   const P = new Float64Array(n * 3);
-  for (let i = 0; i < n * 3; i++) P[i] = points[i] - 0.5 * (lo[i % 3] + hi[i % 3]);
-  const eps = HULL_EPS * diag;
+  for (let i = 0; i < n * 3; i++) P[i] = (points[i] - 0.5 * (lo[i % 3] + hi[i % 3])) * scale;
+  const eps = HULL_EPS * diag * scale;
 
   const counts: HullStats = stats ?? { facesCreated: 0, dropped: 0 };
   counts.facesCreated = counts.dropped = 0;
-  const first = quickhull(P, n, eps, counts);
-  if (first === null) return null;
-  // vertices left inside a face or on an edge (taken before the points around them): hull the
-  // corners first, then the other vertices, which stay only where they are outside by more than eps
-  // (a vertex whose faces bend by less than the angle test sees is kept)
-  const split = cornersFirst(P, n, first);
-  let tris = first;
-  if (split !== null && split.corners >= 4) {
-    const m = split.order.length;
-    const Q = new Float64Array(m * 3);
-    for (let i = 0; i < m; i++) for (let k = 0; k < 3; k++) Q[i * 3 + k] = P[split.order[i] * 3 + k];
-    const again = quickhull(Q, m, eps, counts, split.corners);
-    if (again !== null) {
-      for (let i = 0; i < again.length; i++) again[i] = split.order[again[i]];
-      tris = again;
+  // many points: those strictly inside the polytope of 26 support points never matter; when more
+  // than the budget remain, the hull is that of the support points in HULL_DIRECTIONS directions
+  let ids: Int32Array | null = null;
+  let approximatedFrom = 0;
+  if (n > HULL_EXACT_POINTS) {
+    ids = outsideOfDop(P, n, eps, counts);
+    if (ids.length > HULL_EXACT_POINTS) {
+      ids = directionalExtremes(P, ids);
+      approximatedFrom = n;
     }
   }
+  const m = ids === null ? n : ids.length;
+  let Q = P;
+  if (ids !== null) {
+    Q = new Float64Array(m * 3);
+    for (let i = 0; i < m; i++) for (let k = 0; k < 3; k++) Q[i * 3 + k] = P[ids[i] * 3 + k];
+  }
+  const tris = hullTriangles(Q, m, eps, counts);
+  if (tris === null) return null;
+  if (ids !== null) for (let i = 0; i < tris.length; i++) tris[i] = ids[tris[i]];
   // compact: hull vertices in first-use order, coordinates as given
   const map = new Int32Array(n).fill(-1);
   const src: number[] = [];
@@ -100,7 +116,170 @@ export function convexHull(points: ArrayLike<number>, stats?: HullStats): HullMe
   const vertices = new Float64Array(src.length * 3);
   for (let i = 0; i < src.length; i++)
     for (let k = 0; k < 3; k++) vertices[i * 3 + k] = points[src[i] * 3 + k];
-  return { vertices, triangles, source: Int32Array.from(src) };
+  return { vertices, triangles, source: Int32Array.from(src), approximatedFrom };
+}
+
+/** the hull triangles (point indices) of n centred points, vertices inside faces and on edges removed */
+function hullTriangles(P: Float64Array, n: number, eps: number, counts: HullStats): Int32Array | null {
+  const first = quickhull(P, n, eps, counts);
+  if (first === null) return null;
+  // vertices left inside a face or on an edge (taken before the points around them): hull the
+  // corners first, then the other vertices, which stay only where they are outside by more than eps
+  // (a vertex whose faces bend by less than the angle test sees is kept)
+  const split = cornersFirst(P, n, first);
+  if (split === null || split.corners < 4) return first;
+  const m = split.order.length;
+  const Q = new Float64Array(m * 3);
+  for (let i = 0; i < m; i++) for (let k = 0; k < 3; k++) Q[i * 3 + k] = P[split.order[i] * 3 + k];
+  const again = quickhull(Q, m, eps, counts, split.corners);
+  if (again === null) return first;
+  for (let i = 0; i < again.length; i++) again[i] = split.order[again[i]];
+  return again;
+}
+
+/** the 26 directions of a cube's faces, edges and corners (unnormalized) */
+const DOP_DIRECTIONS: readonly (readonly [number, number, number])[] = (() => {
+  const d: [number, number, number][] = [];
+  for (let x = -1; x <= 1; x++)
+    for (let y = -1; y <= 1; y++) for (let z = -1; z <= 1; z++) if (x || y || z) d.push([x, y, z]);
+  return d;
+})();
+
+/** {@link DOP_DIRECTIONS} as flat xyz triples */
+const DOP_FLAT = Float64Array.from(DOP_DIRECTIONS.flat());
+
+/**
+ * Akl–Toussaint culling: the indices of the points not inside the hull of the support points in the
+ * 26 {@link DOP_DIRECTIONS} by more than eps (the points that can be hull vertices), in index order.
+ */
+function outsideOfDop(P: Float64Array, n: number, eps: number, counts: HullStats): Int32Array {
+  const all = new Int32Array(n);
+  for (let i = 0; i < n; i++) all[i] = i;
+  const sup = supportPoints(P, all);
+  const S = new Float64Array(sup.length * 3);
+  for (let i = 0; i < sup.length; i++) for (let k = 0; k < 3; k++) S[i * 3 + k] = P[sup[i] * 3 + k];
+  const tris = sup.length >= 4 ? quickhull(S, sup.length, eps, counts) : null;
+  if (tris === null) return all;
+  // the polytope's planes (outward, through a vertex of each triangle)
+  const T = tris.length / 3;
+  const planes = new Float64Array(T * 4);
+  for (let t = 0; t < T; t++) {
+    unitNormal(S, tris[t * 3], tris[t * 3 + 1], tris[t * 3 + 2], planes, t * 4);
+    const a = tris[t * 3] * 3;
+    planes[t * 4 + 3] = planes[t * 4] * S[a] + planes[t * 4 + 1] * S[a + 1] + planes[t * 4 + 2] * S[a + 2];
+  }
+  const keep: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const x = P[i * 3],
+      y = P[i * 3 + 1],
+      z = P[i * 3 + 2];
+    for (let t = 0; t < T; t++) {
+      if (planes[t * 4] * x + planes[t * 4 + 1] * y + planes[t * 4 + 2] * z - planes[t * 4 + 3] > -eps) {
+        keep.push(i);
+        break;
+      }
+    }
+  }
+  return Int32Array.from(keep);
+}
+
+/** the exact support points of the points `ids` in the 26 {@link DOP_DIRECTIONS}, without repeats, in index order */
+function supportPoints(P: Float64Array, ids: Int32Array): Int32Array {
+  const K = DOP_DIRECTIONS.length;
+  const best = new Float64Array(K).fill(-Infinity);
+  const arg = new Int32Array(K);
+  for (let q = 0; q < ids.length; q++) {
+    const i = ids[q];
+    const x = P[i * 3],
+      y = P[i * 3 + 1],
+      z = P[i * 3 + 2];
+    for (let j = 0; j < K; j++) {
+      const d = DOP_FLAT[j * 3] * x + DOP_FLAT[j * 3 + 1] * y + DOP_FLAT[j * 3 + 2] * z;
+      if (d > best[j]) {
+        best[j] = d;
+        arg[j] = i;
+      }
+    }
+  }
+  return Int32Array.from(new Set(arg)).sort();
+}
+
+/** cells per cube-face side of the direction buckets of {@link directionalExtremes} */
+const BUCKET_SIDE = 12;
+
+/**
+ * The hull's candidates when too many remain: the points `ids` bucketed by their direction from the
+ * centre (the bounding box mapped to a cube) on a cube map of 6 × BUCKET_SIDE² cells, and in each cell the point farthest along the
+ * cell's central direction, plus the exact support points in the 26 DOP directions. O(n); at most
+ * {@link HULL_DIRECTIONS} points, without repeats, in index order.
+ */
+function directionalExtremes(P: Float64Array, ids: Int32Array): Int32Array {
+  const g = BUCKET_SIDE;
+  const cells = 6 * g * g;
+  const best = new Float64Array(cells).fill(-Infinity);
+  const arg = new Int32Array(cells).fill(-1);
+  // bucketed after mapping the bounding box to a cube (an affine map keeps the hull's structure):
+  // a long or flat shape then spreads over all cells
+  const ext = [0, 0, 0];
+  for (let q = 0; q < ids.length; q++)
+    for (let k = 0; k < 3; k++) ext[k] = Math.max(ext[k], Math.abs(P[ids[q] * 3 + k]));
+  const sx = ext[0] > 0 ? 1 / ext[0] : 0,
+    sy = ext[1] > 0 ? 1 / ext[1] : 0,
+    sz = ext[2] > 0 ? 1 / ext[2] : 0;
+  for (let q = 0; q < ids.length; q++) {
+    const i = ids[q];
+    const x = P[i * 3] * sx,
+      y = P[i * 3 + 1] * sy,
+      z = P[i * 3 + 2] * sz;
+    const ax = Math.abs(x),
+      ay = Math.abs(y),
+      az = Math.abs(z);
+    // the cube face the direction leaves through, and the direction's two coordinates on it
+    let face: number, u: number, v: number, m: number;
+    if (ax >= ay && ax >= az) {
+      face = x >= 0 ? 0 : 1;
+      u = y;
+      v = z;
+      m = ax;
+    } else if (ay >= az) {
+      face = y >= 0 ? 2 : 3;
+      u = z;
+      v = x;
+      m = ay;
+    } else {
+      face = z >= 0 ? 4 : 5;
+      u = x;
+      v = y;
+      m = az;
+    }
+    if (!(m > 0)) continue;
+    const cu = Math.min(g - 1, Math.floor(((u / m + 1) / 2) * g)),
+      cv = Math.min(g - 1, Math.floor(((v / m + 1) / 2) * g));
+    // the cell's central direction (unnormalized: only the order within the cell matters)
+    const su = ((cu + 0.5) / g) * 2 - 1,
+      sv = ((cv + 0.5) / g) * 2 - 1;
+    const sign = face % 2 === 0 ? 1 : -1;
+    const axis = face >> 1;
+    const d =
+      axis === 0
+        ? sign * x + su * y + sv * z
+        : axis === 1
+          ? sign * y + su * z + sv * x
+          : sign * z + su * x + sv * y;
+    const c = (face * g + cu) * g + cv;
+    if (d > best[c]) {
+      best[c] = d;
+      arg[c] = i;
+    }
+  }
+  const out = new Set<number>(supportPoints(P, ids));
+  for (let c = 0; c < cells; c++) if (arg[c] >= 0) out.add(arg[c]);
+  return Int32Array.from(out).sort();
+}
+
+/** √(x² + y² + z²) for the scaled copy's numbers (Math.hypot's overflow guard costs ~10× here) */
+function norm3(x: number, y: number, z: number): number {
+  return Math.sqrt(x * x + y * y + z * z);
 }
 
 /** the unit normal of triangle (a, b, c) of the flat xyz array P into out[o..o+3); returns the doubled area */
@@ -121,7 +300,7 @@ function unitNormal(
   const nx = uy * wz - uz * wy,
     ny = uz * wx - ux * wz,
     nz = ux * wy - uy * wx;
-  const l = Math.hypot(nx, ny, nz);
+  const l = norm3(nx, ny, nz);
   const s = l > 0 ? 1 / l : 1;
   out[o] = nx * s;
   out[o + 1] = ny * s;
@@ -153,7 +332,7 @@ function cornersFirst(
     for (let e = 0; e < 3; e++) {
       const v = tris[t * 3 + e];
       const f = first[v] * 3;
-      const s = Math.hypot(
+      const s = norm3(
         N[f + 1] * N[t * 3 + 2] - N[f + 2] * N[t * 3 + 1],
         N[f + 2] * N[t * 3] - N[f] * N[t * 3 + 2],
         N[f] * N[t * 3 + 1] - N[f + 1] * N[t * 3],
@@ -276,7 +455,7 @@ function quickhull(
     b = 0,
     best = -1;
   for (let k = 0; k < 3; k++) {
-    const d = Math.hypot(
+    const d = norm3(
       x(iMax[k], 0) - x(iMin[k], 0),
       x(iMax[k], 1) - x(iMin[k], 1),
       x(iMax[k], 2) - x(iMin[k], 2),
@@ -287,14 +466,14 @@ function quickhull(
   const ux = x(b, 0) - x(a, 0),
     uy = x(b, 1) - x(a, 1),
     uz = x(b, 2) - x(a, 2);
-  const ul = Math.hypot(ux, uy, uz);
+  const ul = norm3(ux, uy, uz);
   let c = -1;
   best = eps;
   for (let i = 0; i < primary; i++) {
     const wx = x(i, 0) - x(a, 0),
       wy = x(i, 1) - x(a, 1),
       wz = x(i, 2) - x(a, 2);
-    const d = Math.hypot(uy * wz - uz * wy, uz * wx - ux * wz, ux * wy - uy * wx) / ul;
+    const d = norm3(uy * wz - uz * wy, uz * wx - ux * wz, ux * wy - uy * wx) / ul;
     if (d > best) [best, c] = [d, i];
   }
   if (c < 0) return null;
@@ -364,7 +543,7 @@ function quickhull(
       ny = uz * wx - ux * wz,
       nz = ux * wy - uy * wx;
     const side = nx * (x(o, 0) - x(s, 0)) + ny * (x(o, 1) - x(s, 1)) + nz * (x(o, 2) - x(s, 2));
-    return side > eps * Math.hypot(nx, ny, nz);
+    return side > eps * norm3(nx, ny, nz);
   };
   const seen = (f0: number, eye: number, over: number): boolean => {
     stamp++;
@@ -435,16 +614,8 @@ function quickhull(
   // intermediate hulls fan one rim vertex across the other rim)
   const order = new Int32Array(n);
   for (let i = 0; i < n; i++) order[i] = i;
-  let seed = 0x9e3779b9;
-  for (let i = primary - 1; i > 0; i--) {
-    seed ^= seed << 13;
-    seed ^= seed >>> 17;
-    seed ^= seed << 5;
-    const j = (seed >>> 0) % (i + 1);
-    const t = order[i];
-    order[i] = order[j];
-    order[j] = t;
-  }
+  const seed = { s: 0x9e3779b9 };
+  shuffle(order, 0, primary, seed);
   for (let k = 0; k < n; k++) {
     const eye = order[k];
     const f0 = owner[eye];
@@ -508,6 +679,21 @@ function quickhull(
   for (let f = 0; f < faces.count; f++)
     if (faces.alive[f]) tris.push(faces.v[f * 3], faces.v[f * 3 + 1], faces.v[f * 3 + 2]);
   return tris.length >= 12 ? Int32Array.from(tris) : null;
+}
+
+/** Fisher–Yates shuffle of order[from, to) with a xorshift32 generator (state in `seed.s`) */
+function shuffle(order: Int32Array, from: number, to: number, seed: { s: number }): void {
+  let s = seed.s;
+  for (let i = to - 1; i > from; i--) {
+    s ^= s << 13;
+    s ^= s >>> 17;
+    s ^= s << 5;
+    const j = from + ((s >>> 0) % (i - from + 1));
+    const t = order[i];
+    order[i] = order[j];
+    order[j] = t;
+  }
+  seed.s = s;
 }
 
 /**

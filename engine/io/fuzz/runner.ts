@@ -3,6 +3,7 @@
  * surface from its seed, announces it (`begin`, so the pool can kill the thread when it hangs), runs
  * the target, checks the builtin prototypes, and reports the outcome (`end`).
  */
+import { availableParallelism, loadavg } from 'node:os';
 import { FuzzFinding, type FindingKind, type Outcome } from './finding';
 import { Rng, hashString } from './rng';
 import { SURFACES, type FuzzInput } from './surfaces';
@@ -41,6 +42,11 @@ const TARGETS: Record<string, [string, string]> = {
   command: ['../../worker/fuzz_targets.ts', 'runCommand'],
   link: ['../../../app/link_fuzz_target.ts', 'runLink'],
 };
+
+/** how many runnable tasks share each core (1-minute load average per core), at least 1 */
+function busyFactor(): number {
+  return Math.max(1, loadavg()[0] / availableParallelism());
+}
 
 /** the per-input seed: a function of the run seed, the surface and the index only */
 export function caseSeed(seed: number, surface: string, i: number): number {
@@ -105,8 +111,13 @@ export async function runJob(job: FuzzJob, post: (m: RunnerMessage) => void): Pr
         /* judged above */
       }
       ms = Math.min(ms, performance.now() - t1);
-      if (ms > job.slowMs)
-        finding = { kind: 'slow', message: `${ms.toFixed(0)} ms (limit ${job.slowMs} ms)` };
+      // the limit is for a free core: scaled by the run queue per core when the machine is busier
+      const load = busyFactor();
+      if (ms > job.slowMs * load)
+        finding = {
+          kind: 'slow',
+          message: `${ms.toFixed(0)} ms (limit ${job.slowMs} ms${load > 1 ? ` × load ${load.toFixed(1)}` : ''})`,
+        };
     }
     const polluted = pollution(protos);
     if (polluted) {

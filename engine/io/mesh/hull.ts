@@ -5,15 +5,20 @@
  */
 import { MeshError } from '../assets/errors';
 import { matQuat } from '../assets/frames';
-import { convexHull as hullOf } from '../../collision/hull';
+import { HULL_DIRECTIONS, HULL_EXACT_POINTS, convexHull as hullOf } from '../../collision/hull';
 import type { TriMesh } from './types';
 
 /**
  * The convex hull of a point set as a closed triangle mesh (outward winding). Points lying on a hull
  * face or edge are not kept as vertices. Throws a MeshError (with `file`) when the points span no
- * volume.
+ * volume. Beyond {@link HULL_EXACT_POINTS} candidate points the hull is approximated (see
+ * `HullMesh.approximatedFrom`) and `warn` hears of it.
  */
-export function convexHull(points: ArrayLike<number>, file?: string): TriMesh {
+export function convexHull(
+  points: ArrayLike<number>,
+  file?: string,
+  warn?: (message: string) => void,
+): TriMesh {
   const n = Math.floor(points.length / 3);
   if (n < 4) throw new MeshError(`a convex hull needs at least 4 points; got ${n}`, file);
   for (let i = 0; i < n * 3; i++)
@@ -21,6 +26,12 @@ export function convexHull(points: ArrayLike<number>, file?: string): TriMesh {
   const h = hullOf(points);
   if (h === null)
     throw new MeshError('the points are flat, collinear or coincident: no 3D convex hull', file);
+  if (h.approximatedFrom > 0)
+    warn?.(
+      `${file ?? 'mesh'}: convex hull of ${h.approximatedFrom} points approximated by the hull of their ` +
+        `farthest points in ${HULL_DIRECTIONS} direction cells (${h.vertices.length / 3} vertices; more than ` +
+        `${HULL_EXACT_POINTS} candidates)`,
+    );
   return { vertices: h.vertices, triangles: h.triangles };
 }
 

@@ -98,6 +98,26 @@ describe('OBJ', () => {
 });
 
 describe('convex hull and bounding boxes', () => {
+  it('a hull of more candidates than the exact budget is approximated, and the caller hears of it', () => {
+    // 60k points on a sphere: every one a candidate
+    const n = 60_000;
+    const pts = new Float64Array(n * 3);
+    for (let i = 0; i < n; i++) {
+      const z = 1 - (2 * i + 1) / n,
+        r = Math.sqrt(1 - z * z),
+        a = i * 2.399963229728653;
+      pts.set([r * Math.cos(a), r * Math.sin(a), z], i * 3);
+    }
+    const warnings: string[] = [];
+    const h = convexHull(pts, 'ball.obj', (w) => warnings.push(w));
+    expect(h.vertices.length / 3).toBeLessThan(1000);
+    expect(warnings).toEqual([expect.stringMatching(/^ball\.obj: convex hull of 60000 points approximated/)]);
+    // a small hull is exact and silent
+    const small = convexHull(pts.subarray(0, 3 * 3000), 'part.obj', (w) => warnings.push(w));
+    expect(small.vertices.length / 3).toBe(3000);
+    expect(warnings).toHaveLength(1);
+  });
+
   it('the hull of a cube’s corners (plus interior points) is the cube: 8 vertices, 12 triangles, volume 8', () => {
     const pts: number[] = [];
     for (const x of [-1, 1]) for (const y of [-1, 1]) for (const z of [-1, 1]) pts.push(x, y, z);

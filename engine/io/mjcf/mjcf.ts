@@ -315,7 +315,7 @@ export async function importMjcf(
   const defs = new DefaultClasses(root);
   const rd = new Reader(cs, defs);
   const log = new ImportLog();
-  const meshes = readMeshAssets(root, rd);
+  const meshes = readMeshAssets(root, rd, log);
   const texcoords = new Map<string, ObjTexcoords>();
   const loaded = await loadMeshFiles(meshes, path, cs, opts.resolver, texcoords);
   const hfields = await readHfields(root, rd, path, cs, opts.resolver);
@@ -485,7 +485,7 @@ async function readHfields(
   return out;
 }
 
-function readMeshAssets(root: XmlElement, rd: Reader): Map<string, MeshAsset> {
+function readMeshAssets(root: XmlElement, rd: Reader, log: ImportLog): Map<string, MeshAsset> {
   const out = new Map<string, MeshAsset>();
   for (const asset of root.children.filter((c) => c.name === 'asset')) {
     for (const m of asset.children.filter((c) => c.name === 'mesh')) {
@@ -506,7 +506,7 @@ function readMeshAssets(root: XmlElement, rd: Reader): Map<string, MeshAsset> {
         if (!face) {
           // MuJoCo: vertices without faces are the mesh's convex hull (drawn, collided and weighed so)
           try {
-            inline = convexHull(vertex);
+            inline = convexHull(vertex, `mesh '${name}'`, (w) => log.warn(w));
           } catch (e) {
             throw elError(m, `<mesh vertex> without faces: ${e instanceof Error ? e.message : String(e)}`);
           }
@@ -1074,7 +1074,7 @@ class MjcfBuilder {
     if (data === undefined || typeof data === 'string') return data ?? 'not loaded';
     const a = this.meshAssets.get(name)!;
     let m = this.placeMesh(a, data);
-    if (hull) m = convexHull(m.vertices, a.file ?? name);
+    if (hull) m = convexHull(m.vertices, a.file ?? name, (w) => this.log.warn(w));
     const index = this.b.addMesh({
       vertices: m.vertices,
       triangles: m.triangles,

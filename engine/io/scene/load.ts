@@ -414,7 +414,7 @@ class SceneLoader {
     if (hit !== undefined) return { index: hit, convex };
     let m = scaleMesh(raw, sc);
     try {
-      if (convex) m = convexHull(m.vertices);
+      if (convex) m = convexHull(m.vertices, key, (w) => this.ctx.warn(path, w));
     } catch (e) {
       throw sceneError(path, e instanceof Error ? e.message : String(e));
     }
@@ -923,7 +923,7 @@ class SceneLoader {
         const key = `${s.mesh}|${s.size.join(',')}`;
         let idx = hulls.get(key);
         if (idx === undefined) {
-          const h = convexHull(v);
+          const h = convexHull(v, m.label, (w) => this.ctx.warn(path, w));
           idx = b.addMesh({ vertices: h.vertices, triangles: h.triangles, label: `${m.label}/hull` });
           hulls.set(key, idx);
         }

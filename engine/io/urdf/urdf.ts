@@ -586,7 +586,7 @@ function buildUrdf(
           ? parts[0].mesh
           : (loaded.whole ?? mergeParts(parts));
     let tri = scaleMesh(src, scale);
-    if (hull) tri = convexHull(tri.vertices, ref);
+    if (hull) tri = convexHull(tri.vertices, ref, (w) => log.warn(w));
     const base = ref.slice(ref.lastIndexOf('/') + 1);
     let texture: number | undefined;
     if (tex && image) {

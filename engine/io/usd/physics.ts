@@ -1124,7 +1124,7 @@ class UsdPhysicsImporter {
     let mt: ArrayLike<number> = tris;
     if (collider && !skipApprox && (approx === 'convexHull' || approx === 'convexDecomposition')) {
       try {
-        const h = convexHull(verts, p.layer);
+        const h = convexHull(verts, `<${p.path}> (${p.layer})`, (w) => this.warnings.push(w));
         type = 'convex_mesh';
         mv = h.vertices;
         mt = h.triangles;
