@@ -52,7 +52,7 @@ test('the Franka FR3 package (URDF, STL colliders, COLLADA visuals) loads from a
   // the arm's visual DAEs are not in the package (MANIFEST.md): its colliders are shown, and the
   // loader says so
   expect(scene.warnings.join('\n')).toMatch(
-    /visual meshes not loaded on 8 link\(s\).*fr3_link0 \(.*fr3_link7 \(.*package 'franka_emika_panda' not found/,
+    /visual meshes not loaded on 8 link\(s\).*fr3_link0 \(.*fr3_link7 \(.*file not found in package 'franka_emika_panda'/,
   );
   await expect(page.getByTestId('loader-warning-count')).toHaveText('1 loader warning');
 

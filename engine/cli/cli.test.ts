@@ -84,9 +84,9 @@ describe('CLI outputs', () => {
     const doc = InspectOutputSchema.parse(JSON.parse(i.stdout));
     // the arm's visual DAEs are not in the asset set; the hand's and fingers' load
     expect(doc.warnings).toHaveLength(1);
-    // each link with its whole reason, the unknown package named
+    // each link with its whole reason: the package's folder is there, the file is not
     expect(doc.warnings[0]).toMatch(
-      /visual meshes not loaded on 8 link\(s\).*fr3_link7 \(package:\/\/.*package 'franka_emika_panda' not found/,
+      /visual meshes not loaded on 8 link\(s\).*fr3_link7 \(package:\/\/.*file not found in package 'franka_emika_panda'/,
     );
     expect(sim(['inspect', fr3]).stdout).toMatch(/^warning: visual meshes not loaded on 8 link/m);
     const r = sim(['run', fr3, '--steps', '2', '--json']);

@@ -64,7 +64,7 @@ describe('SAP Warp URDF scenes load offline and simulate 2 s at their own dt', (
     // the hand and the finger, shared by both fingers); link0, 6 and 7 have no visual file in the mirror
     expect(m.mesh_count).toBe(9 + 16);
     expect(s.warnings.join('\n')).toMatch(
-      /visual meshes not loaded on 3 link\(s\); their collision shapes are shown instead: fr3_link0 \(package:\/\/franka_emika_panda\/.*link0\.dae: package 'franka_emika_panda' not found .*; fr3_link6 \(.*; fr3_link7 \(package:/m,
+      /visual meshes not loaded on 3 link\(s\); their collision shapes are shown instead: fr3_link0 \(package:\/\/franka_emika_panda\/.*link0\.dae: file not found in package 'franka_emika_panda' .*; fr3_link6 \(.*; fr3_link7 \(package:/m,
     );
     const r = simulateFor(m, s.dt, 2, s.solver, s.max_rigid_contact);
     expect(r.finite).toBe(true);

@@ -473,13 +473,13 @@ export class Authoring {
         kd.push(drive || mode === TargetMode.VELOCITY ? cfg.target_kd : 0);
       }
       if (n === 0) return;
+      // one warning per joint and override (the DOFs it applies to listed together)
+      const overridden = new Map<string, number[]>();
       for (let d = 0; d < n; d++) {
         const cfg = { ...rec.dof, ...rec.dofOverride[d] };
         if (ke[d] === cfg.target_ke && kd[d] === cfg.target_kd) continue;
-        this.ctx.warn(
-          'post_build',
-          `joint '${rec.label}' DOF ${d}: target mode '${TARGET_MODES[this.targetMode[j][d]]}' overrides gains ke ${cfg.target_ke} → ${ke[d]}, kd ${cfg.target_kd} → ${kd[d]}`,
-        );
+        const what = `target mode '${TARGET_MODES[this.targetMode[j][d]]}' overrides gains ke ${cfg.target_ke} → ${ke[d]}, kd ${cfg.target_kd} → ${kd[d]}`;
+        overridden.set(what, [...(overridden.get(what) ?? []), d]);
         if (n === 1) {
           rec.dof.target_ke = ke[d];
           rec.dof.target_kd = kd[d];
@@ -488,6 +488,11 @@ export class Authoring {
           this.builder.setDofValue(j, d, 'target_kd', kd[d]);
         }
       }
+      for (const [what, dofs] of overridden)
+        this.ctx.warn(
+          'post_build',
+          `joint '${rec.label}' DOF${dofs.length > 1 ? 's' : ''} ${dofs.join(', ')}: ${what}`,
+        );
     });
   }
 

@@ -408,7 +408,7 @@ describe('URDF models of MANIFEST.md load and simulate 2 s without NaN', () => {
         expect(m.eq_count).toBe(1);
         const warn = a.warnings.join('\n');
         expect(warn).toMatch(
-          /visual meshes not loaded on 8 link\(s\); their collision shapes are shown instead: fr3_link0 \(package:\/\/franka_emika_panda\/meshes\/robot_arms\/fr3\/visual\/link0\.dae: package 'franka_emika_panda' not found .*fr3_link7 \(package:/m,
+          /visual meshes not loaded on 8 link\(s\); their collision shapes are shown instead: fr3_link0 \(package:\/\/franka_emika_panda\/meshes\/robot_arms\/fr3\/visual\/link0\.dae: file not found in package 'franka_emika_panda' .*fr3_link7 \(package:/m,
         );
         const shapesOf = (link: string) => {
           const body = m.body_label.indexOf(link);

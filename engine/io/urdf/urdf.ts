@@ -47,8 +47,8 @@ import {
   type ImportResult,
   type ImportSource,
 } from '../assets/importer';
-import { decodeText, type AssetResolver } from '../assets/resolver';
-import { parsePackageUri } from '../assets/resolvers';
+import { decodeText, dirname, type AssetResolver } from '../assets/resolver';
+import { basename, joinPath, parsePackageUri } from '../assets/resolvers';
 import {
   MESH_EXTENSIONS,
   convexHull,
@@ -459,10 +459,14 @@ async function loadMeshes(
       } catch (e) {
         const pkg = parsePackageUri(ref.trim());
         const why = e instanceof Error ? e.message : String(e);
+        // a folder named like the package above the URDF is the package: then only the file is missing
+        const root = pkg && /file not found/.test(why) ? packageRoot(base, pkg.name) : undefined;
         out.set(ref, {
           error:
             pkg && /file not found/.test(why)
-              ? `${ref}: package '${pkg.name}' not found (no package map entry and no folder '${pkg.name}' beside or above the file; looked for ${path})`
+              ? root !== undefined
+                ? `${ref}: file not found in package '${pkg.name}' (the folder ${root}; looked for ${joinPath(root, pkg.rest)})`
+                : `${ref}: package '${pkg.name}' not found (no package map entry and no folder '${pkg.name}' beside or above the file; looked for ${path})`
               : `${path}: ${why}`,
           corrupt: e instanceof MeshError ? e : undefined,
         });
@@ -470,6 +474,17 @@ async function loadMeshes(
     }),
   );
   return out;
+}
+
+/** the nearest folder above `base` named `name` (a package found by its folder), if any */
+function packageRoot(base: string, name: string): string | undefined {
+  for (let d = dirname(base), guard = 0; guard < 64 && d !== '' && d !== '/'; guard++) {
+    if (basename(d) === name) return d;
+    const up = dirname(d);
+    if (up === d) break;
+    d = up;
+  }
+  return undefined;
 }
 
 /** mass of one planned shape at its density (for the massless-subtree check) */
