@@ -8,8 +8,9 @@
  * Lockstep: each live frame the viewport draws (its step and world 0's joint state, frames carry
  * them while the ghost is on) becomes one `advance`, at most one in flight; the ghost steps MuJoCo
  * to that step with the same dt, compares and sends back its body poses. Controls are mirrored as
- * the user sets them (`set_control`: PD targets, joint efforts), a reset resets them; drags, the
- * scene's control sequence and hold pose are not mirrored, and the status line says so when used.
+ * the user sets them (`set_control`: PD targets, joint efforts), a reset resets them; drags pull
+ * MuJoCo's body with the same spring; the scene's control sequence and hold pose are not mirrored,
+ * and the status line says so when used.
  *
  * Per-frame data lives in {@link ghostFrame} and {@link ghostSeries} (mutated in place); the store
  * holds the slow status only ({@link GhostStatus}).
@@ -90,6 +91,9 @@ let lastSeq = -1;
 let resyncNext = false;
 /** the control commands and notes since the scene loaded or reset, replayed to a new ghost */
 let replay: GhostRequest[] = [];
+/** hold pose is on / the scene's control sequence plays (both outlast a reset; neither is mirrored) */
+let holding = false;
+let sequencePlaying = false;
 /** the time step a `set_sim` set since the scene loaded [s] (undefined: the scene's) */
 let dtOverride: number | undefined;
 
@@ -222,19 +226,24 @@ export function mirrorCommand(cmd: CommandBody): void {
     case 'reset':
       replay = [];
       post({ type: 'reset_control' });
+      if (holding) note('hold pose');
+      if (sequencePlaying) note('the control sequence');
       break;
     case 'load_scene':
     case 'reload':
       replay = [];
+      holding = false;
       dtOverride = cmd.type === 'load_scene' ? cmd.dt : undefined;
       break;
     case 'perturb':
-      if (cmd.body >= 0) note('drags');
+      post({ type: 'drag', body: cmd.body, point: cmd.point, target: cmd.target, stiffness: cmd.stiffness });
       break;
     case 'hold_pose':
+      holding = cmd.on;
       if (cmd.on) note('hold pose');
       break;
     case 'control_sequence':
+      sequencePlaying = cmd.playing;
       if (cmd.playing) note('the control sequence');
       break;
     case 'restore':
@@ -251,11 +260,11 @@ export function mirrorCommand(cmd: CommandBody): void {
 
 // a new scene (or a reload) and a new time step restart a running ghost
 useStudio.subscribe((s, prev) => {
-  if (s.loads !== prev.loads && s.view.ghost) {
-    // a scene with a control sequence plays it from the start: not mirrored
-    if (s.scene?.control_sequence) replay.push({ type: 'note', what: 'the control sequence' });
-    startWorker();
-  }
+  if (s.loads === prev.loads) return;
+  // a scene with a control sequence plays it from the start: not mirrored
+  sequencePlaying = s.scene?.control_sequence != null;
+  if (sequencePlaying) replay.push({ type: 'note', what: 'the control sequence' });
+  if (s.view.ghost) startWorker();
 });
 
 /** what the end-to-end tests read (`__sapStudio.ghost`) */

@@ -1,7 +1,8 @@
 /**
  * The MuJoCo ghost (app/ghost.ts) in a real browser: MuJoCo's WebAssembly build starts in its own
  * worker under its own Content-Security-Policy, follows the humanoid step for step, is drawn, and
- * the trajectory chart plots ‖Δq‖ against it with finite positive values; a model MuJoCo cannot
+ * the trajectory chart plots ‖Δq‖ against it with finite positive values, what is not mirrored is
+ * named; a model MuJoCo cannot
  * take says why; the layout still fits at 1024 × 700 with the ghost on. No page errors throughout.
  */
 import { readFileSync } from 'node:fs';
@@ -85,16 +86,18 @@ test('the humanoid with its MuJoCo ghost: stepped in lockstep, drawn, ‖Δq‖ 
   expect(d.trajectory.length).toBe(7);
   expect((d.trajectory[5] as (number | null | undefined)[]).some((x) => typeof x === 'number')).toBe(true);
 
-  // a drag is not mirrored: the status line says so
-  await studio(page, (s) => s.send({ type: 'perturb', body: 1, point: [0, 0, 0], target: [0, 0, 2] }));
-  await expect(page.getByTestId('ghost-status')).toContainText('not mirrored: drags');
+  // a drag is mirrored (the same spring on MuJoCo's body); hold pose is not: the status line says so
+  await studio(page, (s) => s.send({ type: 'perturb', body: 0, point: [0, 0, 0], target: [0, 0, 2] }));
   await studio(page, (s) => s.send({ type: 'perturb', body: -1 }));
+  await studio(page, (s) => s.send({ type: 'hold_pose', on: true }));
+  await expect(page.getByTestId('ghost-status')).toContainText('not mirrored: hold pose');
+  await studio(page, (s) => s.send({ type: 'hold_pose', on: false }));
 
   // a reset brings both back to the start: the ghost syncs and goes on
   const answers = await ghost(page, (g) => g.answers);
   await page.locator('body').press('r');
   await expect.poll(() => ghost(page, (g) => g.answers)).toBeGreaterThan(answers + 3);
-  await expect(page.getByTestId('ghost-status')).not.toContainText('not mirrored: drags');
+  await expect(page.getByTestId('ghost-status')).toContainText('controls and drags mirrored');
 
   await page.screenshot({ path: `${SHOTS}/ghost-humanoid.png` });
   // the panel's checkbox turns it off

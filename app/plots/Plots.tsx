@@ -229,7 +229,7 @@ function GhostStatusLine() {
         ? `MuJoCo ${g.version} ghost` +
           (g.notMirrored.length
             ? ` · not mirrored: ${g.notMirrored.join(', ')}`
-            : ' · drags are not mirrored')
+            : ' · controls and drags mirrored')
         : `MuJoCo ghost off: ${g.why}`;
   return (
     <span className="muted ghost-status" data-testid="ghost-status" title={text}>

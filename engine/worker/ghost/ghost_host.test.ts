@@ -120,7 +120,8 @@ describe('MuJoCo ghost', () => {
     const q = Float64Array.from(s0.joint_q);
     // every hinge bent by a different angle, the root turned
     for (let j = 0; j < model.joint_count; j++)
-      if (model.joint_type[j] === JointType.REVOLUTE) q[model.joint_q_start[j]] = 0.1 + 0.05 * j * (j % 2 ? 1 : -1);
+      if (model.joint_type[j] === JointType.REVOLUTE)
+        q[model.joint_q_start[j]] = 0.1 + 0.05 * j * (j % 2 ? 1 : -1);
     q.set([0.3, -0.2, 1.4, 0.1, 0.2, 0.3, Math.sqrt(1 - 0.14)], 0);
     const r = await host.handle({ type: 'advance', step: 3, time: 0, q, qd: s0.joint_qd, resync: true });
     if (r?.type !== 'state') throw new Error('no state');
@@ -160,6 +161,24 @@ describe('MuJoCo ghost', () => {
     // a reset of the controls returns to the model's targets
     await host.handle({ type: 'reset_control' });
     expect(host.ghost!.targetPos[dof]).toBe(direct.model.joint_target_pos[dof]);
+    host.ghost!.dispose();
+  });
+
+  it('mirrors a drag: the spring lifts the torso in MuJoCo as it would ours, and a release lets it fall', async () => {
+    const torsoZ = (h: GhostHost) => h.ghost!.qpos()[2];
+    const { host: free } = await ghostRun(HUMANOID, 'humanoid.xml', [0, 150]);
+    const { host, s0 } = await ghostRun(HUMANOID, 'humanoid.xml', [0], async () => undefined);
+    const z0 = s0.body_q[2];
+    await host.handle({ type: 'drag', body: 0, point: [0, 0, 0], target: [0, 0, z0 + 0.5] });
+    await host.handle({ type: 'advance', step: 150, time: 0, q: s0.joint_q, qd: s0.joint_qd });
+    expect(torsoZ(free)).toBeLessThan(z0);
+    expect(torsoZ(host)).toBeGreaterThan(z0 + 0.02);
+    expect(torsoZ(host)).toBeGreaterThan(torsoZ(free) + 0.04);
+    await host.handle({ type: 'drag', body: -1 });
+    const lifted = torsoZ(host);
+    await host.handle({ type: 'advance', step: 300, time: 0, q: s0.joint_q, qd: s0.joint_qd });
+    expect(torsoZ(host)).toBeLessThan(lifted);
+    free.ghost!.dispose();
     host.ghost!.dispose();
   });
 

@@ -8,6 +8,7 @@
  */
 import type { MujocoModule } from '../../cli/peers/mujoco';
 import { loadAnyFile } from '../load_any';
+import { DEFAULT_DRAG_STIFFNESS } from '../sim_host';
 import type { SceneSource } from '../protocol';
 import { GhostSim, ghostUnfit } from './ghost_sim';
 
@@ -38,6 +39,8 @@ export type GhostRequest =
       values: number[];
     }
   | { type: 'reset_control' }
+  /** a drag (`perturb`: body −1 releases; stiffness per kilogram [N/m/kg]) */
+  | { type: 'drag'; body: number; point?: number[]; target?: number[]; stiffness?: number }
   /** something the user did that the ghost does not mirror */
   | { type: 'note'; what: string };
 
@@ -90,6 +93,18 @@ export class GhostHost {
           return null;
         case 'reset_control':
           this.sim?.resetControl();
+          return null;
+        case 'drag':
+          this.sim?.setDrag(
+            msg.body >= 0 && msg.point && msg.target
+              ? {
+                  body: msg.body,
+                  point: msg.point,
+                  target: msg.target,
+                  stiffness: msg.stiffness ?? DEFAULT_DRAG_STIFFNESS,
+                }
+              : null,
+          );
           return null;
         case 'note':
           this.sim?.note(msg.what);

@@ -7,8 +7,9 @@
  * What is mirrored: the state at a sync (joint coordinates and velocities of world 0), PD position
  * targets of driven DOFs (MuJoCo `position` actuators, ctrl = target), PD velocity targets (the
  * drive's kd·v_target as an applied generalized force, since MuJoCo's position actuator damps to
- * zero velocity), and joint efforts of 1-DOF joints (`qfrc_applied`). What is not: drags (body
- * springs), a scene's control sequence, hold pose, joint efforts on free joints, solver options
+ * zero velocity), joint efforts of 1-DOF joints (`qfrc_applied`) and drags (the same spring and
+ * damper on MuJoCo's body, `xfrc_applied`). What is not: a scene's control sequence, hold pose,
+ * joint efforts on free joints, solver options
  * (MuJoCo solves its own contact model by design). {@link GhostSim.notMirrored} lists what of that
  * the user did.
  *
@@ -25,11 +26,31 @@ import type { SapState } from '../../state';
 interface GhostMjData extends MjData {
   /** (nbody × 3) body frame origins in the world [m] */
   xpos: Float64Array;
+  /** (nbody × 3) body COMs in the world [m] */
+  xipos: Float64Array;
+  /** (nbody × 3) each body's subtree COM [m] */
+  subtree_com: Float64Array;
+  /** (nbody × 6) [ω; v] of each body at its tree root's subtree COM, world axes */
+  cvel: Float64Array;
+  /** (nbody × 6) applied [force; torque] at each body's COM, world [N, N·m] */
+  xfrc_applied: Float64Array;
   /** (nv) applied generalized forces [N or N·m] */
   qfrc_applied: Float64Array;
 }
 interface GhostMujoco extends MujocoModule {
   mj_name2id(m: MjModel, type: number, name: string): number;
+}
+interface GhostMjModel extends MjModel {
+  /** (nbody) the root body of each body's tree */
+  body_rootid: Int32Array;
+}
+
+/** a drag: body `body` pulled at `point` (body frame) toward `target` (world) by a spring [N/m/kg] */
+export interface GhostDrag {
+  body: number;
+  point: number[];
+  target: number[];
+  stiffness: number;
 }
 /** mjOBJ_BODY */
 const MJ_OBJ_BODY = 1;
@@ -81,6 +102,8 @@ export class GhostSim {
   readonly targetVel: Float64Array;
   readonly jointF: Float64Array;
   private readonly notes = new Set<string>();
+  private drag: GhostDrag | null = null;
+  private readonly rootId: Int32Array;
 
   constructor(
     private readonly mj: MujocoModule,
@@ -106,6 +129,7 @@ export class GhostSim {
     });
     this.quatAdr = Int32Array.from(quats);
     this.actuatorDof = Int32Array.from(this.exp.actuatorDof);
+    this.rootId = Int32Array.from((m as GhostMjModel).body_rootid);
     this.kin = makeKinematicsData(model);
     this.state = {
       joint_q: Float64Array.from(model.joint_q0),
@@ -148,7 +172,10 @@ export class GhostSim {
   /** steps MuJoCo until it reaches the live step `step` (at most `maxSteps`); returns the steps taken */
   advanceTo(step: number, maxSteps = 100_000): number {
     const n = Math.min(Math.max(0, step - this.step), maxSteps);
-    for (let i = 0; i < n; i++) this.mj.mj_step(this.mm, this.d);
+    for (let i = 0; i < n; i++) {
+      if (this.drag) this.applyDrag(this.drag);
+      this.mj.mj_step(this.mm, this.d);
+    }
     this.step += n;
     this.stepsSinceSync += n;
     return n;
@@ -160,6 +187,7 @@ export class GhostSim {
     this.targetVel.set(this.model.joint_target_vel);
     this.jointF.fill(0);
     this.notes.clear();
+    this.setDrag(null);
     this.applyControl();
   }
 
@@ -174,6 +202,80 @@ export class GhostSim {
       if (field === 'joint_f' && this.dofAdr[dof] < 0) this.notes.add('joint efforts on free joints');
     }
     this.applyControl();
+  }
+
+  /**
+   * mirrors a drag (`perturb`; null releases): the live simulation's spring and damper, on
+   * MuJoCo's own body, applied before each step from MuJoCo's state (engine/worker/sim_host.ts
+   * `applyDrag` on ours). A body MuJoCo does not have (a massless link merged away) is not dragged.
+   */
+  setDrag(drag: GhostDrag | null): void {
+    this.d.xfrc_applied.fill(0);
+    if (drag && (drag.body < 0 || drag.body >= this.bodyId.length || this.bodyId[drag.body] < 0)) {
+      this.notes.add('drags of a body MuJoCo merged away');
+      drag = null;
+    }
+    this.drag = drag;
+  }
+
+  /** the drag's wrench on MuJoCo's body at its current state, into xfrc_applied */
+  private applyDrag(dr: GhostDrag): void {
+    const d = this.d;
+    this.mj.mj_forward(this.mm, d); // kinematics and velocities of the state about to be stepped
+    const id = this.bodyId[dr.body];
+    const xpos = d.xpos,
+      xq = d.xquat,
+      xi = d.xipos;
+    // the grabbed point in the world: x = p + R(q)·point (q wxyz)
+    const w = xq[id * 4],
+      qx = xq[id * 4 + 1],
+      qy = xq[id * 4 + 2],
+      qz = xq[id * 4 + 3];
+    const [px, py, pz] = dr.point;
+    // t = 2 q_v × p; p' = p + w t + q_v × t
+    const tx = 2 * (qy * pz - qz * py),
+      ty = 2 * (qz * px - qx * pz),
+      tz = 2 * (qx * py - qy * px);
+    const x0 = xpos[id * 3] + px + w * tx + (qy * tz - qz * ty);
+    const x1 = xpos[id * 3 + 1] + py + w * ty + (qz * tx - qx * tz);
+    const x2 = xpos[id * 3 + 2] + pz + w * tz + (qx * ty - qy * tx);
+    // its velocity: cvel is [ω; v] at the tree root's subtree COM
+    const cv = d.cvel;
+    const c = this.rootId[id] * 3;
+    const sc = d.subtree_com;
+    const wx = cv[id * 6],
+      wy = cv[id * 6 + 1],
+      wz = cv[id * 6 + 2];
+    const rx = x0 - sc[c],
+      ry = x1 - sc[c + 1],
+      rz = x2 - sc[c + 2];
+    const v0 = cv[id * 6 + 3] + wy * rz - wz * ry;
+    const v1 = cv[id * 6 + 4] + wz * rx - wx * rz;
+    const v2 = cv[id * 6 + 5] + wx * ry - wy * rx;
+    const mass = Math.max(this.model.body_mass[dr.body], 1e-3);
+    const k = dr.stiffness * mass;
+    const damp = 2 * 0.7 * mass * Math.sqrt(dr.stiffness);
+    let f0 = k * (dr.target[0] - x0) - damp * v0;
+    let f1 = k * (dr.target[1] - x1) - damp * v1;
+    let f2 = k * (dr.target[2] - x2) - damp * v2;
+    const fmax = 30 * mass * 9.81;
+    const fn = Math.hypot(f0, f1, f2);
+    if (fn > fmax) {
+      f0 *= fmax / fn;
+      f1 *= fmax / fn;
+      f2 *= fmax / fn;
+    }
+    // lever from the COM to the point
+    const lx = x0 - xi[id * 3],
+      ly = x1 - xi[id * 3 + 1],
+      lz = x2 - xi[id * 3 + 2];
+    const F = d.xfrc_applied;
+    F[id * 6] = f0;
+    F[id * 6 + 1] = f1;
+    F[id * 6 + 2] = f2;
+    F[id * 6 + 3] = ly * f2 - lz * f1;
+    F[id * 6 + 4] = lz * f0 - lx * f2;
+    F[id * 6 + 5] = lx * f1 - ly * f0;
   }
 
   /** records something the user did that the ghost does not mirror */
