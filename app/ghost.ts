@@ -247,6 +247,8 @@ export function mirrorCommand(cmd: CommandBody): void {
       if (cmd.playing) note('the control sequence');
       break;
     case 'restore':
+    case 'seek':
+      // the live state jumps (a seek may go forward through the history): MuJoCo takes it over
       resyncNext = true;
       break;
     case 'set_sim':

@@ -100,6 +100,8 @@ test('the humanoid with its MuJoCo ghost: stepped in lockstep, drawn, ‖Δq‖ 
   await expect(page.getByTestId('ghost-status')).toContainText('controls and drags mirrored');
 
   await page.screenshot({ path: `${SHOTS}/ghost-humanoid.png` });
+  // the plots row with the ghost's series still fits 1280 px
+  expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
   // the panel's checkbox turns it off
   await toggleCheckbox(page, 'view.MuJoCo ghost');
   await expect.poll(() => ghost(page, (g) => g.phase)).toBe('off');
