@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { defineConfig, type Plugin } from 'vite';
 
 // the dev and preview servers send COOP/COEP so the page is cross-origin isolated
@@ -37,6 +38,50 @@ export function contentSecurityPolicy(mode: 'build' | 'dev', header = false): st
     .join('; ');
 }
 
+/**
+ * The MuJoCo ghost worker's own policy (engine/worker/ghost/ghost_worker.ts). A dedicated worker
+ * from a URL is governed by the policy of its script's response, not by the page's: the ghost
+ * worker's script alone is served with this one. MuJoCo's JS bindings (embind) build their call
+ * wrappers with `new Function`, hence 'unsafe-eval' here (and nowhere else); 'wasm-unsafe-eval'
+ * compiles MuJoCo's WebAssembly, fetched from 'self'. The engine worker and the page keep the studio
+ * policy without eval.
+ */
+export function ghostWorkerPolicy(): string {
+  return [
+    "default-src 'none'",
+    "script-src 'self' 'unsafe-eval' 'wasm-unsafe-eval'",
+    "connect-src 'self'",
+    "worker-src 'none'",
+    "object-src 'none'",
+    "base-uri 'none'",
+  ].join('; ');
+}
+
+/** the ghost worker's script: its bundle (`assets/ghost_worker-<hash>.js`) or, in dev, its source */
+export function isGhostWorkerScript(url: string): boolean {
+  const path = url.split('?')[0];
+  return (
+    /\/assets\/ghost_worker-[\w-]+\.js$/.test(path) || path.endsWith('/engine/worker/ghost/ghost_worker.ts')
+  );
+}
+
+/** serves the ghost worker's script with {@link ghostWorkerPolicy} in place of the studio policy */
+function ghostWorkerCsp(): Plugin {
+  const middleware = (req: IncomingMessage, res: ServerResponse, next: () => void) => {
+    if (req.url && isGhostWorkerScript(req.url)) {
+      const set = res.setHeader.bind(res);
+      res.setHeader = (k: string, v: number | string | readonly string[]) =>
+        set(k, k.toLowerCase() === 'content-security-policy' ? ghostWorkerPolicy() : v);
+    }
+    next();
+  };
+  return {
+    name: 'sap-studio-ghost-worker-csp',
+    configureServer: (server) => void server.middlewares.use(middleware),
+    configurePreviewServer: (server) => void server.middlewares.use(middleware),
+  };
+}
+
 /** writes the policy into index.html as a <meta> tag (built files carry it whatever serves them) */
 function cspMeta(): Plugin {
   let mode: 'build' | 'dev' = 'build';
@@ -70,7 +115,7 @@ export default defineConfig(({ mode }) => ({
   // fault-injection command there and nowhere else (engine/worker/protocol.ts)
   define: { __SAP_TEST_BUILD__: JSON.stringify(mode === 'test') },
   publicDir: 'public',
-  plugins: [cspMeta()],
+  plugins: [cspMeta(), ghostWorkerCsp()],
   server: { headers: securityHeaders('dev'), port: 5173 },
   preview: { headers: securityHeaders('build'), port: 4173 },
   worker: { format: 'es' },

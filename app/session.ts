@@ -10,13 +10,13 @@ import type {
   TrajectoryAblationSample,
   BackendChoice,
   CommandBody,
-  ErrorInfo,
   WorkerEvent,
 } from '../engine/worker/protocol';
 import { TEST_BUILD } from '../engine/worker/protocol';
 import { CATALOG, DEFAULT_SCENE, catalogEntry } from './catalog';
 import { rankCandidates } from './candidates';
 import { DropError, ReadCancelled, chooseEntry, collectFiles } from './files';
+import { bindGhost, mirrorCommand } from './ghost';
 import {
   LinkError,
   MAX_INLINE_SCENE,
@@ -237,10 +237,6 @@ const pending = new Map<number, { ref: SceneRef; after?: () => void }>();
 let afterNextReady: (() => void) | null = null;
 const consoleErrors: string[] = [];
 
-function describeError(e: ErrorInfo): string {
-  return e.message;
-}
-
 /** the error codes that end a load (the worker's load errors) */
 const LOAD_ERROR_CODES = new Set(['load', 'unsupported_format', 'asset']);
 /** the reason of the error that ends a cancelled load (engine/worker/load_any.ts CANCELLED) */
@@ -324,7 +320,7 @@ function onEvent(e: WorkerEvent): void {
         break;
       }
       st.pushError(e.error);
-      consoleErrors.push(describeError(e.error));
+      consoleErrors.push(e.error.message);
       if (e.error.code === 'worker_restarted') st.set({ notice: e.error.message });
       break;
     case 'ring':
@@ -333,6 +329,7 @@ function onEvent(e: WorkerEvent): void {
 }
 
 export const client = new SimClient(onEvent);
+bindGhost(client);
 
 /**
  * bodies were dragged or controls set since the scene loaded or reset: replaying the steps from the
@@ -351,12 +348,14 @@ export function send(cmd: CommandBody, transfer?: Transferable[]): void {
     interacted = true;
   else if (cmd.type === 'reset') interacted = false;
   client.send(cmd, transfer);
+  mirrorCommand(cmd);
 }
 
 // the body inspector (a body selected) and the joint panel (open) read the joint state from the frames
 useStudio.subscribe((s, prev) => {
-  const want = s.selection !== null || s.jointPanel;
-  if (want !== (prev.selection !== null || prev.jointPanel)) client.send({ type: 'set_sim', joints: want });
+  const want = s.selection !== null || s.jointPanel || s.view.ghost;
+  if (want !== (prev.selection !== null || prev.jointPanel || prev.view.ghost))
+    client.send({ type: 'set_sim', joints: want });
 });
 
 // ------------------------------------------------------------------------------------------ loading

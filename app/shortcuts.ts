@@ -3,6 +3,7 @@
  * lists, so the two never disagree.
  */
 import { send, setPlaying, viewport } from './session';
+import { setGhost } from './ghost';
 import { useStudio } from './store';
 
 export interface Shortcut {
@@ -60,6 +61,12 @@ export const SHORTCUTS: readonly Shortcut[] = [
     label: 'Esc',
     what: 'close this help',
     run: () => useStudio.getState().set({ help: false }),
+  },
+  {
+    keys: ['g'],
+    label: 'g',
+    what: 'MuJoCo ghost on / off (says why when the model cannot be given to MuJoCo)',
+    run: () => setGhost(!useStudio.getState().view.ghost),
   },
 ];
 

@@ -47,6 +47,8 @@ export interface ViewState {
   islands: boolean;
   /** the camera follows the selected body (the first body when none is selected) */
   follow: boolean;
+  /** MuJoCo runs beside the live simulation, drawn as a translucent ghost (app/ghost.ts) */
+  ghost: boolean;
 }
 
 /** a load under way: reading the dropped files here, or a phase in the worker */
@@ -71,6 +73,17 @@ export interface DropChoice {
   setAside: SetAside[];
   /** the chooser is shown (closed: a button reopens it while the drop is kept) */
   open: boolean;
+}
+
+/** the MuJoCo ghost's slow state (app/ghost.ts) */
+export interface GhostStatus {
+  /** off, loading (MuJoCo and the scene), running, or unfit / error (then `why`) */
+  phase: 'off' | 'loading' | 'running' | 'unfit' | 'error';
+  why: string;
+  /** MuJoCo's version string */
+  version: string;
+  /** what the user did that the ghost does not mirror */
+  notMirrored: string[];
 }
 
 export interface StudioState {
@@ -110,6 +123,8 @@ export interface StudioState {
   help: boolean;
   /** panels, plots and info boxes are hidden: the viewport and timeline only */
   panelsHidden: boolean;
+  /** the MuJoCo ghost's status: phase, why it cannot run, what it does not mirror */
+  ghost: GhostStatus;
   set(partial: Partial<StudioState>): void;
   setView(partial: Partial<ViewState>): void;
   pushError(e: ErrorInfo): void;
@@ -147,10 +162,12 @@ export const useStudio = create<StudioState>()((set) => ({
     shadows: true,
     islands: false,
     follow: false,
+    ghost: false,
   },
   loadedOptions: {},
   help: false,
   panelsHidden: false,
+  ghost: { phase: 'off', why: '', version: '', notMirrored: [] },
   set: (partial) => set(partial),
   setView: (partial) => set((s) => ({ view: { ...s.view, ...partial } })),
   pushError: (e) => set((s) => ({ errors: [...s.errors.slice(-4), e] })),

@@ -9,6 +9,7 @@ import { SOLVER_OPTION_KEYS, allowedValues, resolveSolverOptions } from '../../e
 import { backToLoadedPatch, optionPatch, overridesKeptNotice } from './option_patch';
 import { CATALOG, DEFAULT_SCENE } from '../catalog';
 import { copyLink, loadCatalog, send, setBackend, setPlaying, setStrict, viewport } from '../session';
+import { setGhost } from '../ghost';
 import { useStudio, type ViewState } from '../store';
 import type { BackendInfo } from '../../engine/worker/protocol';
 import { STAGE_LABELS, stageRows, type StageLabel } from './stage_times';
@@ -273,6 +274,7 @@ const VIEW_CONTROLS: Record<keyof ViewState, string> = {
   force_scale: 'force scale (m/N)',
   shadows: 'shadows',
   follow: 'follow',
+  ghost: 'MuJoCo ghost',
 };
 
 export function ViewPanel() {
@@ -319,6 +321,11 @@ export function ViewPanel() {
         value: false,
         hint: 'the camera moves with the selected body (the first body when none is selected)',
         onChange: (v: boolean) => useStudio.getState().setView({ follow: v }),
+      },
+      'MuJoCo ghost': {
+        value: false,
+        hint: 'MuJoCo (WebAssembly) beside SAP from the same state, controls and dt, drawn translucent; ‖Δq‖ in the trajectory chart (g)',
+        onChange: (v: boolean) => setGhost(v),
       },
     }),
     { order: 3 },

@@ -13,6 +13,7 @@
 import { useEffect, useRef, useState } from 'react';
 import uPlot from 'uplot';
 import 'uplot/dist/uPlot.min.css';
+import { ghostSeries, onGhostSeries } from '../ghost';
 import { onSeries, plots, series, seriesCsv, setTrajectory, trajectory } from '../session';
 import { useStudio } from '../store';
 import { energyDrift, type EnergyDrift } from './energy_drift';
@@ -134,9 +135,12 @@ function makeChart(
           line('Δq model', '#ff79c6'),
           line('Δv precision', '#8be9fd', [4, 4]),
           line('Δv model', '#ff79c6', [4, 4]),
+          // the MuJoCo ghost (app/ghost.ts): ‖Δq‖ and the largest body-origin distance [m]
+          line('Δq vs MuJoCo', '#eef0ff'),
+          line('max body Δx vs MuJoCo', '#eef0ff', [2, 3]),
         ],
       },
-      [[], [], [], [], []],
+      [[], [], [], [], [], [], []],
       el,
     );
   }
@@ -177,13 +181,61 @@ function setAll(c: Charts): void {
     series.contacts.slice(),
     series.stepMs.slice(),
   ]);
-  c.tr.setData([
+  c.tr.setData(trajectoryData());
+}
+
+/**
+ * the trajectory chart's data: the shadows' series and the MuJoCo ghost's, joined on one time axis
+ * (a series has no value at the other's times: uPlot draws over those, keeping real gaps)
+ */
+function trajectoryData(): uPlot.AlignedData {
+  const shadows = [
     trajectory.time.slice(),
     trajectory.qp.slice(),
     trajectory.qm.slice(),
     trajectory.vp.slice(),
     trajectory.vm.slice(),
-  ]);
+  ];
+  const ghost = [ghostSeries.time.slice(), ghostSeries.dq.slice(), ghostSeries.dx.slice()];
+  if (ghost[0].length === 0) {
+    const none = shadows[0].map(() => null);
+    return [...shadows, none, none.slice()] as unknown as uPlot.AlignedData;
+  }
+  if (shadows[0].length === 0) {
+    const none = ghost[0].map(() => null);
+    return [ghost[0], none, none, none, none, ghost[1], ghost[2]] as unknown as uPlot.AlignedData;
+  }
+  return uPlot.join([shadows, ghost] as unknown as uPlot.AlignedData[]);
+}
+
+/** hears every new sample of the ablation series and of the MuJoCo ghost */
+function onPlotData(fn: () => void): () => void {
+  const offSeries = onSeries(fn);
+  const offGhost = onGhostSeries(fn);
+  return () => {
+    offSeries();
+    offGhost();
+  };
+}
+
+/** the MuJoCo ghost's state in words (slow state: phase, why, what is not mirrored) */
+function GhostStatusLine() {
+  const g = useStudio((s) => s.ghost);
+  if (g.phase === 'off') return null;
+  const text =
+    g.phase === 'loading'
+      ? 'MuJoCo ghost: loading…'
+      : g.phase === 'running'
+        ? `MuJoCo ${g.version} ghost` +
+          (g.notMirrored.length
+            ? ` · not mirrored: ${g.notMirrored.join(', ')}`
+            : ' · controls and drags mirrored')
+        : `MuJoCo ghost off: ${g.why}`;
+  return (
+    <span className="muted ghost-status" data-testid="ghost-status" title={text}>
+      {text}
+    </span>
+  );
 }
 
 export function Plots() {
@@ -206,7 +258,7 @@ export function Plots() {
       dp: makeChart(dpRef.current!, 'Δprecision = ‖v(approx64) − v(approx32)‖', w, 'dp'),
       dm: makeChart(dmRef.current!, 'Δmodel = ‖v(drake) − v(approx64)‖', w, 'dm'),
       so: makeChart(soRef.current!, 'solver', w, 'solver'),
-      tr: makeChart(trRef.current!, 'trajectory: shadows from t₀', w, 'traj'),
+      tr: makeChart(trRef.current!, 'trajectory: shadows from t₀ · MuJoCo ghost', w, 'traj'),
       en: makeChart(enRef.current!, 'energy (all worlds)', w, 'energy'),
     };
     charts.current = c;
@@ -214,14 +266,14 @@ export function Plots() {
     let drawn = -1;
     const draw = () => {
       raf = 0;
-      const version = series.version + trajectory.version;
+      const version = series.version + trajectory.version + ghostSeries.version;
       if (pausedRef.current || drawn === version) return;
       drawn = version;
       setAll(c);
       setCount(series.time.length);
       setDrift(energyDrift(series.kinetic, series.energy, series.driven, series.epoch));
     };
-    const off = onSeries(() => {
+    const off = onPlotData(() => {
       if (!raf) raf = requestAnimationFrame(draw);
     });
     const resize = () => {
@@ -241,6 +293,7 @@ export function Plots() {
       solver: c.so.data as (number | null)[][],
       trajectory: c.tr.data as (number | null)[][],
       energy: c.en.data as (number | null)[][],
+      ghost: [ghostSeries.time, ghostSeries.dq, ghostSeries.dx].map((a) => a.slice()),
     });
     return () => {
       off();
@@ -308,6 +361,7 @@ export function Plots() {
         <button onClick={exportPng} data-testid="plots-png">
           export PNG
         </button>
+        <GhostStatusLine />
         <button
           onClick={() => setTrajectory(!trajectoryOn)}
           data-testid="trajectory-toggle"

@@ -22,7 +22,7 @@ import {
 } from './geometry';
 import { sceneTextures, type SceneTextures } from './textures';
 
-interface Group {
+export interface Group {
   key: string;
   geometry: THREE.BufferGeometry;
   shapes: number[];
@@ -32,7 +32,7 @@ interface Group {
 }
 
 /** groups the shapes of a layer by geometry key */
-function buildGroups(scene: SceneInfo, layer: 'visual' | 'collision'): Group[] {
+export function buildGroups(scene: SceneInfo, layer: 'visual' | 'collision'): Group[] {
   const byKey = new Map<string, Group>();
   scene.shapes.forEach((s, i) => {
     if (s.type === SHAPE.PLANE) return;

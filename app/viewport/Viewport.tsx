@@ -11,6 +11,7 @@ import type { SceneInfo } from '../../engine/worker/protocol';
 import { client, viewport } from '../session';
 import { useStudio } from '../store';
 import { Bodies } from './Bodies';
+import { Ghost } from './Ghost';
 import { Contacts, type OverlayHandle } from './Contacts';
 import { bodyReach, CAMERA_PRESETS, liveExtent, type CameraPreset } from './framing';
 import { SHAPE } from './geometry';
@@ -265,6 +266,7 @@ function CameraRig({
 
 function SceneContent({ scene }: { scene: SceneInfo }) {
   const overlayOn = useStudio((s) => s.view.overlay);
+  const ghostOn = useStudio((s) => s.view.ghost);
   const { center, radius } = useMemo(() => sceneExtent(scene), [scene]);
   const overlay = useRef<OverlayHandle | null>(null);
   return (
@@ -273,6 +275,7 @@ function SceneContent({ scene }: { scene: SceneInfo }) {
       <Ground scene={scene} radius={radius} />
       <Bodies scene={scene} />
       {overlayOn && <Contacts scene={scene} handle={overlay} />}
+      {ghostOn && <Ghost scene={scene} />}
       <CameraRig scene={scene} center={center} radius={radius} overlay={overlay} />
     </>
   );

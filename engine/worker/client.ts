@@ -238,6 +238,11 @@ export class SimClient {
     this.worker.postMessage({ ...cmd, v: PROTOCOL_VERSION }, transfer);
   }
 
+  /** the load of the scene running now (its source and load options), or null before the first */
+  get lastLoad(): LoadCommand | null {
+    return this.keptLoad;
+  }
+
   /** remembers what a restart must replay */
   private track(cmd: CommandBody): void {
     switch (cmd.type) {

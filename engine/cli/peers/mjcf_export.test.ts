@@ -4,9 +4,10 @@
  * up in MuJoCo as the same box does, and visual-only shapes must not collide. Equality
  * constraints (coupler, ball, weld) and fixed tendons must hold in MuJoCo what they hold in ours.
  */
+import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { quatConj, quatMul, transformMul } from '../../math';
-import { EqualityType, ModelBuilder, type SapModel } from '../../model';
+import { EqualityType, JointType, ModelBuilder, type SapModel } from '../../model';
 import { Simulation } from '../../pipeline';
 import { exportMjcf, setMujocoState, type MjcfExport } from './mjcf_export';
 import { loadMujoco, mujocoFromXml, type MjData, type MjModel, type MujocoModule } from './mujoco';
@@ -724,5 +725,29 @@ describe('exportMjcf', () => {
     // 0.014)
     expect(Math.abs(last - 0.1)).toBeLessThan(5e-3);
     expect(-soft.worst[4]).toBeGreaterThan(0.1 - 0.03);
+  });
+  it("merges massless joint chains (an MJCF body's several joints) into one MuJoCo body: the humanoid compiles", async () => {
+    const mj = await mujoco();
+    const text = readFileSync(
+      new URL('../../../../shared/assets/mujoco/humanoid/humanoid.xml', import.meta.url),
+      'utf8',
+    );
+    const bld = new ModelBuilder();
+    await importMjcf(bld, { text, path: 'humanoid.xml' });
+    const model = bld.finalize();
+    const massless = Array.from(model.body_mass).filter((x) => x === 0).length;
+    expect(massless).toBeGreaterThan(0);
+    const exp = exportMjcf(model, 0.002);
+    // every joint is written, the massless bodies are not
+    expect(exp.joints).toHaveLength(Array.from(model.joint_type).filter((t) => t !== JointType.FIXED).length);
+    for (let b = 0; b < model.body_count; b++)
+      expect(exp.xml.includes(`<body name="b${b}"`)).toBe(model.body_mass[b] > 0);
+    const { m, d } = mujocoFromXml(mj, exp.xml);
+    try {
+      expect(m.nv).toBe(model.joint_dof_count);
+    } finally {
+      d.delete();
+      m.delete();
+    }
   });
 });

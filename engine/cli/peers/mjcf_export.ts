@@ -98,6 +98,26 @@ const conj = (q: number[]): number[] => [-q[0], -q[1], -q[2], q[3]];
 /** MuJoCo quaternion attribute (wxyz) */
 const wxyz = (q: number[]): string => `${f(q[3])} ${f(q[0])} ${f(q[1])} ${f(q[2])}`;
 
+/** the MJCF element of body b's free, hinge or slide joint (throws for other joint types) */
+function jointElement(m: SapModel, b: number): string {
+  const jt = m.joint_type[b];
+  const d = m.joint_qd_start[b];
+  if (jt === JointType.FREE) return `<freejoint name="j${b}"/>`;
+  if (jt !== JointType.REVOLUTE && jt !== JointType.PRISMATIC)
+    throw new Error(`exportMjcf: joint type ${jt} is not exported`);
+  const Xc = m.joint_X_c;
+  const qc = [Xc[b * 7 + 3], Xc[b * 7 + 4], Xc[b * 7 + 5], Xc[b * 7 + 6]];
+  const axis = qrot(qc, [m.joint_axis[b * 3], m.joint_axis[b * 3 + 1], m.joint_axis[b * 3 + 2]]);
+  const lo = m.joint_limit_lower[d];
+  const hi = m.joint_limit_upper[d];
+  const limited = Number.isFinite(lo) && Number.isFinite(hi) && m.joint_limit_ke[d] > 0;
+  const ks = m.joint_stiffness[d];
+  const spring = ks !== 0 ? ` stiffness="${f(ks)}" springref="${f(m.joint_spring_ref[d])}"` : '';
+  // dry friction as MuJoCo's frictionloss (ours: joint_constraints.ts)
+  const fl = hasJointFriction(m, d) ? ` frictionloss="${f(m.joint_friction[d])}"` : '';
+  return `<joint name="j${b}" type="${jt === JointType.REVOLUTE ? 'hinge' : 'slide'}" pos="${v3(Xc, b * 7)}" axis="${axis.map(f).join(' ')}" armature="${f(m.joint_armature[d])}" damping="${f(m.joint_damping[d])}"${spring}${fl}${limited ? ` limited="true" range="${f(lo)} ${f(hi)}"` : ' limited="false"'}/>`;
+}
+
 export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfExport {
   const shapeMu = shapeMaterialFallback(m).mu; // friction with the default fallbacks
   const kin = makeKinematicsData(m);
@@ -203,6 +223,59 @@ export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfEx
   const ten = tendons(m);
   const joints: number[] = [];
   const act: { j: number; dof: number }[] = [];
+  // bodies an equality names (welds name bodies; ball equalities put sites in them)
+  const eqBodies = new Set<number>();
+  for (let e = 0; e < m.eq_count; e++) eqBodies.add(m.eq_body0[e]).add(m.eq_body1[e]);
+  /**
+   * the child a massless body merges with, or −1: MuJoCo refuses a moving body without mass, and
+   * our importers split an MJCF body of several joints into a chain of 1-DOF joints through
+   * massless bodies at the same frame (the child at the identity). Such a body with no exported
+   * geom, no equality and one child becomes that child's joint: MJCF joints of one body act in
+   * order, each about its axis in the frame the ones before it moved, as the chain does.
+   */
+  const mergeChild = (b: number): number => {
+    if (m.body_mass[b] > 0 || eqBodies.has(b) || geoms(b, '') !== '') return -1;
+    const jt = m.joint_type[b];
+    if (jt !== JointType.REVOLUTE && jt !== JointType.PRISMATIC) return -1;
+    const kids = children[b + 1];
+    if (kids.length !== 1) return -1;
+    const c = kids[0];
+    const jc = m.joint_type[c];
+    if (jc !== JointType.REVOLUTE && jc !== JointType.PRISMATIC && mergeChild(c) < 0) return -1;
+    const X = pose(b),
+      C = pose(c);
+    const dp = Math.hypot(C.p[0] - X.p[0], C.p[1] - X.p[1], C.p[2] - X.p[2]);
+    const dot = Math.abs(X.q[0] * C.q[0] + X.q[1] * C.q[1] + X.q[2] * C.q[2] + X.q[3] * C.q[3]);
+    return dp < 1e-12 && dot > 1 - 1e-12 ? c : -1;
+  };
+  /** the joint element of body b's joint ('' for a fixed joint), recorded in the joint and actuator lists */
+  const jointXml = (b: number, indent: string): string => {
+    const jt = m.joint_type[b];
+    const d = m.joint_qd_start[b];
+    if (jt === JointType.FIXED) return '';
+    joints.push(b);
+    if (jt !== JointType.FREE && (m.joint_target_ke[d] > 0 || m.joint_target_kd[d] > 0))
+      act.push({ j: b, dof: d });
+    return `${indent}  ${jointElement(m, b)}\n`;
+  };
+  /** body b's joint, then (merged) its child's contents, or its own inertial, geoms, sites, children */
+  const bodyContents = (b: number, indent: string): { last: number; xml: string } => {
+    let s = jointXml(b, indent);
+    const c = mergeChild(b);
+    if (c >= 0) {
+      const inner = bodyContents(c, indent);
+      return { last: inner.last, xml: s + inner.xml };
+    }
+    const I = m.body_inertia;
+    const mass = m.body_mass[b];
+    if (mass > 0) {
+      s += `${indent}  <inertial pos="${v3(m.body_com, b * 3)}" mass="${f(mass)}" fullinertia="${f(I[b * 9])} ${f(I[b * 9 + 4])} ${f(I[b * 9 + 8])} ${f(I[b * 9 + 1])} ${f(I[b * 9 + 2])} ${f(I[b * 9 + 5])}"/>\n`;
+    }
+    s += geoms(b, indent + '  ');
+    for (const site of eq.sites.get(b) ?? []) s += `${indent}  ${site}`;
+    for (const k of children[b + 1]) s += body(k, indent + '  ');
+    return { last: b, xml: s };
+  };
   const body = (b: number, indent: string): string => {
     const p = m.joint_parent[b];
     const X = pose(b);
@@ -212,39 +285,15 @@ export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfEx
       const iq = conj(P.q);
       rel = { p: qrot(iq, [X.p[0] - P.p[0], X.p[1] - P.p[1], X.p[2] - P.p[2]]), q: qmul(iq, X.q) };
     }
-    const gc = m.body_gravcomp[b] !== 0 ? ` gravcomp="${f(m.body_gravcomp[b])}"` : '';
-    let s = `${indent}<body name="b${b}" pos="${rel.p.map(f).join(' ')}" quat="${wxyz(rel.q)}"${gc}>\n`;
-    const I = m.body_inertia;
-    const mass = m.body_mass[b];
-    if (mass > 0) {
-      s += `${indent}  <inertial pos="${v3(m.body_com, b * 3)}" mass="${f(mass)}" fullinertia="${f(I[b * 9])} ${f(I[b * 9 + 4])} ${f(I[b * 9 + 8])} ${f(I[b * 9 + 1])} ${f(I[b * 9 + 2])} ${f(I[b * 9 + 5])}"/>\n`;
-    }
-    const jt = m.joint_type[b];
-    const d = m.joint_qd_start[b];
-    if (jt === JointType.FREE) {
-      s += `${indent}  <freejoint name="j${b}"/>\n`;
-      joints.push(b);
-    } else if (jt === JointType.REVOLUTE || jt === JointType.PRISMATIC) {
-      const Xc = m.joint_X_c;
-      const qc = [Xc[b * 7 + 3], Xc[b * 7 + 4], Xc[b * 7 + 5], Xc[b * 7 + 6]];
-      const axis = qrot(qc, [m.joint_axis[b * 3], m.joint_axis[b * 3 + 1], m.joint_axis[b * 3 + 2]]);
-      const lo = m.joint_limit_lower[d];
-      const hi = m.joint_limit_upper[d];
-      const limited = Number.isFinite(lo) && Number.isFinite(hi) && m.joint_limit_ke[d] > 0;
-      const ks = m.joint_stiffness[d];
-      const spring = ks !== 0 ? ` stiffness="${f(ks)}" springref="${f(m.joint_spring_ref[d])}"` : '';
-      // dry friction as MuJoCo's frictionloss (ours: joint_constraints.ts)
-      const fl = hasJointFriction(m, d) ? ` frictionloss="${f(m.joint_friction[d])}"` : '';
-      s += `${indent}  <joint name="j${b}" type="${jt === JointType.REVOLUTE ? 'hinge' : 'slide'}" pos="${v3(Xc, b * 7)}" axis="${axis.map(f).join(' ')}" armature="${f(m.joint_armature[d])}" damping="${f(m.joint_damping[d])}"${spring}${fl}${limited ? ` limited="true" range="${f(lo)} ${f(hi)}"` : ' limited="false"'}/>\n`;
-      joints.push(b);
-      if (m.joint_target_ke[d] > 0 || m.joint_target_kd[d] > 0) act.push({ j: b, dof: d });
-    } else if (jt !== JointType.FIXED) {
-      throw new Error(`exportMjcf: joint type ${jt} is not exported`);
-    }
-    s += geoms(b, indent + '  ');
-    for (const site of eq.sites.get(b) ?? []) s += `${indent}  ${site}`;
-    for (const c of children[b + 1]) s += body(c, indent + '  ');
-    return s + `${indent}</body>\n`;
+    // a merged chain takes the name (and gravity compensation) of its last body, whose frame it is
+    const inner = bodyContents(b, indent);
+    const gcomp = m.body_gravcomp[inner.last];
+    const gc = gcomp !== 0 ? ` gravcomp="${f(gcomp)}"` : '';
+    return (
+      `${indent}<body name="b${inner.last}" pos="${rel.p.map(f).join(' ')}" quat="${wxyz(rel.q)}"${gc}>\n` +
+      inner.xml +
+      `${indent}</body>\n`
+    );
   };
   let world = geoms(-1, '    ');
   for (const site of eq.sites.get(-1) ?? []) world += `    ${site}`;
