@@ -3,3 +3,5 @@
  * engine/worker and engine/index.ts, so the table is re-exported here.
  */
 export { LIMITS, formatLimit, limitMessage, limitsTable, type LimitName } from '../io/limits';
+/** zip listing with the archive limits checked before inflating (the studio's zip drops) */
+export { listZip, ZipError, type ZipEntryRecord } from '../io/zip';
