@@ -204,10 +204,7 @@ class Reader {
     if (s === undefined) return undefined;
     const t = s.trim();
     if (t === '') return [];
-    const out = t.split(/\s+/).map((x) => {
-      const l = x.toLowerCase();
-      return l === 'inf' || l === '+inf' ? Infinity : l === '-inf' ? -Infinity : Number(x);
-    });
+    const out = numberTokens(t);
     if (out.some((v) => Number.isNaN(v)))
       throw elError(el, `<${el.name} ${name}="${s.slice(0, 60)}">: expected numbers`);
     // ±inf means "unbounded" only in ranges; anywhere else it would poison the model
@@ -1889,4 +1886,43 @@ class MjcfBuilder {
       else if (act.kind === 'velocity') dof.target_vel = u * g.targetScale + g.targetOffset;
     });
   }
+}
+
+/** whether a UTF-16 code unit is white space as `\s` matches it */
+function isSpace(c: number): boolean {
+  return (
+    c === 32 ||
+    (c >= 9 && c <= 13) ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
+
+/**
+ * the white-space-separated tokens of `t` as numbers (`inf`, `+inf`, `-inf` in any case as
+ * ±Infinity, anything else through `Number`, so a bad token is NaN); a scan that holds no array of
+ * token strings, so a long attribute costs its numbers only
+ */
+function numberTokens(t: string): number[] {
+  const out: number[] = [];
+  const n = t.length;
+  let i = 0;
+  while (i < n) {
+    while (i < n && isSpace(t.charCodeAt(i))) i++;
+    if (i >= n) break;
+    let j = i + 1;
+    while (j < n && !isSpace(t.charCodeAt(j))) j++;
+    const x = t.slice(i, j);
+    const l = x.length <= 4 ? x.toLowerCase() : '';
+    out.push(l === 'inf' || l === '+inf' ? Infinity : l === '-inf' ? -Infinity : Number(x));
+    i = j;
+  }
+  return out;
 }
