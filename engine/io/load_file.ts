@@ -11,6 +11,7 @@ import type { ControlSequence } from '../state/control_sequence';
 import { assetSearchRoots } from './asset_search';
 import { keyframeRefusal } from './assets/importer';
 import { NodeFsResolver } from './assets/node_fs';
+import { decodeText } from './assets/resolver';
 import {
   assetTypeOfPath,
   getImporter,
@@ -78,7 +79,7 @@ export async function loadModelFile(file: string, opts: LoadFileOptions = {}): P
   const keyframeOnly = (kind: string) => new SceneUnsupportedError([], `${file}: ${keyframeRefusal(kind)}`);
   if (SCENE_EXT.has(ext)) {
     if (opts.keyframe !== undefined) throw keyframeOnly('a scene file');
-    const text = await readFile(file, 'utf8');
+    const text = decodeText(await readFile(file), file);
     const doc = parseSceneText(text, file);
     const assets = (doc as { assets?: { type?: unknown }[] } | null)?.assets;
     // the asynchronous loader reads the files a scene names: assets and its control sequence

@@ -560,7 +560,7 @@ async function loadMeshFiles(
         const bytes = await readAsset(resolver, target);
         if (ext === '.obj') {
           // an OBJ's texture coordinates are kept for textured visuals
-          const r = parseObjWithTexcoords(decodeText(bytes), target);
+          const r = parseObjWithTexcoords(decodeText(bytes, target), target);
           out.set(m.name, r.mesh);
           if (r.texcoords) texcoords.set(m.name, r.texcoords);
         } else out.set(m.name, parseMeshBytes(bytes, target));

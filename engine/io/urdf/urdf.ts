@@ -392,7 +392,7 @@ async function objMaterials(
     try {
       const path = resolver.resolve(objPath, lib);
       const mapDir = lib.slice(0, lib.lastIndexOf('/') + 1);
-      for (const [name, m] of parseMtl(decodeText(await readAsset(resolver, path)), path))
+      for (const [name, m] of parseMtl(decodeText(await readAsset(resolver, path), path), path))
         if (!out.has(name)) out.set(name, { ...m, mapDir });
     } catch (e) {
       warnings.push(
@@ -447,7 +447,7 @@ async function loadMeshes(
         // an OBJ visual draws its MTL materials (colliders need only the shape)
         let loaded: LoadedMesh;
         if (ext === '.obj' && visualRefs.has(ref)) {
-          const text = decodeText(bytes);
+          const text = decodeText(bytes, path);
           const obj = parseObjParts(text, path, await objMaterials(text, path, resolver, warnings));
           // a collider of an OBJ split by material is the file welded by position
           loaded = { parts: obj.parts, whole: obj.mesh };
