@@ -87,7 +87,8 @@ import {
   type ImportResult,
   type ImportSource,
 } from '../assets/importer';
-import { decodeText, dirname, type AssetResolver } from '../assets/resolver';
+import { decodeText, type AssetResolver } from '../assets/resolver';
+import { rethrowOutside } from '../assets/confined';
 import { joinPath } from '../assets/resolvers';
 import { generalServo, servoJointGains, type MujocoServo } from '../assets/mujoco_actuator';
 import {
@@ -362,6 +363,7 @@ async function readTextures(
         const f = imageFile(target, await readAsset(resolver, target));
         out.set(name, typeof f === 'string' ? `${target} is ${f}` : f);
       } catch (e) {
+        rethrowOutside(e);
         out.set(name, `${target}: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
@@ -395,9 +397,8 @@ function assetTarget(
   file: string,
 ): string {
   const rel = compilerDir && !file.startsWith('/') ? joinPath(compilerDir, file) : file;
-  if (rel.startsWith('/')) return rel;
-  const dir = dirname(modelPath);
-  return resolver.resolve(dir ? `${dir}/_` : '_', rel);
+  // through the resolver for absolute paths too, so a confined one sees the reference and its file
+  return resolver.resolve(modelPath || '_', rel);
 }
 
 async function readHfields(
@@ -447,6 +448,7 @@ async function readHfields(
           for (let i = 0; i < f.length; i++) f[i] = dv.getFloat32(8 + 4 * i, true);
           raw = f;
         } catch (e) {
+          rethrowOutside(e);
           out.set(name, `${target}: ${e instanceof Error ? e.message : String(e)}`);
           continue;
         }
@@ -565,6 +567,7 @@ async function loadMeshFiles(
           if (r.texcoords) texcoords.set(m.name, r.texcoords);
         } else out.set(m.name, parseMeshBytes(bytes, target));
       } catch (e) {
+        rethrowOutside(e);
         out.set(m.name, `${target}: ${e instanceof Error ? e.message : String(e)}`);
       }
     }),

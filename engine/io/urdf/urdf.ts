@@ -48,6 +48,7 @@ import {
   type ImportSource,
 } from '../assets/importer';
 import { decodeText, type AssetResolver } from '../assets/resolver';
+import { rethrowOutside } from '../assets/confined';
 import { parsePackageUri } from '../assets/resolvers';
 import {
   MESH_EXTENSIONS,
@@ -356,6 +357,7 @@ async function loadImages(
       try {
         path = resolver.resolve(meshPath, p.textured.image);
       } catch (e) {
+        rethrowOutside(e);
         warnings.push(`${meshPath}: texture '${p.textured.image}' not drawn (${errorText(e)})`);
         return undefined;
       }
@@ -395,6 +397,7 @@ async function objMaterials(
       for (const [name, m] of parseMtl(decodeText(await readAsset(resolver, path), path), path))
         if (!out.has(name)) out.set(name, { ...m, mapDir });
     } catch (e) {
+      rethrowOutside(e);
       warnings.push(
         `${objPath}: material library '${lib}' not read (${errorText(e)}); its faces keep a plain colour`,
       );
@@ -457,6 +460,7 @@ async function loadMeshes(
           loaded.images = await loadImages(parts, path, resolver, images, warnings);
         out.set(ref, loaded);
       } catch (e) {
+        rethrowOutside(e);
         const pkg = parsePackageUri(ref.trim());
         const why = e instanceof Error ? e.message : String(e);
         out.set(ref, {

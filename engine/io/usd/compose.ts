@@ -19,6 +19,7 @@
  * loaded layer is fetched through the {@link AssetResolver}; composition itself is synchronous.
  */
 import { AssetError, dirname, nonUtf8BomReason, normalizePath, type AssetResolver } from '../assets/resolver';
+import { rethrowOutside } from '../assets/confined';
 import { parseCrate } from './crate';
 import { DEFAULT_USD_LIMITS, UsdError, type UsdLimits } from './errors';
 import type { Layer, PrimSpec, PropSpec, Specifier } from './layer';
@@ -328,6 +329,7 @@ class LayerLoader {
         bytes = await this.resolver.read(id);
       }
     } catch (e) {
+      rethrowOutside(e);
       if (e instanceof UsdError && e.kind !== 'asset') throw e;
       const msg = e instanceof Error ? e.message : String(e);
       if (required) throw new UsdError('asset', { layer: id }, `cannot read layer: ${msg}`);
@@ -377,6 +379,7 @@ class LayerLoader {
         try {
           target = this.resolve(id, asset);
         } catch (e) {
+          rethrowOutside(e);
           this.warnings.push(
             `cannot resolve @${asset}@ in ${id}: ${e instanceof Error ? e.message : String(e)}`,
           );
