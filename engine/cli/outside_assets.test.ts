@@ -135,7 +135,10 @@ describe('CLI asset references stay inside the model folder and the asset roots'
     write(m, mjcf('mesh.stl'));
     const e = refusal(['inspect', m]);
     expect(e.kind).toBe('outside_asset');
-    expect(e.message).toContain(`a link to ${secret}`);
+    expect(e.location?.file).toBe(m);
+    expect(e.message).toContain(
+      `reference 'mesh.stl' resolves to ${path.join(d, 'mesh.stl')} (a link to ${secret})`,
+    );
     expect(sim(['inspect', m, '--allow-outside-assets']).code).toBe(0);
   });
 

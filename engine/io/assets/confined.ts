@@ -90,14 +90,15 @@ export class ConfinedResolver implements AssetResolver {
 
   resolve(base: string, ref: string): string {
     const target = this.inner.resolve(base, ref);
-    if (this.inside(target)) return target;
-    const pkgDir = this.packageFolder(base, ref);
-    if (pkgDir !== undefined && isWithin(normalizePath(target), pkgDir)) {
+    if (!this.inside(target)) {
+      const pkgDir = this.packageFolder(base, ref);
+      if (pkgDir === undefined || !isWithin(normalizePath(target), pkgDir))
+        throw new OutsideAssetError(base, ref, target, this.roots);
       this.roots.push(pkgDir);
       this.realRoots = undefined;
-      return target;
     }
-    throw new OutsideAssetError(base, ref, target, this.roots);
+    this.checkReal(base, ref, target);
+    return target;
   }
 
   async read(path: string): Promise<Uint8Array> {
