@@ -102,7 +102,7 @@ import {
   type ObjTexcoords,
   type TriMesh,
 } from '../mesh';
-import { assertElementCounts, type XmlElement } from '../xml/xml';
+import { assertElementCounts, numberTokens, type XmlElement } from '../xml/xml';
 import { LIMITS, limitMessage } from '../limits';
 import { timeStepProblem } from '../model_check';
 import { DefaultClasses, elError, loadMjcfTree, readCompiler, type CompilerSettings } from './document';
@@ -1889,43 +1889,4 @@ class MjcfBuilder {
       else if (act.kind === 'velocity') dof.target_vel = u * g.targetScale + g.targetOffset;
     });
   }
-}
-
-/** whether a UTF-16 code unit is white space as `\s` matches it */
-function isSpace(c: number): boolean {
-  return (
-    c === 32 ||
-    (c >= 9 && c <= 13) ||
-    c === 0xa0 ||
-    c === 0x1680 ||
-    (c >= 0x2000 && c <= 0x200a) ||
-    c === 0x2028 ||
-    c === 0x2029 ||
-    c === 0x202f ||
-    c === 0x205f ||
-    c === 0x3000 ||
-    c === 0xfeff
-  );
-}
-
-/**
- * the white-space-separated tokens of `t` as numbers (`inf`, `+inf`, `-inf` in any case as
- * ±Infinity, anything else through `Number`, so a bad token is NaN); a scan that holds no array of
- * token strings, so a long attribute costs its numbers only
- */
-function numberTokens(t: string): number[] {
-  const out: number[] = [];
-  const n = t.length;
-  let i = 0;
-  while (i < n) {
-    while (i < n && isSpace(t.charCodeAt(i))) i++;
-    if (i >= n) break;
-    let j = i + 1;
-    while (j < n && !isSpace(t.charCodeAt(j))) j++;
-    const x = t.slice(i, j);
-    const l = x.length <= 4 ? x.toLowerCase() : '';
-    out.push(l === 'inf' || l === '+inf' ? Infinity : l === '-inf' ? -Infinity : Number(x));
-    i = j;
-  }
-  return out;
 }

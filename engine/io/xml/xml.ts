@@ -244,3 +244,42 @@ export function assertElementCounts(root: XmlElement, counted: Record<string, Li
     for (let i = el.children.length - 1; i >= 0; i--) stack.push(el.children[i]);
   }
 }
+
+/** whether a UTF-16 code unit is white space as `\s` matches it */
+function isSpace(c: number): boolean {
+  return (
+    c === 32 ||
+    (c >= 9 && c <= 13) ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
+
+/**
+ * the white-space-separated tokens of `t` as numbers (`inf`, `+inf`, `-inf` in any case as
+ * ±Infinity, anything else through `Number`, so a bad token is NaN); a scan that holds no array of
+ * token strings, so a long attribute costs its numbers only
+ */
+export function numberTokens(t: string): number[] {
+  const out: number[] = [];
+  const n = t.length;
+  let i = 0;
+  while (i < n) {
+    while (i < n && isSpace(t.charCodeAt(i))) i++;
+    if (i >= n) break;
+    let j = i + 1;
+    while (j < n && !isSpace(t.charCodeAt(j))) j++;
+    const x = t.slice(i, j);
+    const l = x.length <= 4 ? x.toLowerCase() : '';
+    out.push(l === 'inf' || l === '+inf' ? Infinity : l === '-inf' ? -Infinity : Number(x));
+    i = j;
+  }
+  return out;
+}
