@@ -4,7 +4,7 @@
  * limits on entry count and inflated size. USDZ archives stay whole: the USD importer reads them.
  */
 import { unzipSync } from 'fflate';
-import { LIMITS, limitMessage } from '../engine/worker/limits';
+import { LIMITS, ZipError, limitMessage, listZip } from '../engine/worker/limits';
 import { extOf as ext, rankCandidates } from './candidates';
 
 export const MAX_DROP_FILES = LIMITS.max_upload_files;
@@ -47,6 +47,18 @@ export function unzipInto(
     throw new DropError(
       name,
       limitMessage(`the zip archive of ${data.byteLength} bytes`, 'max_archive_bytes'),
+    );
+  }
+  // every declared size, the ratios and overlapping entries checked from the central directory
+  // before fflate inflates anything (it trusts the headers' sizes)
+  try {
+    listZip(data, name);
+  } catch (e) {
+    if (!(e instanceof ZipError)) throw e;
+    const at = e.entry !== undefined ? `${name}/${e.entry}` : name;
+    throw new DropError(
+      at,
+      / exceeds |overlaps/.test(e.reason) ? e.reason : `not a readable zip archive (${e.reason})`,
     );
   }
   let inArchive = 0;

@@ -30,7 +30,7 @@ import {
 import { useStudio, type SceneRef } from './store';
 import type { CameraPreset } from './viewport/framing';
 import { textureStatus } from './viewport/textures';
-import { LIMITS, limitMessage } from '../engine/worker/limits';
+import { LIMITS, limitMessage, nonUtf8BomReason } from '../engine/worker/limits';
 
 // ------------------------------------------------------------------------------------------ ablation series
 
@@ -586,7 +586,7 @@ function loadDropped(files: Map<string, Uint8Array>, entry: string, keep = false
     try {
       text = new TextDecoder('utf-8', { fatal: true }).decode(bytes);
     } catch {
-      throw new DropError(entry, 'not UTF-8 text');
+      throw new DropError(entry, nonUtf8BomReason(bytes) ?? 'not UTF-8 text');
     }
     const name = entry.slice(entry.lastIndexOf('/') + 1);
     loadText({ kind: 'inline', name, text }, text, name, {});

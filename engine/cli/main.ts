@@ -39,7 +39,10 @@ const LOAD_FLAGS = `      --asset-root DIR    root of a scene's git-sourced asse
                           $SAP_STUDIO_ASSET_ROOT, ~/.cache/sap-studio/assets/<repo>/<rev>/, and the
                           scene's assets/ or ../assets/ (SAP Warp's layout)
       --keyframe K        an MJCF <key> (name or index) as the initial state
-      --strict            refuse a model whose features the engine only approximates (default: warn)`;
+      --strict            refuse a model whose features the engine only approximates (default: warn)
+      --allow-outside-assets
+                          read files outside the model's folder and the asset roots (absolute
+                          paths, '..' climbs in URDF, MJCF and USD references; default: refused)`;
 
 /** per-command usage, printed by `<command> --help` */
 const COMMAND_USAGE: Record<string, string> = {
@@ -96,15 +99,22 @@ exit codes: 0 ok; 1 the run failed or diverged (or its input could not be loaded
 With --json every outcome, failures included, is one JSON document on stdout.`;
 
 /** the loader options of run, inspect and ablate */
-function loadOptions(values: { 'asset-root'?: string; keyframe?: string; strict?: boolean }): {
+function loadOptions(values: {
+  'asset-root'?: string;
+  keyframe?: string;
+  strict?: boolean;
+  'allow-outside-assets'?: boolean;
+}): {
   asset_root?: string;
   keyframe?: string | number;
   strict: boolean;
+  allow_outside_assets: boolean;
 } {
   const k = values.keyframe;
   return {
     asset_root: values['asset-root'],
     strict: values.strict === true,
+    allow_outside_assets: values['allow-outside-assets'] === true,
     ...(k !== undefined ? { keyframe: /^\d+$/.test(k) ? Number(k) : k } : {}),
   };
 }
@@ -246,9 +256,10 @@ const OPTIONS = {
   dense: { type: 'boolean', default: false },
   help: { type: 'boolean', short: 'h', default: false },
   version: { type: 'boolean', short: 'V', default: false },
+  'allow-outside-assets': { type: 'boolean', default: false },
 } as const;
 
-const LOAD = ['asset-root', 'keyframe', 'strict'];
+const LOAD = ['asset-root', 'keyframe', 'strict', 'allow-outside-assets'];
 const COMMON = ['json', 'help', 'version'];
 /** the flags each command takes: any other is refused (a flag that would change nothing) */
 const COMMAND_FLAGS: Record<string, readonly string[]> = {

@@ -29,6 +29,8 @@ export const LIMITS = {
   max_decompressed_bytes: 512 * MiB,
   /** largest inflated / compressed ratio of one entry above 1 MiB (zip bombs; deflate tops out near 1032) */
   max_compression_ratio: 200,
+  /** largest single inflated archive entry [bytes] (checked from the central directory before inflating) */
+  max_entry_bytes: 256 * MiB,
 
   // ---- text formats
   /** largest scene file [characters] (JSON; YAML has its own, lower limit) */
@@ -51,6 +53,12 @@ export const LIMITS = {
   max_xml_elements: 2_000_000,
   /** XML entity expansion: DTD entity declarations are refused, so no entity expands */
   max_xml_entity_expansions: 0,
+  /** longest XML attribute value or run of text between tags [characters] (checked before parsing) */
+  max_xml_value_chars: 16 * MiB,
+  /** longest line of a line-based text format (OBJ, MTL, ASCII STL) [characters] */
+  max_line_chars: 1 * MiB,
+  /** most vertices of one OBJ polygon (`f` line; fan-triangulated into count − 2 triangles) */
+  max_polygon_vertices: 4096,
   /** deepest chain of MJCF <include>s */
   max_include_depth: 16,
 
@@ -65,6 +73,8 @@ export const LIMITS = {
   max_prims: 2_000_000,
   /** deepest nesting of prims and values in USDA text */
   max_usda_nesting: 256,
+  /** longest USDA token (identifier, string, asset path, path, number) [characters] */
+  max_token_chars: 1 * MiB,
   /** most elements of one USD array value */
   max_array_elements: 64 * MiB,
 

@@ -4,13 +4,16 @@
  * is read as URDF) and USD (.usd, .usda, .usdc, .usdz, through the importer registered for 'usd').
  * Files are read from the local file system ({@link NodeFsResolver}).
  */
+import { realpathSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import path from 'node:path';
 import type { SapModel } from '../model';
 import type { ControlSequence } from '../state/control_sequence';
 import { assetSearchRoots } from './asset_search';
 import { keyframeRefusal } from './assets/importer';
+import { ConfinedResolver } from './assets/confined';
 import { NodeFsResolver } from './assets/node_fs';
+import { decodeText } from './assets/resolver';
 import {
   assetTypeOfPath,
   getImporter,
@@ -19,6 +22,7 @@ import {
   sniffXmlType,
   type Importer,
 } from './import';
+import { besideSceneRoots } from './scene/asset_roots';
 import { SceneUnsupportedError } from './scene/errors';
 import { loadScene, loadSceneAsync, parseSceneText } from './scene/load';
 
@@ -60,6 +64,11 @@ export interface LoadFileOptions {
   packages?: Record<string, string>;
   /** MJCF model files: name or index of a `<key>` whose qpos (and ctrl) become the initial state */
   keyframe?: string | number;
+  /**
+   * read files outside the model's folder and the asset roots (absolute paths, `..` climbs); by
+   * default such a reference is an OutsideAssetError (`--allow-outside-assets`)
+   */
+  allow_outside_assets?: boolean;
 }
 
 const SCENE_EXT = new Set(['.yaml', '.yml', '.json']);
@@ -71,14 +80,64 @@ async function ensureUsdImporter(): Promise<void> {
   if (typeof mod.importUsdAsset === 'function') registerImporter('usd', mod.importUsdAsset as Importer);
 }
 
+/**
+ * folders that hold a package's model files beside its other folders (`robot/urdf/robot.urdf` reads
+ * `robot/meshes/…`, SAP Warp's `scenes/x.yaml` reads `control/…` and `assets/…`)
+ */
+export const MODEL_SUBFOLDERS: ReadonlySet<string> = new Set([
+  'urdf',
+  'mjcf',
+  'xml',
+  'usd',
+  'robots',
+  'models',
+  'scenes',
+]);
+
+/**
+ * the folder a model file may read from: the one that holds it or, when that is one of
+ * {@link MODEL_SUBFOLDERS}, the package folder above it
+ */
+export function modelFolder(abs: string): string {
+  const dir = path.posix.dirname(abs);
+  return MODEL_SUBFOLDERS.has(path.posix.basename(dir).toLowerCase()) ? path.posix.dirname(dir) : dir;
+}
+
+/**
+ * `fs` confined to the folders a file at `abs` may read from: its {@link modelFolder}, the asset search
+ * roots, the package map's folders and, for a scene, the folders beside it (`assets/`, `../assets/`)
+ */
+function confine(fs: NodeFsResolver, abs: string, scene: boolean, opts: LoadFileOptions): ConfinedResolver {
+  const dir = path.posix.dirname(abs);
+  const roots = [
+    modelFolder(abs),
+    ...(scene ? besideSceneRoots(dir).map((r) => r.dir) : []),
+    ...assetSearchRoots(opts).map((r) => r.dir),
+    ...Object.values(opts.packages ?? {}).map((p) => fs.abs(p)),
+  ];
+  const realPath = (p: string): string | undefined => {
+    const hit = fs.locate(p);
+    if (hit === undefined) return undefined;
+    try {
+      return realpathSync(hit).split(path.sep).join('/');
+    } catch {
+      return undefined;
+    }
+  };
+  return new ConfinedResolver(fs, roots, { realPath });
+}
+
 export async function loadModelFile(file: string, opts: LoadFileOptions = {}): Promise<LoadedSceneFile> {
   const ext = path.extname(file).toLowerCase();
-  const resolver = new NodeFsResolver({ packages: opts.packages });
-  const abs = resolver.abs(file);
+  const fsResolver = new NodeFsResolver({ packages: opts.packages });
+  const abs = fsResolver.abs(file);
+  const resolver = opts.allow_outside_assets
+    ? fsResolver
+    : confine(fsResolver, abs, SCENE_EXT.has(ext), opts);
   const keyframeOnly = (kind: string) => new SceneUnsupportedError([], `${file}: ${keyframeRefusal(kind)}`);
   if (SCENE_EXT.has(ext)) {
     if (opts.keyframe !== undefined) throw keyframeOnly('a scene file');
-    const text = await readFile(file, 'utf8');
+    const text = decodeText(await readFile(file), file);
     const doc = parseSceneText(text, file);
     const assets = (doc as { assets?: { type?: unknown }[] } | null)?.assets;
     // the asynchronous loader reads the files a scene names: assets and its control sequence

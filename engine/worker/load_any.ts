@@ -15,7 +15,7 @@
 import type { ControlSequence } from '../state/control_sequence';
 import { ModelBuilder, type SapModel } from '../model';
 import { MemoryResolver } from '../io/assets/resolvers';
-import { firstInvalidUtf8 } from '../io/assets/resolver';
+import { firstInvalidUtf8, nonUtf8BomReason } from '../io/assets/resolver';
 import { ImportError } from '../io/assets/errors';
 import { keyframeRefusal } from '../io/assets/importer';
 import { builderSizeProblem } from '../io/limits';
@@ -273,6 +273,17 @@ export function toErrorInfo(err: unknown, code: string, file?: string): ErrorInf
 }
 
 function decode(bytes: Uint8Array, file: string): string {
+  const bom = nonUtf8BomReason(bytes);
+  if (bom !== undefined)
+    throw new LoadError({
+      code: 'load',
+      file,
+      offset: 0,
+      line: 1,
+      column: 1,
+      message: `${file}: ${bom}`,
+      reason: bom,
+    });
   try {
     return new TextDecoder('utf-8', { fatal: true }).decode(bytes);
   } catch {

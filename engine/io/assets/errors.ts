@@ -47,3 +47,25 @@ export class MeshError extends ImportError {
     this.name = 'MeshError';
   }
 }
+
+/** a reference that resolves outside the allowed folders */
+export class OutsideAssetError extends ImportError {
+  constructor(
+    /** the file the reference is written in ('' when only the path is known) */
+    file: string,
+    /** the reference as written (or the path read, when no reference is known) */
+    readonly ref: string,
+    /** the path it resolves to */
+    readonly path: string,
+    /** the folders assets may come from */
+    readonly roots: readonly string[],
+    /** what the user can do about it */
+    advice = 'pass --allow-outside-assets to read it',
+  ) {
+    super(
+      `${!file ? `'${path}'` : ref === path ? `reference '${ref}'` : `reference '${ref}' resolves to ${path}, which`} lies outside the model's folder and the asset roots (${roots.join(', ')}); ${advice}`,
+      file || undefined,
+    );
+    this.name = 'OutsideAssetError';
+  }
+}

@@ -191,7 +191,7 @@ export async function readSourceText(
 ): Promise<{ text: string; path: string }> {
   if (source.text !== undefined) return { text: source.text, path: source.path ?? '' };
   if (!resolver) throw new ImportError(`a resolver is needed to read the ${kind} file`, source.path);
-  return { text: decodeText(await readAsset(resolver, source.path)), path: source.path };
+  return { text: decodeText(await readAsset(resolver, source.path), source.path), path: source.path };
 }
 
 /** reads a file through the resolver; any failure becomes an {@link ImportError} naming the path */

@@ -6,6 +6,7 @@
  * resolver can read.
  */
 import { LIMITS } from '../limits';
+import { ImportError } from './errors';
 
 /** a typed asset error carrying the path that failed */
 export class AssetError extends Error {
@@ -81,7 +82,32 @@ export function firstInvalidUtf8(b: Uint8Array): number {
   return -1;
 }
 
-/** decodes UTF-8 text (with or without a BOM) */
-export function decodeText(bytes: Uint8Array): string {
+/**
+ * the encoding a UTF-16 or UTF-32 byte-order mark at the start of `bytes` announces, or undefined
+ * (no such mark; a UTF-8 mark is fine)
+ */
+export function nonUtf8Bom(bytes: Uint8Array): string | undefined {
+  const [a, b, c, d] = [bytes[0], bytes[1], bytes[2], bytes[3]];
+  if (a === 0xff && b === 0xfe) return c === 0 && d === 0 && bytes.length >= 4 ? 'UTF-32 LE' : 'UTF-16 LE';
+  if (a === 0xfe && b === 0xff) return 'UTF-16 BE';
+  if (a === 0 && b === 0 && c === 0xfe && d === 0xff) return 'UTF-32 BE';
+  return undefined;
+}
+
+/** the reason text with a UTF-16/UTF-32 byte-order mark is refused, or undefined for other bytes */
+export function nonUtf8BomReason(bytes: Uint8Array): string | undefined {
+  const enc = nonUtf8Bom(bytes);
+  return enc === undefined
+    ? undefined
+    : `${enc} text (its byte-order mark says so): text files are read as UTF-8, save it as UTF-8`;
+}
+
+/**
+ * decodes UTF-8 text (with or without a BOM); text that starts with a UTF-16 or UTF-32 byte-order
+ * mark is refused with an {@link ImportError} at line 1 of `file`
+ */
+export function decodeText(bytes: Uint8Array, file?: string): string {
+  const bom = nonUtf8BomReason(bytes);
+  if (bom !== undefined) throw new ImportError(bom, file, 1, 1);
   return new TextDecoder('utf-8').decode(bytes);
 }

@@ -9,6 +9,7 @@
  * `model://NAME/rest` (through a package map, else a search for a folder named NAME upwards from `base`),
  * and, for the URL resolver, `http(s)://`.
  */
+import { OutsideAssetError } from './errors';
 import { AssetError, MAX_ASSET_BYTES, dirname, normalizePath, type AssetResolver } from './resolver';
 
 /** `package://NAME/rest` / `model://NAME/rest` split into its parts, or undefined */
@@ -123,8 +124,12 @@ export class MemoryResolver implements AssetResolver {
     return this.lower.get(k.toLowerCase());
   }
 
+  /** the path `ref` written in `base` names; a climb above the map's root is an OutsideAssetError */
   resolve(base: string, ref: string): string {
-    return resolveCommon(MemoryResolver.key(base), ref, this.packages, (c) => c.find((p) => this.find(p)));
+    const p = resolveCommon(MemoryResolver.key(base), ref, this.packages, (c) => c.find((q) => this.find(q)));
+    if (p === '..' || p.startsWith('../'))
+      throw new OutsideAssetError(base, ref, p, ['the dropped files'], 'only the dropped files can be read');
+    return p;
   }
 
   async read(path: string): Promise<Uint8Array> {

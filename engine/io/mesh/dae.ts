@@ -20,7 +20,7 @@
  * Controllers (skins, morphs), cameras and lights are ignored.
  */
 import { MeshError } from '../assets/errors';
-import { parseXml, childNamed, childrenNamed, type XmlElement } from '../xml';
+import { parseXml, childNamed, childrenNamed, numberTokens, type XmlElement } from '../xml';
 import { MAX_MESH_TRIANGLES, MAX_MESH_VERTICES, cleanTriangles, type TriMesh } from './types';
 
 /** one part of a mesh file: the triangles of one material */
@@ -555,14 +555,13 @@ export function mergeParts(parts: readonly MeshPart[]): TriMesh {
 
 /** the whitespace-separated numbers of an element's text; a non-number is an error at the element */
 function numbers(el: XmlElement, fail: (reason: string, el?: XmlElement) => never): number[] {
-  const s = el.text.trim();
-  if (s === '') return [];
-  const parts = s.split(/\s+/);
-  const out = new Array<number>(parts.length);
-  for (let i = 0; i < parts.length; i++) {
-    const v = Number(parts[i]);
-    if (!Number.isFinite(v)) fail(`<${el.name}>: '${parts[i].slice(0, 40)}' is not a finite number`, el);
-    out[i] = v;
+  const out = numberTokens(el.text);
+  for (let i = 0; i < out.length; i++) {
+    if (!Number.isFinite(out[i])) {
+      // the offending token, found again only on failure
+      const tok = el.text.trim().split(/\s+/)[i] ?? '';
+      fail(`<${el.name}>: '${tok.slice(0, 40)}' is not a finite number`, el);
+    }
   }
   return out;
 }

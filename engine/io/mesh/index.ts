@@ -35,8 +35,8 @@ export function extensionOf(path: string): string {
 export function parseMeshBytes(bytes: Uint8Array, path: string): TriMesh {
   const ext = extensionOf(path);
   if (ext === '.stl') return parseStl(bytes, path);
-  if (ext === '.obj') return parseObj(decodeText(bytes), path);
-  if (ext === '.dae') return mergeParts(parseDae(decodeText(bytes), path));
+  if (ext === '.obj') return parseObj(decodeText(bytes, path), path);
+  if (ext === '.dae') return mergeParts(parseDae(decodeText(bytes, path), path));
   throw unreadable(ext, path);
 }
 
@@ -45,7 +45,7 @@ export function parseMeshBytes(bytes: Uint8Array, path: string): TriMesh {
  * diffuse colour), STL and OBJ one part without a colour.
  */
 export function parseMeshParts(bytes: Uint8Array, path: string): MeshPart[] {
-  if (extensionOf(path) === '.dae') return parseDae(decodeText(bytes), path);
+  if (extensionOf(path) === '.dae') return parseDae(decodeText(bytes, path), path);
   return [{ mesh: parseMeshBytes(bytes, path) }];
 }
 

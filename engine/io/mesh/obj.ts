@@ -8,10 +8,14 @@
 import { MeshError } from '../assets/errors';
 import type { MeshPart } from './dae';
 import {
+  MAX_LINE_CHARS,
   MAX_MESH_TRIANGLES,
   MAX_MESH_VERTICES,
+  MAX_POLYGON_VERTICES,
   cleanTriangles,
   compact,
+  linesOf,
+  longLineError,
   splitAtSeams,
   type TriMesh,
 } from './types';
@@ -86,7 +90,7 @@ export interface MtlMaterial {
 export function parseMtl(text: string, file?: string): Map<string, MtlMaterial> {
   const out = new Map<string, MtlMaterial>();
   let cur: MtlMaterial | undefined;
-  const lines = text.split('\n');
+  const lines = linesOf(text, file);
   for (let i = 0; i < lines.length; i++) {
     const s = lines[i].trim();
     const p = s.split(/\s+/);
@@ -196,6 +200,7 @@ function readObj(text: string, file: string | undefined, maxTriangles: number): 
     let end = text.indexOf('\n', start);
     if (end < 0) end = n;
     line++;
+    if (end - start > MAX_LINE_CHARS) throw longLineError(end - start, file, line);
     const raw = text.slice(start, end);
     start = end + 1;
     const s = raw.trim();
@@ -237,6 +242,13 @@ function readObj(text: string, file: string | undefined, maxTriangles: number): 
       if (material < 0) material = materials.push(name) - 1;
     } else if (s[0] === 'f' && (s[1] === ' ' || s[1] === '\t')) {
       const p = s.split(/\s+/);
+      if (p.length - 1 > MAX_POLYGON_VERTICES) {
+        throw new MeshError(
+          `polygon of ${p.length - 1} vertices exceeds max_polygon_vertices = ${MAX_POLYGON_VERTICES}`,
+          file,
+          line,
+        );
+      }
       const count = verts.length / 3;
       const nvt = vt.length / 2;
       const idx: number[] = [];

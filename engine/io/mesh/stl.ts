@@ -4,7 +4,7 @@
  * begin with the bytes `solid` too. Identical vertices are welded; zero-area faces are dropped.
  */
 import { MeshError } from '../assets/errors';
-import { MAX_MESH_TRIANGLES, cleanTriangles, type TriMesh } from './types';
+import { MAX_MESH_TRIANGLES, cleanTriangles, linesOf, type TriMesh } from './types';
 
 /** whether `bytes` is a binary STL by the size formula */
 export function isBinaryStl(bytes: Uint8Array): boolean {
@@ -71,7 +71,7 @@ function parseBinary(bytes: Uint8Array, file: string | undefined, maxTriangles: 
 function parseAscii(text: string, file: string | undefined, maxTriangles: number): TriMesh {
   const w = new Welder();
   const tris: number[] = [];
-  const lines = text.split(/\r?\n/);
+  const lines = linesOf(text, file);
   let pending = 0;
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i].trim();

@@ -14,6 +14,29 @@ export interface TriMesh {
 export const MAX_MESH_TRIANGLES = LIMITS.max_mesh_triangles;
 /** most vertices accepted in one mesh file */
 export const MAX_MESH_VERTICES = LIMITS.max_mesh_vertices;
+/** longest line of a text mesh format (OBJ, MTL, ASCII STL) [characters] */
+export const MAX_LINE_CHARS = LIMITS.max_line_chars;
+/** most vertices of one OBJ polygon */
+export const MAX_POLYGON_VERTICES = LIMITS.max_polygon_vertices;
+
+/** the MeshError for line `line` (1-based) of `length` characters, over {@link MAX_LINE_CHARS} */
+export function longLineError(length: number, file: string | undefined, line: number): MeshError {
+  return new MeshError(`line of ${length} characters exceeds max_line_chars = ${MAX_LINE_CHARS}`, file, line);
+}
+
+/** the lines of `text`, each at most {@link MAX_LINE_CHARS} long (else a located MeshError) */
+export function linesOf(text: string, file?: string): string[] {
+  const lines: string[] = [];
+  let start = 0;
+  while (start <= text.length) {
+    let end = text.indexOf('\n', start);
+    if (end < 0) end = text.length;
+    if (end - start > MAX_LINE_CHARS) throw longLineError(end - start, file, lines.length + 1);
+    lines.push(text.slice(start, end));
+    start = end + 1;
+  }
+  return lines;
+}
 
 /**
  * Drops zero-area (degenerate) triangles and vertices no triangle uses; throws when nothing is left.

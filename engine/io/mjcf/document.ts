@@ -57,7 +57,7 @@ async function expandIncludes(
     if (stack.has(target)) throw elError(c, `include cycle through '${target}'`);
     let text: string;
     try {
-      text = decodeText(await readAsset(resolver, target));
+      text = decodeText(await readAsset(resolver, target), target);
     } catch (e) {
       const reason = e instanceof ImportError ? e.message : String(e);
       throw new ImportError(`<include file="${ref}">: ${reason}`, c.file, c.line, c.column);

@@ -87,7 +87,8 @@ import {
   type ImportResult,
   type ImportSource,
 } from '../assets/importer';
-import { decodeText, dirname, type AssetResolver } from '../assets/resolver';
+import { decodeText, type AssetResolver } from '../assets/resolver';
+import { rethrowOutside } from '../assets/confined';
 import { joinPath } from '../assets/resolvers';
 import { generalServo, servoJointGains, type MujocoServo } from '../assets/mujoco_actuator';
 import {
@@ -101,7 +102,7 @@ import {
   type ObjTexcoords,
   type TriMesh,
 } from '../mesh';
-import { assertElementCounts, type XmlElement } from '../xml/xml';
+import { assertElementCounts, numberTokens, type XmlElement } from '../xml/xml';
 import { LIMITS, limitMessage } from '../limits';
 import { timeStepProblem } from '../model_check';
 import { DefaultClasses, elError, loadMjcfTree, readCompiler, type CompilerSettings } from './document';
@@ -204,10 +205,7 @@ class Reader {
     if (s === undefined) return undefined;
     const t = s.trim();
     if (t === '') return [];
-    const out = t.split(/\s+/).map((x) => {
-      const l = x.toLowerCase();
-      return l === 'inf' || l === '+inf' ? Infinity : l === '-inf' ? -Infinity : Number(x);
-    });
+    const out = numberTokens(t);
     if (out.some((v) => Number.isNaN(v)))
       throw elError(el, `<${el.name} ${name}="${s.slice(0, 60)}">: expected numbers`);
     // ±inf means "unbounded" only in ranges; anywhere else it would poison the model
@@ -365,6 +363,7 @@ async function readTextures(
         const f = imageFile(target, await readAsset(resolver, target));
         out.set(name, typeof f === 'string' ? `${target} is ${f}` : f);
       } catch (e) {
+        rethrowOutside(e);
         out.set(name, `${target}: ${e instanceof Error ? e.message : String(e)}`);
       }
     }
@@ -398,9 +397,8 @@ function assetTarget(
   file: string,
 ): string {
   const rel = compilerDir && !file.startsWith('/') ? joinPath(compilerDir, file) : file;
-  if (rel.startsWith('/')) return rel;
-  const dir = dirname(modelPath);
-  return resolver.resolve(dir ? `${dir}/_` : '_', rel);
+  // through the resolver for absolute paths too, so a confined one sees the reference and its file
+  return resolver.resolve(modelPath || '_', rel);
 }
 
 async function readHfields(
@@ -450,6 +448,7 @@ async function readHfields(
           for (let i = 0; i < f.length; i++) f[i] = dv.getFloat32(8 + 4 * i, true);
           raw = f;
         } catch (e) {
+          rethrowOutside(e);
           out.set(name, `${target}: ${e instanceof Error ? e.message : String(e)}`);
           continue;
         }
@@ -563,11 +562,12 @@ async function loadMeshFiles(
         const bytes = await readAsset(resolver, target);
         if (ext === '.obj') {
           // an OBJ's texture coordinates are kept for textured visuals
-          const r = parseObjWithTexcoords(decodeText(bytes), target);
+          const r = parseObjWithTexcoords(decodeText(bytes, target), target);
           out.set(m.name, r.mesh);
           if (r.texcoords) texcoords.set(m.name, r.texcoords);
         } else out.set(m.name, parseMeshBytes(bytes, target));
       } catch (e) {
+        rethrowOutside(e);
         out.set(m.name, `${target}: ${e instanceof Error ? e.message : String(e)}`);
       }
     }),

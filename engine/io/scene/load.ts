@@ -19,6 +19,7 @@ import {
   type ShapeTypeName,
 } from '../../model';
 import type { AssetResolver } from '../assets/resolver';
+import { rethrowOutside } from '../assets/confined';
 import { ImportError } from '../assets/errors';
 import { readAsset, type ImportOptions } from '../assets/importer';
 import { importAsset, timeStepOverrideWarning } from '../import';
@@ -1233,6 +1234,7 @@ export async function loadSceneAsync(doc: unknown, opts: LoadSceneAsyncOptions):
     await P.L.readMeshSources(opts);
     return finish(P, await readControlFile(P, opts));
   } catch (e) {
+    rethrowOutside(e);
     if (e instanceof SceneError) throw attachLocation(e, doc);
     if (e instanceof ModelError) throw attachLocation(sceneError([], `model: ${e.message}`), doc);
     throw new SceneError('', `internal loader error: ${e instanceof Error ? e.message : String(e)}`);

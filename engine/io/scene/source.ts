@@ -5,6 +5,7 @@
 import { isMap, isScalar, isSeq, LineCounter, parseDocument, visit, type Document } from 'yaml';
 import { LIMITS, limitMessage } from '../limits';
 import { SceneError, SceneSyntaxError, SceneValidationError, type KeySegment } from './errors';
+import { yamlDepthExcess } from './yaml_depth';
 
 /** largest accepted scene text (characters; JSON — YAML text is limited to {@link MAX_YAML_TEXT}) */
 export const MAX_SCENE_TEXT = LIMITS.max_scene_chars;
@@ -135,6 +136,17 @@ function parseYaml(
         ' (JSON scenes may be larger)',
       at.line,
       at.column,
+      fileName,
+    );
+  }
+  // the parser recurses once per level: deep text is refused before it runs (the exact bound is
+  // checkDocumentBounds' on the parsed document; the scan leaves it two levels of slack)
+  const deep = yamlDepthExcess(text, LIMITS.max_scene_depth + 2);
+  if (deep) {
+    throw new SceneSyntaxError(
+      limitMessage(`YAML text nesting ${deep.depth} collections deep`, 'max_scene_depth'),
+      deep.line,
+      deep.column,
       fileName,
     );
   }

@@ -47,6 +47,7 @@ import {
   type ImportResult,
   type ImportSource,
 } from '../assets/importer';
+import { rethrowOutside } from '../assets/confined';
 import { decodeText, dirname, type AssetResolver } from '../assets/resolver';
 import { basename, joinPath, parsePackageUri } from '../assets/resolvers';
 import {
@@ -356,6 +357,7 @@ async function loadImages(
       try {
         path = resolver.resolve(meshPath, p.textured.image);
       } catch (e) {
+        rethrowOutside(e);
         warnings.push(`${meshPath}: texture '${p.textured.image}' not drawn (${errorText(e)})`);
         return undefined;
       }
@@ -392,9 +394,10 @@ async function objMaterials(
     try {
       const path = resolver.resolve(objPath, lib);
       const mapDir = lib.slice(0, lib.lastIndexOf('/') + 1);
-      for (const [name, m] of parseMtl(decodeText(await readAsset(resolver, path)), path))
+      for (const [name, m] of parseMtl(decodeText(await readAsset(resolver, path), path), path))
         if (!out.has(name)) out.set(name, { ...m, mapDir });
     } catch (e) {
+      rethrowOutside(e);
       warnings.push(
         `${objPath}: material library '${lib}' not read (${errorText(e)}); its faces keep a plain colour`,
       );
@@ -447,7 +450,7 @@ async function loadMeshes(
         // an OBJ visual draws its MTL materials (colliders need only the shape)
         let loaded: LoadedMesh;
         if (ext === '.obj' && visualRefs.has(ref)) {
-          const text = decodeText(bytes);
+          const text = decodeText(bytes, path);
           const obj = parseObjParts(text, path, await objMaterials(text, path, resolver, warnings));
           // a collider of an OBJ split by material is the file welded by position
           loaded = { parts: obj.parts, whole: obj.mesh };
@@ -457,6 +460,7 @@ async function loadMeshes(
           loaded.images = await loadImages(parts, path, resolver, images, warnings);
         out.set(ref, loaded);
       } catch (e) {
+        rethrowOutside(e);
         const pkg = parsePackageUri(ref.trim());
         const why = e instanceof Error ? e.message : String(e);
         // a folder named like the package above the URDF is the package: then only the file is missing

@@ -18,7 +18,8 @@
  * Layers are loaded up front ({@link openStage}): every sublayer/reference/payload asset authored in a
  * loaded layer is fetched through the {@link AssetResolver}; composition itself is synchronous.
  */
-import { AssetError, dirname, normalizePath, type AssetResolver } from '../assets/resolver';
+import { AssetError, dirname, nonUtf8BomReason, normalizePath, type AssetResolver } from '../assets/resolver';
+import { rethrowOutside } from '../assets/confined';
 import { parseCrate } from './crate';
 import { DEFAULT_USD_LIMITS, UsdError, type UsdLimits } from './errors';
 import type { Layer, PrimSpec, PropSpec, Specifier } from './layer';
@@ -257,6 +258,8 @@ export function parseLayerBytes(bytes: Uint8Array, id: string, limits: Partial<U
   if (bytes.length >= 8 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf) {
     return parseUsda(new TextDecoder('utf-8').decode(bytes.subarray(3)), id, limits);
   }
+  const bom = nonUtf8BomReason(bytes);
+  if (bom !== undefined) throw new UsdError('syntax', { layer: id, offset: 0 }, bom);
   throw new UsdError(
     'syntax',
     { layer: id, offset: 0 },
@@ -326,6 +329,7 @@ class LayerLoader {
         bytes = await this.resolver.read(id);
       }
     } catch (e) {
+      rethrowOutside(e);
       if (e instanceof UsdError && e.kind !== 'asset') throw e;
       const msg = e instanceof Error ? e.message : String(e);
       if (required) throw new UsdError('asset', { layer: id }, `cannot read layer: ${msg}`);
@@ -375,6 +379,7 @@ class LayerLoader {
         try {
           target = this.resolve(id, asset);
         } catch (e) {
+          rethrowOutside(e);
           this.warnings.push(
             `cannot resolve @${asset}@ in ${id}: ${e instanceof Error ? e.message : String(e)}`,
           );

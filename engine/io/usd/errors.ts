@@ -90,6 +90,8 @@ export interface UsdLimits {
   maxNesting: number;
   /** most elements of one array value */
   maxArrayElements: number;
+  /** longest USDA token: identifier, string, asset path, path or number [characters] */
+  maxTokenChars: number;
 }
 
 export const DEFAULT_USD_LIMITS: UsdLimits = {
@@ -101,6 +103,7 @@ export const DEFAULT_USD_LIMITS: UsdLimits = {
   maxPrims: LIMITS.max_prims,
   maxNesting: LIMITS.max_usda_nesting,
   maxArrayElements: LIMITS.max_array_elements,
+  maxTokenChars: LIMITS.max_token_chars,
 };
 
 /** the LIMITS key of each UsdLimits field, for messages */
@@ -113,4 +116,5 @@ export const USD_LIMIT_NAMES: Record<keyof UsdLimits, string> = {
   maxPrims: 'max_prims',
   maxNesting: 'max_usda_nesting',
   maxArrayElements: 'max_array_elements',
+  maxTokenChars: 'max_token_chars',
 };

@@ -32,6 +32,7 @@ import {
   type ShapeConfig,
 } from '../../model';
 import type { AssetResolver } from '../assets/resolver';
+import { rethrowOutside } from '../assets/confined';
 import { LIMITS, limitMessage } from '../limits';
 import { withRollback, type ImportOptions, type ImportResult, type Importer } from '../assets/importer';
 import { convexHull, imageFile, splitAtSeams, type ImageFile } from '../mesh';
@@ -466,6 +467,7 @@ class UsdPhysicsImporter {
       const f = imageFile(path, bytes);
       return typeof f === 'string' ? `${path} is ${f}` : f;
     } catch (e) {
+      rethrowOutside(e);
       return e instanceof Error ? e.message : String(e);
     }
   }

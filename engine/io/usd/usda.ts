@@ -102,6 +102,15 @@ class UsdaParser {
     return new UsdError('syntax', { layer: this.id, line, column: col }, reason);
   }
 
+  /** throws when the token that started at `start` and reaches `end` is longer than max_token_chars */
+  private tokenBound(what: string, start: number, end: number): void {
+    if (end - start > this.limits.maxTokenChars)
+      throw this.error(
+        `${what} of ${end - start} characters or more exceeds max_token_chars = ${this.limits.maxTokenChars}`,
+        start,
+      );
+  }
+
   private describeHere(): string {
     if (this.pos >= this.n) return 'end of file';
     const c = this.s[this.pos];
@@ -175,6 +184,7 @@ class UsdaParser {
         this.pos++;
       else break;
     }
+    this.tokenBound('an identifier', start, this.pos);
     return s.slice(start, this.pos);
   }
 
@@ -202,18 +212,21 @@ class UsdaParser {
       if (this.pos >= this.n) throw this.error('unterminated string', start);
       const c = s.charCodeAt(this.pos);
       if (c === q && (!triple || (s.charCodeAt(this.pos + 1) === q && s.charCodeAt(this.pos + 2) === q))) {
+        this.tokenBound('a string', start, this.pos);
         out += s.slice(chunk, this.pos);
         this.pos += triple ? 3 : 1;
         return out;
       }
       if (c === C_NL) {
         if (!triple) throw this.error('newline in a single-quoted string', start);
+        this.tokenBound('a string', start, this.pos);
         this.line++;
         this.lineStart = this.pos + 1;
         this.pos++;
         continue;
       }
       if (c === C_BSLASH) {
+        this.tokenBound('a string', start, this.pos);
         out += s.slice(chunk, this.pos);
         this.pos++;
         out += this.escape();
@@ -272,6 +285,7 @@ class UsdaParser {
     if (s.startsWith('@@@', this.pos)) {
       const end = s.indexOf('@@@', this.pos + 3);
       if (end < 0) throw this.error('unterminated @@@asset path@@@', start);
+      this.tokenBound('an asset path', start, end);
       this.pos = end + 3;
       return s.slice(start + 3, end).replace(/\\@@@/g, '@@@');
     }
@@ -280,6 +294,7 @@ class UsdaParser {
     const end = s.indexOf('@', this.pos + 1);
     const nl = s.indexOf('\n', this.pos + 1);
     if (end < 0 || (nl >= 0 && nl < end)) throw this.error('unterminated @asset path@', start);
+    this.tokenBound('an asset path', start, end);
     this.pos = end + 1;
     return s.slice(start + 1, end);
   }
@@ -293,6 +308,7 @@ class UsdaParser {
     const end = this.s.indexOf('>', this.pos + 1);
     const nl = this.s.indexOf('\n', this.pos + 1);
     if (end < 0 || (nl >= 0 && nl < end)) throw this.error('unterminated path <...>', start);
+    this.tokenBound('a path', start, end);
     this.pos = end + 1;
     return this.s.slice(start + 1, end).trim();
   }
@@ -332,6 +348,7 @@ class UsdaParser {
         p = q;
       }
     }
+    this.tokenBound('a number', start, p);
     this.pos = p;
     return Number(s.slice(start, p));
   }

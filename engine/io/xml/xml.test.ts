@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { XmlSyntaxError } from '../assets/errors';
-import { parseXml } from './xml';
+import { numberTokens, parseXml } from './xml';
 
 function fail(text: string, opts = {}): XmlSyntaxError {
   try {
@@ -52,5 +52,21 @@ describe('parseXml', () => {
     expect(fail('<a/>', { maxChars: 2 }).reason).toMatch(/exceeds max_xml_chars = 2/);
     expect(fail('<a><a><a></a></a></a>', { maxDepth: 2 }).reason).toMatch(/deeper than max_xml_depth = 2/);
     expect(fail('<a><b/><b/><b/></a>', { maxElements: 3 }).reason).toMatch(/more than 3 elements/);
+  });
+});
+
+describe('numberTokens', () => {
+  it('reads white-space-separated numbers as split + Number did, ±inf included', () => {
+    expect(numberTokens(' 1 -2.5e3\tinf\n-INF +inf\u00a0x 0x10 ')).toEqual([
+      1,
+      -2500,
+      Infinity,
+      -Infinity,
+      Infinity,
+      NaN,
+      16,
+    ]);
+    expect(numberTokens('')).toEqual([]);
+    expect(numberTokens(' \n ')).toEqual([]);
   });
 });

@@ -31,6 +31,8 @@ export interface XmlParseOptions {
   maxDepth?: number;
   /** most accepted elements (default {@link MAX_XML_ELEMENTS}) */
   maxElements?: number;
+  /** longest attribute value, text run, comment or tag [characters] (default {@link MAX_XML_VALUE_CHARS}) */
+  maxValueChars?: number;
 }
 
 /** default size limit of an XML document [characters] */
@@ -39,6 +41,73 @@ export const MAX_XML_CHARS = LIMITS.max_xml_chars;
 export const MAX_XML_DEPTH = LIMITS.max_xml_depth;
 /** default element-count limit */
 export const MAX_XML_ELEMENTS = LIMITS.max_xml_elements;
+/** default limit of one attribute value, text run, comment or tag [characters] */
+export const MAX_XML_VALUE_CHARS = LIMITS.max_xml_value_chars;
+
+/** 1-based line and column of `offset` in `text` */
+function lineColumnAt(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let start = 0;
+  for (let i = text.indexOf('\n'); i >= 0 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    start = i + 1;
+  }
+  return { line, column: offset - start + 1 };
+}
+
+/**
+ * Refuses, before the parser runs, any span the parser (or an importer reading numbers from it)
+ * would hold whole: an attribute value, a run of text or CDATA, a comment, a processing instruction
+ * or the unquoted part of a tag longer than `max` characters. A linear scan with `indexOf`; the
+ * error names the span and its line/column. Unterminated spans are left to the parser's own error.
+ */
+function refuseLongValues(src: string, max: number, file: string | undefined): void {
+  const n = src.length;
+  if (n <= max) return;
+  const fail = (what: string, at: number, len: number): never => {
+    const { line, column } = lineColumnAt(src, at);
+    throw new XmlSyntaxError(
+      `${what} of ${len} characters or more exceeds max_xml_value_chars = ${max}`,
+      file,
+      line,
+      column,
+    );
+  };
+  // a span from `from` up to the `close` marker (or the end)
+  const span = (what: string, from: number, close: string): number => {
+    const k = src.indexOf(close, from);
+    const end = k < 0 ? n : k;
+    if (end - from > max) fail(what, from, end - from);
+    return k < 0 ? n : k + close.length;
+  };
+  let i = 0;
+  while (i < n) {
+    let lt = src.indexOf('<', i);
+    if (lt < 0) lt = n;
+    if (lt - i > max) fail('a run of text', i, lt - i);
+    if (lt >= n) return;
+    if (src.startsWith('<!--', lt)) i = span('a comment', lt + 4, '-->');
+    else if (src.startsWith('<![CDATA[', lt)) i = span('a CDATA section', lt + 9, ']]>');
+    else if (src.startsWith('<?', lt)) i = span('a processing instruction', lt + 2, '?>');
+    else if (src.startsWith('<!', lt)) i = span('a declaration', lt + 2, '>');
+    else {
+      // a tag: quoted attribute values, the rest (names, spaces) counted together
+      let p = lt + 1;
+      let bare = 0;
+      while (p < n) {
+        const c = src.charCodeAt(p);
+        if (c === 0x3e /* > */) break;
+        if (c === 0x22 /* " */ || c === 0x27 /* ' */) {
+          p = span('an attribute value', p + 1, c === 0x22 ? '"' : "'");
+          continue;
+        }
+        if (++bare > max) fail('a tag', lt, bare);
+        p++;
+      }
+      i = p + 1;
+    }
+  }
+}
 
 /**
  * Parses XML text into its root element. Throws {@link XmlSyntaxError} (with line/column) on
@@ -49,6 +118,7 @@ export function parseXml(text: string, opts: XmlParseOptions = {}): XmlElement {
   const maxChars = opts.maxChars ?? MAX_XML_CHARS;
   const maxDepth = opts.maxDepth ?? MAX_XML_DEPTH;
   const maxElements = opts.maxElements ?? MAX_XML_ELEMENTS;
+  const maxValueChars = opts.maxValueChars ?? MAX_XML_VALUE_CHARS;
   if (typeof text !== 'string') throw new XmlSyntaxError('XML input must be text', file);
   if (text.length > maxChars) {
     throw new XmlSyntaxError(
@@ -60,6 +130,7 @@ export function parseXml(text: string, opts: XmlParseOptions = {}): XmlElement {
   }
   // a UTF-8 byte-order mark is not part of the document
   const src = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  refuseLongValues(src, maxValueChars, file);
   const parser = new SaxesParser({ position: true });
   const stack: XmlElement[] = [];
   const texts: string[][] = [];
@@ -172,4 +243,43 @@ export function assertElementCounts(root: XmlElement, counted: Record<string, Li
     }
     for (let i = el.children.length - 1; i >= 0; i--) stack.push(el.children[i]);
   }
+}
+
+/** whether a UTF-16 code unit is white space as `\s` matches it */
+function isSpace(c: number): boolean {
+  return (
+    c === 32 ||
+    (c >= 9 && c <= 13) ||
+    c === 0xa0 ||
+    c === 0x1680 ||
+    (c >= 0x2000 && c <= 0x200a) ||
+    c === 0x2028 ||
+    c === 0x2029 ||
+    c === 0x202f ||
+    c === 0x205f ||
+    c === 0x3000 ||
+    c === 0xfeff
+  );
+}
+
+/**
+ * the white-space-separated tokens of `t` as numbers (`inf`, `+inf`, `-inf` in any case as
+ * ±Infinity, anything else through `Number`, so a bad token is NaN); a scan that holds no array of
+ * token strings, so a long attribute costs its numbers only
+ */
+export function numberTokens(t: string): number[] {
+  const out: number[] = [];
+  const n = t.length;
+  let i = 0;
+  while (i < n) {
+    while (i < n && isSpace(t.charCodeAt(i))) i++;
+    if (i >= n) break;
+    let j = i + 1;
+    while (j < n && !isSpace(t.charCodeAt(j))) j++;
+    const x = t.slice(i, j);
+    const l = x.length <= 4 ? x.toLowerCase() : '';
+    out.push(l === 'inf' || l === '+inf' ? Infinity : l === '-inf' ? -Infinity : Number(x));
+    i = j;
+  }
+  return out;
 }
