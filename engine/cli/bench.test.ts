@@ -357,7 +357,7 @@ describe('runBench', () => {
       expect(gpu).toBeUndefined();
       expect(res.notes.some((n) => /webgpu not measured: WebGPU unavailable/.test(n))).toBe(true);
     }
-  }, 120_000);
+  }, 360_000);
 });
 
 describe('pile arrangements', () => {
