@@ -5,13 +5,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { webgpuUnsupported } from '../../backends';
-import {
-  loadMujoco,
-  mujocoFromXml,
-  type MjData,
-  type MjModel,
-  type MujocoModule,
-} from '../../cli/peers/mujoco';
+import { loadMujoco, mujocoFromXml, type MjData, type MujocoModule } from '../../cli/peers/mujoco';
 import { forwardKinematics, makeKinematicsData } from '../../kinematics';
 import { ModelBuilder, type SapModel } from '../../model';
 import { Simulation } from '../../pipeline';
@@ -337,5 +331,76 @@ describe('a slider-crank motor', () => {
       d.delete();
       mm.delete();
     }
+  });
+});
+
+describe('MJCF spatial tendons: what is not built, bad input', () => {
+  const arm = (tendon: string, actuator = '') =>
+    ARM.replace(/<spatial name="path">[\s\S]*?<\/spatial>/, tendon).replace(
+      /<actuator>[\s\S]*<\/actuator>/,
+      `<actuator>${actuator}</actuator>`,
+    );
+
+  it('names the attributes it does not build or read', async () => {
+    const { r } = await load(
+      arm(
+        '<spatial name="t" frictionloss="0.3" armature="0.01" solreflimit="0.01 1" margin="0.1"><site site="w0"/><site site="a1"/></spatial>',
+      ),
+    );
+    const u = r.unsupported.join('\n');
+    expect(u).toMatch(/tendon 't': frictionloss="0.3" is not built/);
+    expect(u).toMatch(/tendon 't': armature="0.01" is not built/);
+    expect(u).toMatch(/tendon 't': margin="0.1" is not built/);
+    expect(r.warnings.join('\n')).toMatch(/tendon 't': solreflimit not read/);
+  });
+
+  it('refuses a dampratio servo on a tendon and a tendon that was not built, by name', async () => {
+    const { r, m } = await load(
+      arm(
+        '<spatial name="t"><site site="w0"/><site site="a1"/></spatial>',
+        '<position tendon="t" kp="10" dampratio="1"/><motor name="m2" tendon="nope"/>',
+      ),
+    );
+    const u = r.unsupported.join('\n');
+    expect(u).toMatch(/actuator 'position0': dampratio on a tendon or slider-crank is not built/);
+    expect(u).toMatch(/actuator 'm2': tendon 'nope' was not built/);
+    expect(m.actuator_count).toBe(0);
+  });
+
+  it('reports bad paths where they stand', async () => {
+    await expect(load(arm('<spatial name="t"><site site="w0"/><site site="zz"/></spatial>'))).rejects.toThrow(
+      /model\.xml:\d+.*unknown site 'zz'/,
+    );
+    await expect(
+      load(arm('<spatial name="t"><site site="w0"/><pulley/><site site="a1"/></spatial>')),
+    ).rejects.toThrow(/<pulley> needs a divisor > 0/);
+    await expect(load(arm('<spatial name="t"><site site="w0"/></spatial>'))).rejects.toThrow(
+      /spatial_tendons\[0\].path: a spatial tendon needs two consecutive points in one branch/,
+    );
+    await expect(
+      load(
+        arm(
+          '<spatial name="t"><site site="w0"/><site site="a1"/></spatial>',
+          '<motor cranksite="c2" slidersite="sl"/>',
+        ),
+      ),
+    ).rejects.toThrow(/a slider-crank needs cranklength > 0/);
+  });
+
+  it("a spring's default rest length is the authored length (no force at the authored pose)", async () => {
+    const { m } = await load(
+      arm('<spatial name="t" stiffness="100"><site site="w0"/><site site="a1"/><site site="b3"/></spatial>'),
+    );
+    const kin = makeKinematicsData(m);
+    forwardKinematics(m, m.joint_q0, kin);
+    const l = spatialTendonLength(m, kin, 0, null);
+    expect(m.spatial_spring_lower[0]).toBeCloseTo(l, 12);
+    expect(m.spatial_spring_upper[0]).toBeCloseTo(l, 12);
+    const { m: m2 } = await load(
+      arm(
+        '<spatial name="t" stiffness="100" springlength="0.5 0.7"><site site="w0"/><site site="a1"/></spatial>',
+      ),
+    );
+    expect([m2.spatial_spring_lower[0], m2.spatial_spring_upper[0]]).toEqual([0.5, 0.7]);
   });
 });
