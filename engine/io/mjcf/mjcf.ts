@@ -43,7 +43,9 @@
  *   `actuatorgravcomp` (routing it through the actuator) is reported as unsupported.
  * - Equality: connect → ball, weld → weld, joint → coupler (polycoef[0] offset, polycoef[1] ratio;
  *   higher terms unsupported). Fixed tendons: their range → a tendon-limit constraint (spring, damping,
- *   friction loss and spatial tendons unsupported). Contact pairs, tendon/flex equalities: unsupported.
+ *   friction loss unsupported). Spatial tendons (site paths with pulleys; limits, spring, damping;
+ *   geom wrapping unsupported: straight segments) and actuators with a tendon or slider-crank
+ *   transmission: `./transmissions.ts`. Contact pairs, tendon/flex equalities: unsupported.
  * - Keyframes: qpos (free: p + quat wxyz → p + quat xyzw, moved by `xform`; ball wxyz → xyzw) and qvel
  *   (free: MuJoCo's body-origin velocity and body-frame ω → the COM's velocity and ω in the world) are
  *   exposed per builder joint; `opts.keyframe` applies one as the initial state.
