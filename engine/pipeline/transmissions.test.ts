@@ -229,3 +229,36 @@ describe('spatial tendons in the builder and the pipeline', () => {
     expect(Math.abs(held.qR)).toBeGreaterThan(0.05); // R was pulled along
   });
 });
+
+describe('spatial-tendon springs in the energy report', () => {
+  it('an undamped tendon spring exchanges kinetic and potential energy, their sum kept', () => {
+    // a slider on x tied to the world point (−1, 0, 1) by a spring k = 50 with rest length 1
+    const b = new ModelBuilder();
+    b.gravity = [0, 0, 0];
+    const s = b.addBody({ X_wb: [0, 0, 1, 0, 0, 0, 1] });
+    b.addShape({ body: s, type: 'sphere', size: [0.1, 0, 0] });
+    b.addJoint({ type: 'prismatic', parent: -1, child: s, axis: [1, 0, 0], X_p: [0, 0, 1, 0, 0, 0, 1] });
+    b.addSpatialTendon({
+      path: [
+        { body: -1, point: [-1, 0, 1] },
+        { body: s, point: [0, 0, 0] },
+      ],
+      stiffness: 50,
+      spring_lower: 1,
+    });
+    const m = b.finalize();
+    const sim = new Simulation(m, { dt: 0.001, solver: { contact_preset_variant: 'drake' } });
+    sim.state.joint_q[0] = 0.2;
+    sim.step();
+    const e0 = sim.last_report!.worlds[0];
+    const total0 = e0.kinetic_energy! + e0.potential_energy!;
+    expect(total0).toBeCloseTo(0.5 * 50 * 0.2 * 0.2, 2);
+    let minPe = Infinity;
+    for (let i = 0; i < 1000; i++) {
+      const w = sim.step().worlds[0];
+      minPe = Math.min(minPe, w.potential_energy!);
+      expect(Math.abs(w.kinetic_energy! + w.potential_energy! - total0)).toBeLessThan(0.02 * total0);
+    }
+    expect(minPe).toBeLessThan(0.01 * total0); // it swung through the rest length
+  });
+});

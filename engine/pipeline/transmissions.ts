@@ -17,6 +17,7 @@
  * tendon-limit constraints with the row J (as for fixed tendons, drake_sap_notes §2.9).
  */
 import type { KinematicsData } from '../kinematics';
+import { transformPoint } from '../math';
 import { ActuatorTransmission, type SapModel } from '../model';
 import { NEAR_RIGID_BETA } from '../sap/constraints/common';
 import type { PackedSapProblem } from '../sap/packed_problem';
@@ -297,4 +298,30 @@ export function packSpatialTendonLimits(
         if (J[d] !== 0) pp.addTendonEntry(cliqueIndex[tree], d - d0, J[d]);
     }
   }
+}
+
+/**
+ * the potential energy ½·k·e² of spatial tendon t's spring, e the length's distance from its rest
+ * band, with the bodies at the world poses `body_q` (body_count × 7, a state's) [J]
+ */
+export function spatialTendonSpringEnergy(m: SapModel, body_q: Float64Array, t: number): number {
+  const k = m.spatial_stiffness[t];
+  if (k === 0) return 0;
+  let l = 0;
+  const P = m.spatial_point;
+  for (let e = m.spatial_adr[t]; e < m.spatial_adr[t + 1] - 1; e++) {
+    const s = m.spatial_scale[e];
+    if (s === 0) continue;
+    const b0 = m.spatial_body[e],
+      b1 = m.spatial_body[e + 1];
+    if (b0 < 0) for (let c = 0; c < 3; c++) p0[c] = P[e * 3 + c];
+    else transformPoint(body_q, b0 * 7, P, e * 3, p0, 0);
+    if (b1 < 0) for (let c = 0; c < 3; c++) p1[c] = P[e * 3 + 3 + c];
+    else transformPoint(body_q, b1 * 7, P, e * 3 + 3, p1, 0);
+    l += s * Math.hypot(p1[0] - p0[0], p1[1] - p0[1], p1[2] - p0[2]);
+  }
+  const lo = m.spatial_spring_lower[t],
+    hi = m.spatial_spring_upper[t];
+  const x = l > hi ? l - hi : l < lo ? l - lo : 0;
+  return 0.5 * k * x * x;
 }
