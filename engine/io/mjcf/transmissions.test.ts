@@ -370,6 +370,16 @@ describe('MJCF spatial tendons: what is not built, bad input', () => {
     expect(u).toMatch(/actuator 'position0': dampratio on a tendon or slider-crank is not built/);
     expect(u).toMatch(/actuator 'm2': tendon 'nope' was not built/);
     expect(m.actuator_count).toBe(0);
+    const { r: r2 } = await load(
+      arm(
+        '<spatial name="t" actuatorfrcrange="-1 1"><site site="w0"/><site site="a1"/></spatial>',
+        '<general name="act" tendon="t" dyntype="filter" dynprm="0.1"/><motor name="m3" tendon="t" lengthrange="0 1" actearly="true"/>',
+      ),
+    );
+    const u2 = r2.unsupported.join('\n');
+    expect(u2).toMatch(/actuator 'act': activation dynamics \(dyntype="filter"\) are not built/);
+    expect(u2).toMatch(/tendon 't': actuatorfrcrange \(a bound on its actuators' total force\) is not built/);
+    expect(r2.warnings.join('\n')).toMatch(/actuator 'm3': actearly, lengthrange not read/);
   });
 
   it('reports bad paths where they stand', async () => {

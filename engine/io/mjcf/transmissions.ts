@@ -100,7 +100,13 @@ export function readSpatialTendon(ctx: MjcfTransmissionContext, t: XmlElement, l
     const v = rd.num(t, cls, a, 'tendon') ?? 0;
     if (v !== 0) log.unsupportedFeature(`tendon '${label}': ${a}="${v}" is not built`);
   }
-  const ignored = Object.keys(t.attrs).filter((k) => !SPATIAL_KNOWN.has(k));
+  if (rd.limited(t, cls, 'actuatorfrclimited', 'actuatorfrcrange', 'tendon'))
+    log.unsupportedFeature(
+      `tendon '${label}': actuatorfrcrange (a bound on its actuators' total force) is not built`,
+    );
+  const ignored = Object.keys(t.attrs).filter(
+    (k) => !SPATIAL_KNOWN.has(k) && k !== 'actuatorfrclimited' && k !== 'actuatorfrcrange',
+  );
   if (rd.attr(t, cls, 'solreflimit', 'tendon') !== undefined) ignored.push('solreflimit');
   if (rd.attr(t, cls, 'solimplimit', 'tendon') !== undefined) ignored.push('solimplimit');
   if (ignored.length)
@@ -157,6 +163,32 @@ function authoredLength(path: readonly ({ divisor: number } | object)[], world: 
   return l;
 }
 
+/** actuator attributes the length actuators read or that do not change the physics */
+const ACTUATOR_KNOWN = new Set([
+  'name',
+  'class',
+  'group',
+  'user',
+  'tendon',
+  'cranksite',
+  'slidersite',
+  'cranklength',
+  'gear',
+  'ctrllimited',
+  'ctrlrange',
+  'forcelimited',
+  'forcerange',
+  'kp',
+  'kv',
+  'dampratio',
+  'gaintype',
+  'biastype',
+  'gainprm',
+  'biasprm',
+  'dyntype',
+  'timeconst',
+]);
+
 /** the actuator's force law: f = gain·ctrl + bias₀ + bias₁·L + bias₂·L̇ */
 export interface LengthActuatorLaw {
   kind: 'motor' | 'position' | 'velocity';
@@ -179,6 +211,17 @@ export function readLengthActuator(
   forcerange: [number, number] | undefined,
   tendons: ReadonlyMap<string, { spatial: boolean; index: number }>,
 ): number | undefined {
+  const cls = a.attrs.class ?? 'main';
+  const dyn = ctx.rd.attr(a, cls, 'dyntype', 'actuator') ?? 'none';
+  const tc = ctx.rd.num(a, cls, 'timeconst', 'actuator') ?? 0;
+  if (dyn !== 'none' || tc > 0) {
+    ctx.log.unsupportedFeature(
+      `actuator '${name}': activation dynamics (${dyn !== 'none' ? `dyntype="${dyn}"` : `timeconst="${tc}"`}) are not built`,
+    );
+    return undefined;
+  }
+  const notRead = Object.keys(a.attrs).filter((k) => !ACTUATOR_KNOWN.has(k));
+  if (notRead.length) ctx.log.warn(`actuator '${name}': ${notRead.sort().join(', ')} not read`);
   const common = {
     label: `${ctx.prefix}${name}`,
     gear,
@@ -205,7 +248,7 @@ export function readLengthActuator(
   }
   const crank = ctx.site(a, a.attrs.cranksite);
   const slider = ctx.site(a, a.attrs.slidersite);
-  const rod = ctx.rd.num(a, a.attrs.class ?? 'main', 'cranklength', 'actuator');
+  const rod = ctx.rd.num(a, cls, 'cranklength', 'actuator');
   if (rod === undefined || !(rod > 0))
     throw elError(a, `actuator '${name}': a slider-crank needs cranklength > 0`);
   return ctx.b.addLengthActuator({
