@@ -61,6 +61,11 @@ export function webgpuUnsupported(model: SapModel): string | null {
     if (trees.size > 2)
       return `fixed tendon ${model.tendon_label[t]} spans ${trees.size} trees (the WebGPU backend takes at most 2)`;
   }
+  // spatial tendons and length actuators (pipeline/transmissions.ts) have no GPU twin yet
+  if (model.spatial_count > 0)
+    return `spatial tendon ${model.spatial_label[0]}: spatial tendons are not on the WebGPU backend yet`;
+  if (model.actuator_count > 0)
+    return `actuator ${model.actuator_label[0]}: tendon and slider-crank actuators are not on the WebGPU backend yet`;
   // ball-joint cone limits (pipeline/cone_limits.ts) have no GPU twin yet
   for (let j = 0; j < model.joint_count; j++)
     if (model.joint_cone_mode[j] !== 0)

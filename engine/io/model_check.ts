@@ -10,7 +10,21 @@ import { LIMITS, limitMessage } from './limits';
 /** fields that must hold finite numbers, and the entity their index counts (with its stride) */
 const FINITE: [
   keyof SapModel,
-  'body' | 'joint' | 'shape' | 'coord' | 'dof' | 'mesh' | 'hfield' | 'world' | 'equality' | 'tendon',
+  (
+    | 'body'
+    | 'joint'
+    | 'shape'
+    | 'coord'
+    | 'dof'
+    | 'mesh'
+    | 'hfield'
+    | 'world'
+    | 'equality'
+    | 'tendon'
+    | 'spatial'
+    | 'spatial_point'
+    | 'actuator'
+  ),
   number,
 ][] = [
   ['gravity', 'world', 3],
@@ -40,6 +54,19 @@ const FINITE: [
   ['eq_ratio', 'equality', 1],
   ['eq_offset', 'equality', 1],
   ['tendon_offset', 'tendon', 1],
+  ['spatial_point', 'spatial_point', 3],
+  ['spatial_scale', 'spatial_point', 1],
+  ['spatial_stiffness', 'spatial', 1],
+  ['spatial_spring_lower', 'spatial', 1],
+  ['spatial_spring_upper', 'spatial', 1],
+  ['spatial_damping', 'spatial', 1],
+  ['actuator_crank_point', 'actuator', 3],
+  ['actuator_slider_point', 'actuator', 3],
+  ['actuator_slider_axis', 'actuator', 3],
+  ['actuator_gear', 'actuator', 1],
+  ['actuator_gain', 'actuator', 1],
+  ['actuator_bias', 'actuator', 3],
+  ['actuator_ctrl0', 'actuator', 1],
 ];
 
 /** fields where ±inf is meaningful (unbounded) but NaN is not */
@@ -62,6 +89,14 @@ const NOT_NAN: (keyof SapModel)[] = [
   'tendon_upper',
   'tendon_limit_ke',
   'tendon_limit_kd',
+  'spatial_lower',
+  'spatial_upper',
+  'spatial_limit_ke',
+  'spatial_limit_kd',
+  'actuator_ctrl_lower',
+  'actuator_ctrl_upper',
+  'actuator_force_lower',
+  'actuator_force_upper',
 ];
 
 /** the label of the entity an array index belongs to */
@@ -79,6 +114,15 @@ function entityOf(m: SapModel, kind: string, i: number): string {
       return `equalities[${label(m.eq_label, i)}]`;
     case 'tendon':
       return `tendons[${label(m.tendon_label, i)}]`;
+    case 'spatial':
+      return `spatial_tendons[${label(m.spatial_label, i)}]`;
+    case 'spatial_point': {
+      let t = 0;
+      while (t + 1 < m.spatial_adr.length && m.spatial_adr[t + 1] <= i) t++;
+      return `spatial_tendons[${label(m.spatial_label, t)}]`;
+    }
+    case 'actuator':
+      return `actuators[${label(m.actuator_label, i)}]`;
     case 'dof':
     case 'coord': {
       const start = kind === 'dof' ? m.joint_qd_start : m.joint_q_start;

@@ -19,6 +19,16 @@ import { ModelError } from './errors';
 import { meshMassProperties, shapeMassProperties } from './mass';
 import type { ModelTexture, SapModel } from './model';
 import {
+  lengthActuatorRec,
+  spatialTendonRec,
+  transmissionArrays,
+  writeTransmissions,
+  type LengthActuatorDesc,
+  type LengthActuatorRec,
+  type SpatialTendonDesc,
+  type SpatialTendonRec,
+} from './transmissions';
+import {
   ConeMode,
   JOINT_QD_SIZE,
   JOINT_Q_SIZE,
@@ -358,6 +368,36 @@ export class ModelBuilder {
   readonly tendons: (Required<TendonDesc> & { joints: { joint: number; coef: number }[] })[] = [];
   /** authored shape index pairs that never collide */
   readonly filterPairs: [number, number][] = [];
+  /** spatial tendons (validated; see {@link addSpatialTendon}) */
+  readonly spatialTendons: SpatialTendonRec[] = [];
+  /** actuators acting through a tendon or slider-crank length (see {@link addLengthActuator}) */
+  readonly lengthActuators: LengthActuatorRec[] = [];
+
+  /**
+   * adds a spatial tendon: a path of points on bodies whose length l (with pulleys splitting it into
+   * branches) can be limited (SAP tendon-limit constraint), sprung and damped; returns its index
+   */
+  addSpatialTendon(desc: SpatialTendonDesc): number {
+    const i = this.spatialTendons.length;
+    this.spatialTendons.push(spatialTendonRec(desc, i, this.bodies.length, DEFAULT_JOINT_CONFIG.limit_ke));
+    return i;
+  }
+
+  /**
+   * adds an actuator that acts through a spatial tendon's, a fixed tendon's or a slider-crank's
+   * length (see LengthActuatorDesc); returns its index (the model's actuator index in world 0)
+   */
+  addLengthActuator(desc: LengthActuatorDesc): number {
+    const i = this.lengthActuators.length;
+    this.lengthActuators.push(
+      lengthActuatorRec(desc, i, {
+        bodies: this.bodies.length,
+        spatial: this.spatialTendons.length,
+        fixed: this.tendons.length,
+      }),
+    );
+    return i;
+  }
 
   /** adds a triangle mesh (shared by every world) and returns its index */
   addMesh(desc: MeshDesc): number {
@@ -931,6 +971,7 @@ export class ModelBuilder {
       eq_tau: new Float64Array(this.equalities.length * nw),
       eq_label: new Array<string>(this.equalities.length * nw),
       ...this.tendonArrays(nw),
+      ...transmissionArrays(this.spatialTendons, this.lengthActuators, nw),
       joint_friction: new Float64Array(NV),
       joint_drive_acceleration: new Uint8Array(NV),
       joint_collision_filter_parent: new Uint8Array(NB),
@@ -1078,6 +1119,15 @@ export class ModelBuilder {
         m.tendon_limit_kd[T] = t.limit_kd;
         m.tendon_label[T] = t.label;
       });
+      writeTransmissions(
+        m,
+        w,
+        (b) => (b < 0 ? -1 : w * nb + newIndexOfBody[b]),
+        off,
+        nten,
+        this.spatialTendons,
+        this.lengthActuators,
+      );
     }
     m.joint_q_start[NB] = q;
     m.joint_qd_start[NB] = v;

@@ -3,3 +3,4 @@ export * from './model';
 export * from './builder';
 export * from './mass';
 export * from './errors';
+export * from './transmissions';

@@ -266,6 +266,66 @@ export interface SapModel {
   readonly joint_target_pos: Float64Array;
   readonly joint_target_vel: Float64Array;
 
+  // spatial tendons (MJCF <spatial>, wrapping-free), all worlds: l = Σₑ scaleₑ·‖p(e+1) − p(e)‖
+  // over each tendon's path points (engine/pipeline/transmissions.ts); limits → SAP tendon-limit
+  // constraints, spring and damping → explicit forces Jᵀf of the free motion
+  readonly spatial_count: number;
+  /** (spatial_count) world of each tendon */
+  readonly spatial_world: Int32Array;
+  /** (spatial_count + 1) ranges of each tendon's path points */
+  readonly spatial_adr: Int32Array;
+  /** (points) body each path point moves with, -1 for the world */
+  readonly spatial_body: Int32Array;
+  /** (points × 3) path points in their body's frame (world frame for body -1) [m] */
+  readonly spatial_point: Float64Array;
+  /** (points) weight of the segment from this point to the next (1/divisor; 0 before a pulley and at the end) */
+  readonly spatial_scale: Float64Array;
+  /** (spatial_count) length limits (±∞: no limit on that side) [m] */
+  readonly spatial_lower: Float64Array;
+  readonly spatial_upper: Float64Array;
+  /** (spatial_count) limit stiffness (Infinity = near-rigid; 0 = no limit constraint) [N/m] and damping [N·s/m] */
+  readonly spatial_limit_ke: Float64Array;
+  readonly spatial_limit_kd: Float64Array;
+  /** (spatial_count) spring stiffness [N/m]: force −k·(l − l_s) outside the rest band [spring_lower, spring_upper] [m] */
+  readonly spatial_stiffness: Float64Array;
+  readonly spatial_spring_lower: Float64Array;
+  readonly spatial_spring_upper: Float64Array;
+  /** (spatial_count) damping: force −d·l̇ [N·s/m] */
+  readonly spatial_damping: Float64Array;
+  readonly spatial_label: readonly string[];
+
+  // actuators acting through a length l(q) (ActuatorTransmission: spatial tendon, fixed tendon,
+  // slider-crank), all worlds: L = gear·l, force f = gain·u + b₀ + b₁·L + b₂·L̇ (u the control
+  // clamped to its range, f to the force range), generalized force gear·Jᵀf, explicit
+  readonly actuator_count: number;
+  readonly actuator_world: Int32Array;
+  /** (actuator_count) ActuatorTransmission */
+  readonly actuator_type: Int32Array;
+  /** (actuator_count) the spatial or fixed tendon (model index), -1 for a slider-crank */
+  readonly actuator_tendon: Int32Array;
+  /** (actuator_count) slider-crank: the crank pin's body (-1 world) and point in its frame [m] */
+  readonly actuator_crank_body: Int32Array;
+  readonly actuator_crank_point: Float64Array;
+  /** (actuator_count) slider-crank: the slider's body, point and unit axis in its frame */
+  readonly actuator_slider_body: Int32Array;
+  readonly actuator_slider_point: Float64Array;
+  readonly actuator_slider_axis: Float64Array;
+  /** (actuator_count) slider-crank: the connecting rod's length [m] */
+  readonly actuator_crank_length: Float64Array;
+  readonly actuator_gear: Float64Array;
+  /** (actuator_count) force per unit control [N] and the affine bias (× 3) [N, N/m, N·s/m] */
+  readonly actuator_gain: Float64Array;
+  readonly actuator_bias: Float64Array;
+  /** (actuator_count) control range (±∞ unlimited) */
+  readonly actuator_ctrl_lower: Float64Array;
+  readonly actuator_ctrl_upper: Float64Array;
+  /** (actuator_count) force range (±∞ unlimited) [N] */
+  readonly actuator_force_lower: Float64Array;
+  readonly actuator_force_upper: Float64Array;
+  /** (actuator_count) default control */
+  readonly actuator_ctrl0: Float64Array;
+  readonly actuator_label: readonly string[];
+
   /** scene name, for reports */
   readonly name: string;
 }

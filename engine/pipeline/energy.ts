@@ -3,7 +3,8 @@
  * - kinetic ½·vᵀM·v = Σ_bodies ½·(m·|v_COM|² + ωᵀ·R·I·Rᵀ·ω) + Σ ½·armature·q̇² over the DOFs of
  *   revolute, prismatic and ball joints (M includes armature; free-joint armature is left out);
  * - potential: gravity −Σ (1 − gravcomp)·m·g·x_COM, plus the passive joint springs
- *   ½·k·(q − q_ref)² of revolute and prismatic DOFs.
+ *   ½·k·(q − q_ref)² of revolute and prismatic DOFs and the spatial tendons' springs ½·k·e² (e: the
+ *   length's distance from the rest band).
  * PD drives, contacts and limits are inputs and constraints: their stored energy is not counted.
  * Under a preset with the midpoint position update (approx32, approx64) an undamped oscillator's
  * energy grows by (1 + h²ω²/2) per step (its amplitude by √(1 + h²ω²/2)); drake's q₁ = q₀ + h·v₁
@@ -13,6 +14,7 @@ import { quatRotate, quatRotateInv } from '../math';
 import { JointType, type SapModel } from '../model';
 import type { SapState } from '../state';
 import type { WorldReport } from './report';
+import { spatialTendonSpringEnergy } from './transmissions';
 
 /** per-world energies of a state [J] */
 export interface WorldEnergy {
@@ -71,6 +73,8 @@ export class EnergyMeter {
           }
         }
       }
+      for (let t = 0; t < m.spatial_count; t++)
+        if (m.spatial_world[t] === wd) pe += spatialTendonSpringEnergy(m, state.body_q, t);
       this.kinetic[wd] = 0.5 * ke;
       this.potential[wd] = pe;
     }

@@ -43,6 +43,7 @@ import { packEqualityConstraints } from './equality_constraints';
 import { JOINT_ROWS_STRIDE, jointEffortsFromImpulses, packJointConstraints } from './joint_constraints';
 import { packTendonConstraints } from './tendon_constraints';
 import { packConeLimits } from './cone_limits';
+import { applyTransmissionForces, packSpatialTendonLimits } from './transmissions';
 import { worseStatus, type StepReport, type WorldReport } from './report';
 
 const clock: () => number = typeof performance !== 'undefined' ? () => performance.now() : () => Date.now();
@@ -64,6 +65,8 @@ export class SolverSAP {
   private readonly v_alt: Float64Array;
   private readonly history: WarmStartHistory;
   private readonly tau: Float64Array;
+  /** (joint_dof_count) scratch: a spatial tendon's or length actuator's Jacobian ∂l/∂v */
+  private readonly transmissionJ: Float64Array;
   private readonly A_diag: Float64Array;
   private readonly q_round: Float64Array;
   /**
@@ -125,6 +128,7 @@ export class SolverSAP {
     this.extrapolatedW = new Uint8Array(model.num_worlds);
     this.history = new WarmStartHistory(model);
     this.tau = new Float64Array(nv);
+    this.transmissionJ = new Float64Array(nv);
     this.A_diag = new Float64Array(nv);
     this.q_round = new Float64Array(model.joint_coord_count);
     this.kinQ = new Float64Array(model.joint_coord_count);
@@ -284,6 +288,10 @@ export class SolverSAP {
     velocityPublicToInternal(m, this.kin, state_in.joint_qd, this.v_n);
     forwardVelocity(m, this.v_n, this.kin);
     appliedForces(m, this.kin, state_in.joint_q, control.joint_f, this.tau);
+    if (m.spatial_count + m.actuator_count > 0) {
+      const J = this.transmissionJ;
+      applyTransmissionForces(m, this.kin, state_in.joint_q, this.v_n, control.actuator_ctrl, this.tau, J);
+    }
     // boundary pose for contact preparation (fp32 path rounds joint_q)
     // (only read per contact: skipped when no world has contacts)
     let kinC = this.kin;
@@ -388,6 +396,10 @@ export class SolverSAP {
       }
       if (m.tendon_count > 0) {
         packTendonConstraints(m, w, state_in.joint_q, this.v_n, this.v_star, dt, this.cliqueIndex, pp);
+      }
+      if (m.spatial_count > 0) {
+        const J = this.transmissionJ;
+        packSpatialTendonLimits(m, this.kin, w, this.v_n, this.v_star, dt, this.cliqueIndex, pp, J);
       }
       if (this.hasConeLimits) {
         packConeLimits(m, w, state_in.joint_q, this.v_n, this.v_star, dt, this.cliqueIndex, pp);

@@ -29,6 +29,8 @@ export interface SapControl {
   joint_target_pos: Float64Array;
   /** (joint_dof_count) PD velocity targets [rad/s or m/s] */
   joint_target_vel: Float64Array;
+  /** (actuator_count) controls of the length actuators (tendon, slider-crank), MuJoCo's ctrl */
+  actuator_ctrl: Float64Array;
 }
 
 /**
@@ -53,6 +55,7 @@ export function makeControl(m: SapModel): SapControl {
     joint_f: new Float64Array(m.joint_dof_count),
     joint_target_pos: Float64Array.from(m.joint_target_pos),
     joint_target_vel: Float64Array.from(m.joint_target_vel),
+    actuator_ctrl: Float64Array.from(m.actuator_ctrl0),
   };
 }
 
@@ -71,6 +74,7 @@ export function copyControl(src: SapControl, dst: SapControl): void {
   dst.joint_f.set(src.joint_f);
   dst.joint_target_pos.set(src.joint_target_pos);
   dst.joint_target_vel.set(src.joint_target_vel);
+  dst.actuator_ctrl.set(src.actuator_ctrl);
 }
 
 /** a deep copy */

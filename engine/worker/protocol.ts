@@ -161,11 +161,14 @@ export const productionCommandSchema = z.discriminatedUnion('type', [
     target: vec3.optional(),
     stiffness: finite.positive().max(1e5).optional(),
   }),
-  /** writes control entries: `values[i]` goes to DOF `dofs[i]` (all worlds when `all_worlds`) */
+  /**
+   * writes control entries: `values[i]` goes to DOF `dofs[i]` (all worlds when `all_worlds`);
+   * for `actuator_ctrl` (tendon and slider-crank actuators) `dofs` holds actuator indices
+   */
   z.object({
     v,
     type: z.literal('set_control'),
-    field: z.enum(['joint_f', 'joint_target_pos', 'joint_target_vel']),
+    field: z.enum(['joint_f', 'joint_target_pos', 'joint_target_vel', 'actuator_ctrl']),
     dofs: z.array(z.number().int().min(0)).max(100_000),
     values: z.array(finite).max(100_000),
     all_worlds: z.boolean().optional(),

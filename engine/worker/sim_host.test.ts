@@ -194,6 +194,48 @@ describe('SimHost', () => {
     expect(arm.h.sim!.control.joint_target_pos[dof.dof]).toBe(0.3);
   });
 
+  it("sets a tendon actuator's control (actuator_ctrl), resets it to the keyframe's, refuses strict wrapping", async () => {
+    const xml = (wrap: string) => `<mujoco><worldbody>
+      <body name="a" pos="0 0 1"><joint name="j" axis="0 1 0" stiffness="1"/><geom size="0.05" contype="0" conaffinity="0"/>
+        <site name="s1" pos="0.2 0 0"/></body><site name="s0" pos="0.2 0 1.3"/></worldbody>
+      <tendon><spatial name="t"><site site="s0"/>${wrap}<site site="s1"/></spatial></tendon>
+      <actuator><motor name="pull" tendon="t"/></actuator><keyframe><key ctrl="-0.5"/></keyframe></mujoco>`;
+    const events: WorkerEvent[] = [];
+    const h = new SimHost((e) => events.push(e));
+    const load = (text: string, strict = false) =>
+      h.handle({
+        v,
+        type: 'load_scene',
+        source: { kind: 'text', text, file_name: 'g.xml' },
+        keyframe: 0,
+        strict,
+      });
+    load(xml(''));
+    await h.idle();
+    const sim = h.sim!;
+    expect(Array.from(sim.control.actuator_ctrl)).toEqual([-0.5]);
+    h.handle({ v, type: 'set_control', field: 'actuator_ctrl', dofs: [0], values: [-2] });
+    h.handle({ v, type: 'step', n: 50 });
+    await h.idle();
+    expect(sim.control.actuator_ctrl[0]).toBe(-2);
+    expect(sim.state.joint_q[0]).not.toBe(0); // the tendon motor turned the joint
+    h.handle({ v, type: 'set_control', field: 'actuator_ctrl', dofs: [3], values: [1] });
+    await h.idle();
+    const err = events.filter((e) => e.type === 'error').at(-1) as Extract<WorkerEvent, { type: 'error' }>;
+    expect(err.error.message).toMatch(/actuator 3 out of range \(1 ACTUATORs\)/);
+    h.handle({ v, type: 'reset' });
+    await h.idle();
+    expect(h.sim!.control.actuator_ctrl[0]).toBe(-0.5);
+    const errors = events.filter((e) => e.type === 'error').length;
+    load(xml('<geom geom="nope"/>'), true);
+    await h.idle();
+    const last = events.filter((e) => e.type === 'error');
+    expect(last.length).toBe(errors + 1);
+    expect((last.at(-1) as Extract<WorkerEvent, { type: 'error' }>).error.message).toMatch(
+      /tendon 't': wrapping around geom 'nope' is not built/,
+    );
+  });
+
   it('streams poses through a SharedArrayBuffer ring', async () => {
     const { h, of } = await host('box_at_rest', { useRing: true });
     const ring = of('ring')[0];

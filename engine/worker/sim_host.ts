@@ -949,6 +949,7 @@ export class SimHost {
     sim.control.joint_f.fill(0);
     sim.control.joint_target_pos.set(sim.model.joint_target_pos);
     sim.control.joint_target_vel.set(sim.model.joint_target_vel);
+    sim.control.actuator_ctrl.set(sim.model.actuator_ctrl0);
     this.controls?.afterReset(sim);
     this.drag = null;
     this.stepCount = 0;
@@ -1026,12 +1027,18 @@ export class SimHost {
       throw new Error('set_control: dofs and values differ in length');
     const arr = sim.control[cmd.field];
     const m = sim.model;
-    const perWorld = m.world_dof_start[1] - m.world_dof_start[0];
+    const actuators = cmd.field === 'actuator_ctrl';
+    const perWorld = actuators
+      ? m.actuator_count / m.num_worlds
+      : m.world_dof_start[1] - m.world_dof_start[0];
+    const what = actuators ? 'actuator' : 'dof';
     for (let i = 0; i < cmd.dofs.length; i++) {
       const d = cmd.dofs[i];
-      if (d >= arr.length) throw new Error(`set_control: dof ${d} out of range (${arr.length} DOFs)`);
+      if (d >= arr.length)
+        throw new Error(`set_control: ${what} ${d} out of range (${arr.length} ${what.toUpperCase()}s)`);
       if (cmd.all_worlds && d < perWorld) {
-        for (let w = 0; w < m.num_worlds; w++) arr[m.world_dof_start[w] + d] = cmd.values[i];
+        for (let w = 0; w < m.num_worlds; w++)
+          arr[(actuators ? w * perWorld : m.world_dof_start[w]) + d] = cmd.values[i];
       } else arr[d] = cmd.values[i];
     }
   }

@@ -36,7 +36,8 @@
  * Fixed tendons of world 0 (length l = Σ coef·q + offset) become `<fixed>` tendons; MuJoCo's length
  * has no offset, so the limits shift by −offset, and a side without a limit gets ±1e10 (MuJoCo's
  * range is two-sided). A tendon is limited when it has a finite limit and limit_ke > 0; the limit
- * softness is MuJoCo's default. Tendons on joints that are not exported are skipped and listed.
+ * softness is MuJoCo's default. Tendons on joints that are not exported are skipped and listed, as
+ * are spatial tendons and the actuators with a tendon or slider-crank transmission (not exported yet).
  *
  * Collision filtering carries over as far as MJCF can say it. Ours decides per shape pair (groups,
  * filter pairs, parent/child flags per joint, static bodies: collision/filter.ts); MuJoCo per body
@@ -72,8 +73,10 @@ export interface MjcfExport {
   skipped_equalities: string[];
   /** world 0's fixed tendons written to `<tendon>` */
   tendons: number;
-  /** world 0's fixed tendons left out, as 'label: reason' */
+  /** world 0's fixed tendons left out, as 'label: reason' (spatial tendons too: not exported yet) */
   skipped_tendons: string[];
+  /** world 0's tendon and slider-crank actuators, not exported yet, as 'label: reason' */
+  skipped_actuators: string[];
 }
 
 const f = (x: number): string => (Math.abs(x) < 1e-15 ? '0' : Number(x.toPrecision(12)).toString());
@@ -324,7 +327,15 @@ export function exportMjcf(m: SapModel, dt: number, name = 'sap_export'): MjcfEx
     equalities: eq.written,
     skipped_equalities: eq.skipped,
     tendons: ten.written,
-    skipped_tendons: ten.skipped,
+    skipped_tendons: [
+      ...ten.skipped,
+      ...m.spatial_label
+        .filter((_, t) => m.spatial_world[t] === 0)
+        .map((l) => `${l}: spatial tendons are not exported`),
+    ],
+    skipped_actuators: m.actuator_label
+      .filter((_, a) => m.actuator_world[a] === 0)
+      .map((l) => `${l}: tendon and slider-crank actuators are not exported`),
   };
 }
 

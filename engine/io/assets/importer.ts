@@ -77,11 +77,13 @@ export interface ImportedActuator {
   name: string;
   /** 'motor' (effort = gear·ctrl), 'position' / 'velocity' (realized as the joint's PD drive) */
   kind: 'motor' | 'position' | 'velocity';
-  /** builder joint index */
+  /** builder joint index; -1 for an actuator with a length transmission (see `length_actuator`) */
   joint: number;
   gear: number;
   ctrlrange?: [number, number];
   forcerange?: [number, number];
+  /** builder length-actuator index (tendon or slider-crank transmission; its control is actuator_ctrl) */
+  length_actuator?: number;
 }
 
 /** what an importer added to the builder (indices are builder indices, authoring order) */
@@ -94,6 +96,8 @@ export interface ImportResult {
   equalities: number[];
   /** builder tendon indices (MJCF fixed tendons) */
   tendons?: number[];
+  /** builder spatial-tendon indices (MJCF spatial tendons) */
+  spatial_tendons?: number[];
   keyframes?: ImportedKeyframe[];
   actuators?: ImportedActuator[];
   /** the file's own simulation settings, when it has any (MJCF `<option>`) */
@@ -125,6 +129,8 @@ function snapshot(b: ModelBuilder): number[] {
     b.filterPairs.length,
     b.tendons.length,
     b.textures.length,
+    b.spatialTendons.length,
+    b.lengthActuators.length,
   ];
 }
 
@@ -139,6 +145,8 @@ function restore(b: ModelBuilder, s: number[]): void {
   (b.filterPairs as unknown[]).length = s[7];
   (b.tendons as unknown[]).length = s[8];
   (b.textures as unknown[]).length = s[9];
+  (b.spatialTendons as unknown[]).length = s[10];
+  (b.lengthActuators as unknown[]).length = s[11];
 }
 
 /** converts any failure into an ImportError naming `file` */

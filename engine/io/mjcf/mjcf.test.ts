@@ -317,6 +317,7 @@ describe('MJCF import', () => {
   <worldbody>
     <body name="a"><joint name="ja"/><geom name="ga" size="0.1"/></body>
     <include file="part.xml"/>
+    <site name="s0" pos="0 0 1"/><site name="s1" pos="1 0 1"/>
   </worldbody>
   <contact><exclude body1="a" body2="b"/></contact>
   <equality>
@@ -324,7 +325,7 @@ describe('MJCF import', () => {
     <weld body1="a" body2="b"/>
     <joint joint1="jb" joint2="ja" polycoef="0.1 2 0 0 0"/>
   </equality>
-  <tendon><fixed name="t"><joint joint="ja" coef="1"/></fixed><spatial name="s"/></tendon>
+  <tendon><fixed name="t"><joint joint="ja" coef="1"/></fixed><spatial name="s"><site site="s0"/><geom geom="ga"/><site site="s1"/></spatial></tendon>
 </mujoco>`,
       { 'm/part.xml': inc, 'm/meshes/tet.obj': tet },
     );
@@ -337,7 +338,11 @@ describe('MJCF import', () => {
       { label: 't', joints: [{ joint: 0, coef: 1 }], lower: -Infinity, upper: Infinity },
     ]);
     expect(r.unsupported.join('\n')).not.toMatch(/'t'/);
-    expect(r.unsupported.join('\n')).toMatch(/tendon <spatial> 's': only fixed tendons are built/);
+    // a spatial tendon is built; its wrapping geom is not (straight segments)
+    expect(b.spatialTendons.map((t) => t.label)).toEqual(['s']);
+    expect(r.unsupported.join('\n')).toMatch(
+      /tendon 's': wrapping around geom 'ga' is not built \(the tendon is treated as straight segments between its sites\)/,
+    );
     // mirrored mesh keeps positive volume; collider is the hull (hidden) + a visual copy
     const hull = shapeNamed(b, 'b/gb');
     expect(hull.type).toBe(ShapeType.CONVEX_MESH);

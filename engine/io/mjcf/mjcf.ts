@@ -43,7 +43,9 @@
  *   `actuatorgravcomp` (routing it through the actuator) is reported as unsupported.
  * - Equality: connect → ball, weld → weld, joint → coupler (polycoef[0] offset, polycoef[1] ratio;
  *   higher terms unsupported). Fixed tendons: their range → a tendon-limit constraint (spring, damping,
- *   friction loss and spatial tendons unsupported). Contact pairs, tendon/flex equalities: unsupported.
+ *   friction loss unsupported). Spatial tendons (site paths with pulleys; limits, spring, damping;
+ *   geom wrapping unsupported: straight segments) and actuators with a tendon or slider-crank
+ *   transmission: `./transmissions.ts`. Contact pairs, tendon/flex equalities: unsupported.
  * - Keyframes: qpos (free: p + quat wxyz → p + quat xyzw, moved by `xform`; ball wxyz → xyzw) and qvel
  *   (free: MuJoCo's body-origin velocity and body-frame ω → the COM's velocity and ω in the world) are
  *   exposed per builder joint; `opts.keyframe` applies one as the initial state.
@@ -106,6 +108,13 @@ import { assertElementCounts, numberTokens, type XmlElement } from '../xml/xml';
 import { LIMITS, limitMessage } from '../limits';
 import { timeStepProblem } from '../model_check';
 import { DefaultClasses, elError, loadMjcfTree, readCompiler, type CompilerSettings } from './document';
+import {
+  readLengthActuator,
+  readSpatialTendon,
+  type LengthActuatorLaw,
+  type MjcfSite,
+  type MjcfTransmissionContext,
+} from './transmissions';
 
 // ------------------------------------------------------------------------------------------- plan types
 
@@ -583,6 +592,10 @@ class MjcfBuilder {
   readonly bodyByName = new Map<string, number>();
   readonly worldShapes: PShape[] = [];
   readonly sites: { body: number; shape: PShape }[] = [];
+  /** named sites (also when sites are not loaded as shapes): MJCF body (-1 world), pose in it */
+  readonly siteByName = new Map<string, { body: number; X: Pose } | null>();
+  /** tendon name → builder spatial or fixed tendon index */
+  readonly tendonByName = new Map<string, { spatial: boolean; index: number }>();
   readonly result: ImportResult;
   readonly ignored = new Set<string>();
   /** per MJCF body: builder body index; per (body, joint k): builder joint index */
@@ -644,8 +657,8 @@ class MjcfBuilder {
     }
     this.readContact();
     this.readEquality();
-    this.readActuators();
     this.readTendons();
+    this.readActuators();
     this.applyFilters();
     this.readKeyframes();
     const known = new Set([
@@ -1021,7 +1034,6 @@ class MjcfBuilder {
   }
 
   readSite(c: XmlElement, cls: string, frame: Pose, body: number): void {
-    if (this.opts.load_sites === false) return;
     const rd = this.rd;
     const type = rd.attr(c, cls, 'type') ?? 'sphere';
     const size = rd.nums(c, cls, 'size') ?? [0.005];
@@ -1046,6 +1058,10 @@ class MjcfBuilder {
       st = type;
       sz = [size[0] ?? 0.005, size[1] ?? size[0] ?? 0.005, size[2] ?? size[0] ?? 0.005];
     }
+    // (a duplicated name is ambiguous: kept as null, an error where a tendon or actuator names it)
+    if (c.attrs.name !== undefined)
+      this.siteByName.set(c.attrs.name, this.siteByName.has(c.attrs.name) ? null : { body, X });
+    if (this.opts.load_sites === false) return;
     const owner = body >= 0 ? this.bodies[body].label : `${this.prefix}world`;
     this.sites.push({
       body,
@@ -1566,6 +1582,37 @@ class MjcfBuilder {
     }
   }
 
+  /** what the spatial-tendon and length-actuator readers need (engine/io/mjcf/transmissions.ts) */
+  transmissionContext(): MjcfTransmissionContext {
+    const springrefJoints: string[] = [];
+    for (const p of this.bodies)
+      for (const j of p.joints) if (j.springref !== 0) springrefJoints.push(j.name || p.label);
+    return {
+      b: this.b,
+      rd: this.rd,
+      log: this.log,
+      prefix: this.prefix,
+      springrefJoints,
+      site: (el, name) => this.siteRef(el, name),
+    };
+  }
+
+  /** a named site in builder terms (its body, point and z axis in the body frame, authored world point) */
+  siteRef(el: XmlElement, name: string | undefined): MjcfSite {
+    if (name === undefined) throw elError(el, `<${el.name}> needs a site`);
+    const s = this.siteByName.get(name);
+    if (s === undefined) throw elError(el, `unknown site '${name}'`);
+    if (s === null) throw elError(el, `site name '${name}' is not unique`);
+    const X = s.body < 0 ? poseMul(this.xform, s.X) : s.X;
+    const W = s.body < 0 ? X : poseMul(this.bodies[s.body].world, s.X);
+    return {
+      body: s.body < 0 ? -1 : this.builderBody[s.body],
+      point: [X[0], X[1], X[2]],
+      zaxis: rotate([X[3], X[4], X[5], X[6]], [0, 0, 1]),
+      world: [W[0], W[1], W[2]],
+    };
+  }
+
   /**
    * Fixed tendons: l = Σ coef·qpos over hinge and slide joints (qpos = q + ref, so the builder's
    * offset is Σ coef·ref); a limited range becomes a SAP tendon-limit constraint with the joints'
@@ -1577,8 +1624,16 @@ class MjcfBuilder {
     for (const sec of this.root.children.filter((c) => c.name === 'tendon')) {
       for (const t of sec.children) {
         const label = `${this.prefix}${t.attrs.name ?? `tendon${this.result.tendons!.length}`}`;
+        if (t.name === 'spatial') {
+          const index = readSpatialTendon(this.transmissionContext(), t, label);
+          (this.result.spatial_tendons ??= []).push(index);
+          if (t.attrs.name !== undefined) this.tendonByName.set(t.attrs.name, { spatial: true, index });
+          continue;
+        }
         if (t.name !== 'fixed') {
-          this.log.unsupportedFeature(`tendon <${t.name}> '${label}': only fixed tendons are built`);
+          this.log.unsupportedFeature(
+            `tendon <${t.name}> '${label}': only fixed and spatial tendons are built`,
+          );
           continue;
         }
         const cls = t.attrs.class ?? 'main';
@@ -1626,9 +1681,9 @@ class MjcfBuilder {
           this.log.warn(
             'tendon solreflimit/solimplimit are not mapped (limits use the default limit stiffness)',
           );
-        this.result.tendons!.push(
-          located(t, () => this.b.addTendon({ label, joints, offset, lower, upper })),
-        );
+        const index = located(t, () => this.b.addTendon({ label, joints, offset, lower, upper }));
+        this.result.tendons!.push(index);
+        if (t.attrs.name !== undefined) this.tendonByName.set(t.attrs.name, { spatial: false, index });
       }
     }
   }
@@ -1642,13 +1697,16 @@ class MjcfBuilder {
       for (const a of sec.children) {
         const cls = a.attrs.class ?? 'main';
         const name = a.attrs.name ?? `${a.name}${this.result.actuators!.length}`;
-        if (a.attrs.joint === undefined) {
-          this.log.unsupportedFeature(`actuator '${name}': only joint transmissions are built`);
+        const viaLength = a.attrs.joint === undefined && (a.attrs.tendon ?? a.attrs.cranksite) !== undefined;
+        if (a.attrs.joint === undefined && !viaLength) {
+          this.log.unsupportedFeature(
+            `actuator '${name}': only joint, tendon and slider-crank transmissions are built`,
+          );
           continue;
         }
-        const joint = this.jointRef(a, 'joint');
-        const rec = b.joints[joint];
-        if (rec.type !== 2 && rec.type !== 3) {
+        const joint = viaLength ? -1 : this.jointRef(a, 'joint');
+        const rec = viaLength ? undefined : b.joints[joint];
+        if (rec && rec.type !== 2 && rec.type !== 3) {
           this.log.unsupportedFeature(`actuator '${name}': only hinge/slide joints are actuated`);
           continue;
         }
@@ -1686,6 +1744,42 @@ class MjcfBuilder {
         }
         if (!servo) {
           this.log.unsupportedFeature(`actuator '${name}' (<${shortcut}>): this gain/bias form is not built`);
+          continue;
+        }
+        if (!rec) {
+          if (servo.dampratio !== undefined) {
+            this.log.unsupportedFeature(
+              `actuator '${name}': dampratio on a tendon or slider-crank is not built`,
+            );
+            continue;
+          }
+          const law: LengthActuatorLaw = {
+            kind: servo.kind,
+            gain: servo.ctrlGain,
+            bias: [servo.ctrlBias, -servo.kp, -servo.kv],
+          };
+          const idx = located(a, () =>
+            readLengthActuator(
+              this.transmissionContext(),
+              a,
+              name,
+              law,
+              gear,
+              ctrlrange,
+              forcerange,
+              this.tendonByName,
+            ),
+          );
+          if (idx !== undefined)
+            this.result.actuators!.push({
+              name,
+              kind: servo.kind,
+              joint: -1,
+              gear,
+              ctrlrange,
+              forcerange,
+              length_actuator: idx,
+            });
           continue;
         }
         const kind = servo.kind;
@@ -1882,6 +1976,10 @@ class MjcfBuilder {
     for (const { joint, qd } of key.joint_qd) b.jointQd(joint).splice(0, qd.length, ...qd);
     key.ctrl.forEach((u, i) => {
       const act = this.result.actuators![i];
+      if (act?.length_actuator !== undefined) {
+        b.lengthActuators[act.length_actuator].ctrl0 = u;
+        return;
+      }
       const g = this.actuatorGains.get(i);
       if (!act || !g) return;
       const dof = b.joints[act.joint].dof;
