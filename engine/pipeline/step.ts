@@ -25,6 +25,7 @@ import type { SapModel } from '../model';
 import { SapIslands } from '../sap/islands';
 import { PackedSapProblem } from '../sap/packed_problem';
 import { SapSolver, type LinearSolverMode } from '../sap/solver';
+import type { SapSolveTracer } from '../sap/trace';
 import type { LinalgKernels } from '../sap/linalg/wasm/kernels';
 import { ContactRegion } from '../sap/constraints/contact';
 import { resolveSolverOptions, type SapSolverOptions } from '../sap/options';
@@ -212,6 +213,17 @@ export class SolverSAP {
   /** factorization used by the last solve of the last step */
   get last_linear_solver(): 'dense' | 'block_sparse' {
     return this.sap.last_linear_solver;
+  }
+
+  /**
+   * records the Newton solves of the following steps (the step inspector), world by world; null
+   * (the default) records nothing
+   */
+  get tracer(): SapSolveTracer | null {
+    return this.sap.tracer;
+  }
+  set tracer(t: SapSolveTracer | null) {
+    this.sap.tracer = t;
   }
 
   /** the fully expanded options in force */
@@ -410,6 +422,7 @@ export class SolverSAP {
         this.v_next.set(vStarW, d0);
       } else {
         const vOut = this.vNextW[w];
+        if (this.sap.tracer !== null) this.sap.tracer.world = w;
         const res =
           this.warm_start === 'free_motion'
             ? this.sap.solvePacked(pp, undefined, vOut)
