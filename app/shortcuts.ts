@@ -4,6 +4,7 @@
  */
 import { send, setPlaying, viewport } from './session';
 import { useStudio } from './store';
+import { toggleInspector } from './inspector';
 
 export interface Shortcut {
   /** `KeyboardEvent.key` values that trigger it */
@@ -61,6 +62,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     what: 'close this help',
     run: () => useStudio.getState().set({ help: false }),
   },
+  { keys: ['i'], label: 'i', what: 'step inspector: the solve of this step (pauses)', run: toggleInspector },
 ];
 
 const TEXT_INPUTS = new Set(['text', 'number', 'search', 'email', 'url', 'password', 'tel']);
