@@ -205,7 +205,10 @@ export function StepInspector() {
       ) : null}
       {a ? <IterationTable run={a} selected={k} onSelect={(s) => set({ selected: s })} /> : null}
       {b ? <IterationTable run={b} selected={k} onSelect={(s) => set({ selected: s })} /> : null}
-      {a && steps === 0 ? (
+      {a && a.inspection.iterates.length === 0 ? (
+        <div className="muted">nothing to solve: no constraint acts in this step</div>
+      ) : null}
+      {a && a.inspection.iterates.length > 0 && steps === 0 ? (
         <div className="muted">the start already met the tolerance: no Newton step</div>
       ) : null}
       {a && steps > 0 ? <PhiChart runs={runs} k={k} /> : null}

@@ -254,6 +254,7 @@ export class SapSolver extends SapHessian {
     let sparse = false;
     let altStart = false;
     const cost: number[] = [];
+    const traced = this.tracer !== null ? this.tracer.iterations.length : 0;
     for (let k = 0; k < nK; k++) {
       const sub = isl.extract(pp, k, vGuess, vAlt);
       if (this.tracer !== null) this.tracer.island = k;
@@ -265,6 +266,8 @@ export class SapSolver extends SapHessian {
         vAlt === undefined ? undefined : isl.subAlt,
       );
       if (o.status === 'invalid_input') {
+        // (the trace keeps the whole problem's solve only)
+        if (this.tracer !== null) this.tracer.truncate(traced);
         const w = this.solveWhole(pp, vGuess, vOut, vAlt);
         w.islands = 1;
         return w;

@@ -178,6 +178,25 @@ describe('SAP solve trace', () => {
     expect(Math.max(...tr.iterations.map((r) => r.iteration))).toBe(res.iterations);
   });
 
+  it('keeps only the whole problem’s solve when an island’s invalid input sends the solve back to it', () => {
+    const p = twoBoxes();
+    const A = Float64Array.from(p.cliques[1].A);
+    A[1] = NaN;
+    p.cliques[1] = { ...p.cliques[1], A };
+    const traceOf = (islands: boolean) => {
+      const solver = new SapSolver(resolveSolverOptions({ solve_islands: islands }));
+      const tr = new SapSolveTracer();
+      solver.tracer = tr;
+      expect(solver.solve(p).status).toBe('invalid_input');
+      return tr.iterations;
+    };
+    const whole = traceOf(false);
+    const split = traceOf(true);
+    expect(split.map((r) => [r.island, r.iteration, r.cost])).toEqual(
+      whole.map((r) => [0, r.iteration, r.cost]),
+    );
+  });
+
   it('refuses a grid of fewer than two points', () => {
     expect(() => new SapSolveTracer(1)).toThrow(RangeError);
   });

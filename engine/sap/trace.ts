@@ -179,6 +179,12 @@ export class SapSolveTracer {
     }
   }
 
+  /** forgets the iterates recorded after the first `n` (a solve that is redone) */
+  truncate(n: number): void {
+    this.iterations.length = Math.min(n, this.iterations.length);
+    this.beginSolve();
+  }
+
   /** forgets every recorded iterate (the tracer can be reused) */
   clear(): void {
     this.iterations.length = 0;
