@@ -247,7 +247,7 @@ export function StepInspector() {
         </button>
       </div>
       <div className="muted">
-        click a row for its φ(α) · Newton starts from v_n · world 0 of{' '}
+        click a row for its φ(α) · warm start {a?.inspection.warm_start ?? '—'} · world 0 of{' '}
         {a ? new Set(a.inspection.iterates.map((r) => r.world)).size : 0}
       </div>
     </div>

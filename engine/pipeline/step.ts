@@ -237,6 +237,17 @@ export class SolverSAP {
     this.sap.setOptions(this.opts);
   }
 
+  /**
+   * makes the next step from `current` continue the step `previous` → `current` of `dt` [s], as if
+   * this solver had taken it: with warm start 'accelerated' it then also tries the extrapolation
+   * v_n + (v_n − v_{n−1}) (the step inspector re-solves a live step this way)
+   */
+  primeWarmStart(previous: SapState, current: SapState, dt: number): void {
+    this.kinematicsAt(previous.joint_q);
+    velocityPublicToInternal(this.model, this.kin, previous.joint_qd, this.v_n);
+    this.history.record(this.v_n, current, dt);
+  }
+
   /** forward kinematics of a state: fills body_q and body_qd from joint_q and joint_qd */
   updateBodyState(state: SapState): void {
     const m = this.model;

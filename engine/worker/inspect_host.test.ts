@@ -35,14 +35,13 @@ describe('inspect_step', () => {
     expect(ins.preset).toBe('drake');
     expect(ins.line_search).toBe('exact_root');
     expect(ins.status).toBe('converged');
-    // the same contacts as the live step, and its optimum: ℓ is strictly convex, so both solves end
-    // at the same minimum (from different starts: the live one may start from the extrapolation)
+    // the live step again, iteration for iteration: the same contacts, the same warm start (primed
+    // with the step before from the history) and the same costs, bit for bit
+    expect(ins.warm_start).toBe('accelerated');
     expect(ins.contacts).toBe(live.contact_count);
     expect(ins.contacts).toBeGreaterThan(0);
-    expect(ins.iterates.length).toBeGreaterThanOrEqual(2);
+    expect(ins.iterates.map((r) => r.cost)).toEqual(live.worlds[0].cost);
     const last = ins.iterates.at(-1)!;
-    const liveCost = live.worlds[0].cost.at(-1)!;
-    expect(Math.abs(last.cost - liveCost)).toBeLessThanOrEqual(1e-6 * Math.abs(liveCost) + 1e-12);
     expect(last.stick + last.slip + last.open).toBe(ins.contacts);
     const first = ins.iterates[0];
     expect(first.alpha).toBeGreaterThan(0);
@@ -91,6 +90,30 @@ describe('inspect_step', () => {
     // live options untouched
     expect(h.sim!.solver.options.contact_preset_variant).toBe('drake');
     expect(of('options').length).toBe(optionEvents);
+  });
+
+  it('repeats the live solve: the first step from v_n, later ones with the extrapolated start, the next step before it is taken', async () => {
+    const { h, of } = await host('box_stack');
+    h.handle({ v, type: 'inspect_step', step: 'next' });
+    h.handle({ v, type: 'step', n: 1 });
+    h.handle({ v, type: 'inspect_step', step: 'last' });
+    await h.idle();
+    const [next0, last0] = of('inspection').map((e) => e.inspection);
+    const live0 = h.sim!.last_report!.worlds[0].cost;
+    expect(next0.warm_start).toBe('previous'); // no step before the first
+    expect(last0.warm_start).toBe('previous');
+    expect(next0.iterates.map((r) => r.cost)).toEqual(live0);
+    expect(last0.iterates.map((r) => r.cost)).toEqual(live0);
+    for (let s = 1; s < 6; s++) {
+      h.handle({ v, type: 'inspect_step', step: 'next' });
+      h.handle({ v, type: 'step', n: 1 });
+      await h.idle();
+      const ins = of('inspection').at(-1)!.inspection;
+      expect(ins.step).toBe(s);
+      expect(ins.warm_start).toBe('accelerated');
+      expect(ins.iterates.map((r) => r.cost)).toEqual(h.sim!.last_report!.worlds[0].cost);
+      expect(ins.iterations).toBe(h.sim!.last_report!.worlds[0].iterations);
+    }
   });
 
   it('answers a bad option with the key, and a missing state with a reason', async () => {

@@ -7,8 +7,11 @@
  * The step starts from the state before the last step ('last', read from the history ring) or from
  * the current state ('next'), with the live control inputs and applied body wrenches (a drag), and
  * is solved under the given explicit options (validated: a bad key is an `OptionsError` naming it).
- * Newton starts from v_n (warm start 'previous'): the live 'accelerated' start also tries the
- * extrapolation from the step before, which a single re-solved step does not have.
+ * Newton starts where the live solve does: with the live warm start ('accelerated') and the state
+ * before the start in the history, the inspector's solver is primed with that step
+ * (`SolverSAP.primeWarmStart`), so it also tries the extrapolation v_n + (v_n − v_{n−1}); without
+ * it (the first step, a scrubbed history) from v_n. Under the live options the traced solve then
+ * repeats the live one iteration for iteration.
  */
 import { collisionOptionsOf, SolverSAP, type Simulation } from '../pipeline';
 import { SapCollisionPipeline } from '../collision/pipeline';
@@ -51,6 +54,7 @@ export class InspectError extends Error {
 export class StepInspector {
   private model: SapModel | null = null;
   private start: SapState | null = null;
+  private before: SapState | null = null;
   private out: SapState | null = null;
   private control: SapControl | null = null;
   private collision: SapCollisionPipeline | null = null;
@@ -91,7 +95,16 @@ export class StepInspector {
 
     const solver = new SolverSAP(m, input.options);
     solver.kernels = sim.solver.kernels;
-    solver.warm_start = 'previous';
+    solver.warm_start = sim.solver.warm_start;
+    // the step before the start, for the extrapolated warm start (when the history holds it)
+    const prev = input.history?.find(step - 1) ?? null;
+    const primed = step > 0 && prev !== null && prev.step === step - 1;
+    if (primed) {
+      const before = this.before!;
+      before.joint_q.set(prev.q);
+      before.joint_qd.set(prev.qd);
+      solver.primeWarmStart(before, start, sim.dt);
+    }
     solver.updateBodyState(start);
     const collision = this.collisionFor(m, input.options, sim.contacts.capacity);
     const tracer = new SapSolveTracer(input.gridPoints);
@@ -109,7 +122,7 @@ export class StepInspector {
       options: { ...input.options },
       preset: resolved.contact_preset_variant,
       line_search: resolved.line_search_variant,
-      warm_start: solver.warm_start,
+      warm_start: primed || solver.warm_start !== 'accelerated' ? solver.warm_start : 'previous',
       status: r.status,
       iterations: r.worlds.reduce((s, w) => s + w.iterations, 0),
       line_search_iterations: r.line_search_iterations,
@@ -126,6 +139,7 @@ export class StepInspector {
     if (this.model === m) return;
     this.model = m;
     this.start = allocState(m);
+    this.before = allocState(m);
     this.out = allocState(m);
     this.control = makeControl(m);
     this.collision = null;

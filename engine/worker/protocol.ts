@@ -686,7 +686,10 @@ export interface StepInspection {
   /** the preset and line search in force (after expansion) */
   preset: string;
   line_search: string;
-  /** where Newton started: v_n ('previous'; the live 'accelerated' start needs the step before) */
+  /**
+   * where Newton started: 'accelerated' (the lower-cost of v_n and its extrapolation from the step
+   * before, as the live solve), or 'previous' (v_n: the history does not hold the step before)
+   */
   warm_start: string;
   /** the step's status (worst over worlds), Newton and line-search iterations (all worlds) */
   status: string;
