@@ -84,6 +84,11 @@ test('box_stack: pause, open the inspector, see the iterations and φ(α), re-so
   await page.keyboard.press('i');
   await expect(panel).toBeVisible();
   await expect.poll(() => studio(page, (s) => s.inspector().a?.step ?? -1)).toBe(step - 1);
+  // one more step with it open: it solves the new last step
+  await page.keyboard.press('s');
+  await expect.poll(() => studio(page, (s) => s.step)).toBe(step + 1);
+  await expect.poll(() => studio(page, (s) => s.inspector().a?.step ?? -1)).toBe(step);
+  expect(await studio(page, (s) => s.playing)).toBe(false);
   await page.getByTestId('step-inspector').getByRole('button', { name: 'close' }).click();
   await expect(panel).toBeHidden();
   expect(errors.filter((e) => !/rho/.test(e))).toEqual([]);

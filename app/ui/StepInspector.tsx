@@ -21,6 +21,8 @@ import {
   type InspectorRun,
 } from '../inspector_state';
 import { linearRange, logRange, logSplits } from '../plots/range';
+import { client } from '../session';
+import { useStudio } from '../store';
 
 const PRESETS = ['approx32', 'approx64', 'drake'];
 const LINE_SEARCHES = ['monotone_decay', 'armijo_decay', 'exact_root'];
@@ -180,6 +182,13 @@ export function StepInspector() {
   const [preset, setPreset] = useState('approx32');
   const [lineSearch, setLineSearch] = useState('');
   const [overrides, setOverrides] = useState('');
+  // stepped on while open and paused (`s`, the timeline): solve the new last step
+  const liveStep = useStudio((s) => s.stats?.step);
+  const playing = useStudio((s) => s.playing);
+  useEffect(() => {
+    if (!open || playing || pending !== null || !a || a.inspection.which !== 'last') return;
+    if (client.latest.step !== a.inspection.step + 1 && client.latest.step > 0) refreshInspector();
+  }, [liveStep, open, playing, pending, a]);
   if (!open) return null;
   const runs = [a, b].filter((r): r is InspectorRun => r !== null);
   // iterations with a step in any run (the chart draws those)
