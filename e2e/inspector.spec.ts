@@ -16,6 +16,7 @@ test('box_stack: pause, open the inspector, see the iterations and φ(α), re-so
   expect(await studio(page, (s) => s.sceneName)).toBe('box_stack');
   // pause, back to the start, and three single steps: the boxes land on each other (40 contacts) and
   // every Newton solve of these steps takes steps (later, at rest, v_n already meets the tolerance)
+  await expect.poll(() => studio(page, (s) => s.playing)).toBe(true);
   await page.keyboard.press('Space');
   await expect.poll(() => studio(page, (s) => s.playing)).toBe(false);
   await page.keyboard.press('r');
