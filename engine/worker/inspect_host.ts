@@ -17,7 +17,7 @@ import { collisionOptionsOf, SolverSAP, type Simulation } from '../pipeline';
 import { SapCollisionPipeline } from '../collision/pipeline';
 import type { SapContacts } from '../collision/contacts';
 import type { SapModel } from '../model';
-import { resolveSolverOptions } from '../sap/options';
+import { resolveSolverOptions, type SapSolverOptions } from '../sap/options';
 import { SapSolveTracer } from '../sap/trace';
 import { allocState, copyControl, makeControl, type SapControl, type SapState } from '../state';
 import type { HistoryRing } from './history';
@@ -106,7 +106,8 @@ export class StepInspector {
       solver.primeWarmStart(before, start, sim.dt);
     }
     solver.updateBodyState(start);
-    const collision = this.collisionFor(m, input.options, sim.contacts.capacity);
+    const explicitCap = input.options.max_rigid_contact !== undefined;
+    const collision = this.collisionFor(m, resolved, explicitCap ? undefined : sim.contacts.capacity);
     const tracer = new SapSolveTracer(input.gridPoints);
     solver.tracer = tracer;
     const t0 = this.now();
@@ -146,14 +147,12 @@ export class StepInspector {
     this.contacts = null;
   }
 
-  /** a collision pipeline for the options' collision settings (remade when they change) */
-  private collisionFor(
-    m: SapModel,
-    options: Record<string, OptionValue>,
-    capacity: number,
-  ): SapCollisionPipeline {
-    const o = resolveSolverOptions(options);
-    const co = collisionOptionsOf(o, options.max_rigid_contact === undefined ? capacity : undefined);
+  /**
+   * a collision pipeline for the options' collision settings (remade when they change); `capacity`:
+   * the live contact slots per world, unless the options set max_rigid_contact
+   */
+  private collisionFor(m: SapModel, o: SapSolverOptions, capacity: number | undefined): SapCollisionPipeline {
+    const co = collisionOptionsOf(o, capacity);
     const key = JSON.stringify(co);
     if (this.collision === null || key !== this.collisionKey) {
       this.collision = new SapCollisionPipeline(m, co);
