@@ -29,6 +29,7 @@ import { DropChooser } from './ui/DropChooser';
 import { HelpButton, HelpOverlay } from './ui/Help';
 import { LoadProgress } from './ui/LoadProgress';
 import { RealtimeBadge } from './ui/RealtimeBadge';
+import { StepInspector, StepInspectorButton } from './ui/StepInspector';
 import { UrlConsent } from './ui/UrlConsent';
 import { Viewport } from './viewport/Viewport';
 
@@ -61,8 +62,10 @@ export function App() {
         <div className="inspectors">
           <BodyInspector />
           <ContactInspector />
+          <StepInspector />
         </div>
         <HelpButton />
+        <StepInspectorButton />
         <LoadProgress />
         <RealtimeBadge />
         <DropChooser />

@@ -218,6 +218,11 @@ function note(what: string): void {
 export function mirrorCommand(cmd: CommandBody): void {
   switch (cmd.type) {
     case 'set_control': {
+      // tendon and slider-crank actuators are not in the MJCF export (engine/cli/peers/mjcf_export.ts)
+      if (cmd.field === 'actuator_ctrl') {
+        note('actuator controls');
+        break;
+      }
       const m: GhostRequest = { type: 'control', field: cmd.field, dofs: cmd.dofs, values: cmd.values };
       replay.push(m);
       post(m);

@@ -5,6 +5,7 @@
  */
 import { SOLVER_OPTION_KEYS } from '../engine/index';
 import { SimClient } from '../engine/worker/client';
+import { inspectorSnapshot, useInspector } from './inspector_state';
 import type {
   AblationSample,
   TrajectoryAblationSample,
@@ -319,11 +320,15 @@ function onEvent(e: WorkerEvent): void {
         });
         break;
       }
+      useInspector.getState().failed(e.error);
       st.pushError(e.error);
       consoleErrors.push(e.error.message);
       if (e.error.code === 'worker_restarted') st.set({ notice: e.error.message });
       break;
     case 'ring':
+      break;
+    case 'inspection':
+      useInspector.getState().receive(e.inspection);
       break;
   }
 }
@@ -994,4 +999,5 @@ export const testApi = {
   /** fault injection: makes the engine worker fail ('close', 'hang', 'throw') or a world diverge */
   fault: (fault: 'nan' | 'energy' | 'throw' | 'close' | 'hang', world?: number) =>
     send({ type: 'debug', fault, world }),
+  inspector: () => inspectorSnapshot(), // the step inspector (app/inspector_state.ts)
 };

@@ -5,6 +5,7 @@
 import { send, setPlaying, viewport } from './session';
 import { setGhost } from './ghost';
 import { useStudio } from './store';
+import { toggleInspector } from './inspector';
 
 export interface Shortcut {
   /** `KeyboardEvent.key` values that trigger it */
@@ -68,6 +69,7 @@ export const SHORTCUTS: readonly Shortcut[] = [
     what: 'MuJoCo ghost on / off (says why when the model cannot be given to MuJoCo)',
     run: () => setGhost(!useStudio.getState().view.ghost),
   },
+  { keys: ['i'], label: 'i', what: 'step inspector: the solve of this step (pauses)', run: toggleInspector },
 ];
 
 const TEXT_INPUTS = new Set(['text', 'number', 'search', 'email', 'url', 'password', 'tel']);

@@ -86,6 +86,32 @@ export interface StudioApi {
   /** test builds: holds the reads of dropped files open (true) or lets them go (false) */
   holdReads(on: boolean): void;
   strict: boolean;
+  /** the step inspector: open?, a request pending?, its last error, solves A and B, the φ(α) chart */
+  inspector(): InspectorView;
+}
+
+/** one solve the step inspector shows (app/inspector_state.ts inspectorSnapshot) */
+export interface InspectorRunView {
+  label: string;
+  step: number;
+  which: string;
+  preset: string;
+  line_search: string;
+  status: string;
+  contacts: number;
+  rows: number;
+  cost: number[];
+  alpha: (number | null)[];
+}
+
+/** the step inspector as the test hook reports it */
+export interface InspectorView {
+  open: boolean;
+  pending: boolean;
+  error: string | null;
+  a: InspectorRunView | null;
+  b: InspectorRunView | null;
+  chart: { labels: string[]; points: number; iteration: number };
 }
 
 /** evaluates `fn` against the test API */

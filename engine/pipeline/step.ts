@@ -25,6 +25,7 @@ import type { SapModel } from '../model';
 import { SapIslands } from '../sap/islands';
 import { PackedSapProblem } from '../sap/packed_problem';
 import { SapSolver, type LinearSolverMode } from '../sap/solver';
+import type { SapSolveTracer } from '../sap/trace';
 import type { LinalgKernels } from '../sap/linalg/wasm/kernels';
 import { ContactRegion } from '../sap/constraints/contact';
 import { resolveSolverOptions, type SapSolverOptions } from '../sap/options';
@@ -218,6 +219,17 @@ export class SolverSAP {
     return this.sap.last_linear_solver;
   }
 
+  /**
+   * records the Newton solves of the following steps (the step inspector), world by world; null
+   * (the default) records nothing
+   */
+  get tracer(): SapSolveTracer | null {
+    return this.sap.tracer;
+  }
+  set tracer(t: SapSolveTracer | null) {
+    this.sap.tracer = t;
+  }
+
   /** the fully expanded options in force */
   get options(): SapSolverOptions {
     return this.opts;
@@ -227,6 +239,17 @@ export class SolverSAP {
   setOptions(options: Record<string, unknown>): void {
     this.opts = resolveSolverOptions(options);
     this.sap.setOptions(this.opts);
+  }
+
+  /**
+   * makes the next step from `current` continue the step `previous` → `current` of `dt` [s], as if
+   * this solver had taken it: with warm start 'accelerated' it then also tries the extrapolation
+   * v_n + (v_n − v_{n−1}) (the step inspector re-solves a live step this way)
+   */
+  primeWarmStart(previous: SapState, current: SapState, dt: number): void {
+    this.kinematicsAt(previous.joint_q);
+    velocityPublicToInternal(this.model, this.kin, previous.joint_qd, this.v_n);
+    this.history.record(this.v_n, current, dt);
   }
 
   /** forward kinematics of a state: fills body_q and body_qd from joint_q and joint_qd */
@@ -422,6 +445,7 @@ export class SolverSAP {
         this.v_next.set(vStarW, d0);
       } else {
         const vOut = this.vNextW[w];
+        if (this.sap.tracer !== null) this.sap.tracer.world = w;
         const res =
           this.warm_start === 'free_motion'
             ? this.sap.solvePacked(pp, undefined, vOut)

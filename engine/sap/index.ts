@@ -6,7 +6,8 @@
 export * from './options';
 export * from './problem';
 export { solveSapProblem } from './solve';
-export { SapSolver, diagDelassusWeight, MIN_DELASSUS_WEIGHT } from './solver';
+export { SapSolver, diagDelassusWeight, lineSearchAlphaMax, MIN_DELASSUS_WEIGHT } from './solver';
+export * from './trace';
 export * from './linesearch';
 export * from './linalg/cholesky';
 export * from './constraints/common';

@@ -51,12 +51,14 @@ import {
 import { HOLONOMIC_MAX_ROWS } from './constraints/holonomic';
 import { limitRowSigns } from './constraints/limit';
 import {
+  EXACT_ALPHA_MAX,
   lineSearch,
   type LineSearchParams,
   type LineSearchResult,
   MONOTONE_MIN_ALPHA,
   monotoneThreshold,
 } from './linesearch';
+import type { SapSolveTracer } from './trace';
 import { PackedSapProblem } from './packed_problem';
 import type { SapProblem, SapSolveResult, SapSolveStatus } from './problem';
 import { KIND_CONTACT } from './bundle';
@@ -79,11 +81,27 @@ export function worseSolveStatus(a: SapSolveStatus, b: SapSolveStatus): SapSolve
   return STATUS_RANK[a] >= STATUS_RANK[b] ? a : b;
 }
 
+/** the largest step a line search variant tries: 1 (monotone_decay), 1/ρ (armijo_decay), 1.5 (exact_root) */
+export function lineSearchAlphaMax(ls: LineSearchParams): number {
+  if (ls.variant === 'armijo_decay') return 1 / ls.rho;
+  if (ls.variant === 'exact_root') return EXACT_ALPHA_MAX;
+  return 1;
+}
+
 /**
  * Reusable SAP solver. Options are resolved once (`resolveSolverOptions`); workspaces persist
  * across {@link SapSolver.solve} calls.
  */
 export class SapSolver extends SapHessian {
+  /**
+   * records every Newton iterate of the following solves (the step inspector); null (the default)
+   * traces nothing and costs nothing. While tracing, monotone_decay runs its JS loop over the
+   * WebAssembly evaluation (the same candidates and result) so that each trial is seen.
+   */
+  tracer: SapSolveTracer | null = null;
+  /** contact regions of the traced iterate (grown while tracing only) */
+  private traceRegions: Uint8Array = new Uint8Array(0);
+
   /**
    * Solves `p` starting from `vGuess` (default v*). Never throws for numerical trouble: invalid
    * data gives `invalid_input`, a failed line search `line_search_failed`.
@@ -116,6 +134,7 @@ export class SapSolver extends SapHessian {
     vAlt?: Float64Array,
   ): PackedSolveOutcome {
     this.islandMode = false;
+    if (this.tracer !== null) this.tracer.island = 0;
     const alt = vGuess === undefined ? undefined : vAlt;
     if (this.options.solve_islands && pp.nCon > 1 && this.islands.find(pp) > 1) {
       return this.solveIslands(pp, vGuess, vOut, alt);
@@ -235,8 +254,10 @@ export class SapSolver extends SapHessian {
     let sparse = false;
     let altStart = false;
     const cost: number[] = [];
+    const traced = this.tracer !== null ? this.tracer.iterations.length : 0;
     for (let k = 0; k < nK; k++) {
       const sub = isl.extract(pp, k, vGuess, vAlt);
+      if (this.tracer !== null) this.tracer.island = k;
       this.subV = growF64(this.subV, sub.nv);
       const o = this.solveWhole(
         sub,
@@ -245,6 +266,8 @@ export class SapSolver extends SapHessian {
         vAlt === undefined ? undefined : isl.subAlt,
       );
       if (o.status === 'invalid_input') {
+        // (the trace keeps the whole problem's solve only)
+        if (this.tracer !== null) this.tracer.truncate(traced);
         const w = this.solveWhole(pp, vGuess, vOut, vAlt);
         w.islands = 1;
         return w;
@@ -651,6 +674,8 @@ export class SapSolver extends SapHessian {
     const rs = o.contact_solve_precision === 'fp32';
     const ls = this.lineSearchParams();
     const cost: number[] = [];
+    const tr = this.tracer;
+    if (tr !== null) tr.beginSolve();
     let status: SapSolveStatus = 'max_iterations';
     let message: string | undefined;
     let lsIters = 0;
@@ -662,6 +687,7 @@ export class SapSolver extends SapHessian {
       cost.push(ell);
       // convergence measures: ‖D∇ℓ‖², ‖Dp‖², ‖Dj‖²; rhs = −∇ℓ
       const nm = this.residualNorms();
+      if (tr !== null) this.traceIterate(tr, k, ell, nm);
       if (!(Number.isFinite(ell) && nm[3] === 1)) {
         status = 'invalid_input';
         message = `cost or gradient is not finite at iteration ${k}`;
@@ -712,9 +738,11 @@ export class SapSolver extends SapHessian {
       this.d2A = d2A;
       this.dpr = dpr;
       const r =
-        this.ev !== null && ls.variant === 'monotone_decay'
-          ? this.monotoneSearchWasm(ell, ls.max_iterations)
-          : lineSearch(this.line, ell, dphi0, ls, this.sample, this.lsResult);
+        tr !== null
+          ? lineSearch(tr.recording(this.line, dphi0), ell, dphi0, ls, this.sample, this.lsResult)
+          : this.ev !== null && ls.variant === 'monotone_decay'
+            ? this.monotoneSearchWasm(ell, ls.max_iterations)
+            : lineSearch(this.line, ell, dphi0, ls, this.sample, this.lsResult);
       lsIters += r.iterations;
       if (r.status !== 'ok') {
         status = 'line_search_failed';
@@ -725,10 +753,25 @@ export class SapSolver extends SapHessian {
         break;
       }
       alpha = r.alpha;
+      if (tr !== null) tr.accepted(alpha, lineSearchAlphaMax(ls), this.line);
       this.stepV(alpha, rs);
       ellPrev = ell;
     }
     return this.finish(status, k, lsIters, cost, message);
+  }
+
+  /** hands iterate k (cost `ell`, norms `nm` of {@link residualNorms}) and its contact regions to `tr` */
+  private traceIterate(tr: SapSolveTracer, k: number, ell: number, nm: Float64Array): void {
+    if (this.traceRegions.length < this.nCon) this.traceRegions = new Uint8Array(this.nCon);
+    const regions = this.traceRegions;
+    let n = 0;
+    for (let i = 0; i < this.nCon; i++) {
+      if (this.kind[i] !== KIND_CONTACT) continue;
+      regions[n++] = contactRegion(this.params, i * PARAM_STRIDE, this.vc, this.rowOff[i]);
+    }
+    const scale = Math.max(Math.sqrt(nm[1]), Math.sqrt(nm[2]));
+    const o = this.options;
+    tr.iterate(k, ell, Math.sqrt(nm[0]), scale, o.optimality_abs_tol, o.optimality_rel_tol, regions, n);
   }
 
   /** the line search's parameters from the current options (one record, refreshed per solve) */

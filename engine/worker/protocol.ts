@@ -16,6 +16,7 @@ import { z } from 'zod';
 import { LIMITS, limitMessage } from '../io/limits';
 import type { StageMs } from '../pipeline/report';
 import type { HistoryRange } from './history';
+import type { SapIterationTrace } from '../sap/trace';
 
 /**
  * v4: load progress (`load_progress` event), `cancel_load`, `reload.strict`; v3: backend switch
@@ -218,6 +219,20 @@ export const productionCommandSchema = z.discriminatedUnion('type', [
    * joint's effective inertia (engine/worker/control_host.ts); off restores the model's own drives
    */
   z.object({ v, type: z.literal('hold_pose'), on: z.boolean() }),
+  /**
+   * the step inspector: re-solves one step with the solve traced, from the state before the last
+   * step (`step: 'last'`, the default) or from the current state (`'next'`), under the live options
+   * with `options` merged on top (null removes a key; the vocabulary of `set_options`). The live
+   * simulation is not changed (it waits while the solve runs); answered by an `inspection` event
+   * with the same `id`, or an `error` event (code `inspect`, or `options` naming the bad key).
+   */
+  z.object({
+    v,
+    type: z.literal('inspect_step'),
+    step: z.enum(['last', 'next']).optional(),
+    options: z.record(optionValue).optional(),
+    id: z.number().int().optional(),
+  }),
 ]);
 
 /**
@@ -654,7 +669,42 @@ export type WorkerEvent =
       joint_q: Float64Array;
       joint_qd: Float64Array;
     }
-  | { v: V; type: 'error'; error: ErrorInfo };
+  | { v: V; type: 'error'; error: ErrorInfo }
+  | { v: V; type: 'inspection'; inspection: StepInspection };
+
+/** the traced re-solve of one step (`inspect_step`) */
+export interface StepInspection {
+  /** the request's id */
+  id?: number;
+  /** 'last': the step that led to the current state; 'next': the one after it */
+  which: 'last' | 'next';
+  /** the step number the solve starts from (the step goes from `step` to `step + 1`) */
+  step: number;
+  /** simulation time at the start [s] */
+  time: number;
+  /** time step [s] */
+  dt: number;
+  /** the explicit options it was solved under (live options with the request's merged on top) */
+  options: Record<string, string | number | boolean>;
+  /** the preset and line search in force (after expansion) */
+  preset: string;
+  line_search: string;
+  /**
+   * where Newton started: 'accelerated' (the lower-cost of v_n and its extrapolation from the step
+   * before, as the live solve), or 'previous' (v_n: the history does not hold the step before)
+   */
+  warm_start: string;
+  /** the step's status (worst over worlds), Newton and line-search iterations (all worlds) */
+  status: string;
+  iterations: number;
+  line_search_iterations: number;
+  /** contacts of the step (all worlds) */
+  contacts: number;
+  /** wall time of the traced step [ms] (collision included) */
+  ms: number;
+  /** every Newton iterate of every world (and island), in solve order */
+  iterates: SapIterationTrace[];
+}
 
 /**
  * load options after a `reload`'s keyframe: null returns to the reference pose (the keyframe is

@@ -68,6 +68,8 @@ import { buildSceneInfo } from './scene_info';
 import { ControlHost } from './control_host';
 import { EnergyGuard, RecoveryLog, nonfiniteWorlds, type WorldFault } from './divergence';
 import { allocState, type SapState } from '../state';
+import { InspectError, StepInspector } from './inspect_host';
+import { OptionsError } from '../sap/options';
 
 type Emit = (e: WorkerEvent, transfer?: Transferable[]) => void;
 type OptionValue = string | number | boolean;
@@ -190,6 +192,8 @@ export class SimHost {
   private adapter: string | undefined;
   /** GPU devices whose loss is watched */
   private readonly watched = new WeakSet<object>();
+  /** the step inspector's solver and scratch (inspect_step) */
+  private readonly inspector: StepInspector;
   /** the next GPU step throws (fault injection, tests) */
   gpuFaultNextStep = false;
 
@@ -198,6 +202,30 @@ export class SimHost {
     private readonly opts: SimHostOptions = {},
   ) {
     this.now = opts.now ?? (() => performance.now());
+    this.inspector = new StepInspector(this.now);
+  }
+
+  /** the traced re-solve of one step (inspect_host.ts); the live simulation waits meanwhile */
+  private inspectStep(cmd: Extract<Command, { type: 'inspect_step' }>): void {
+    const sim = this.sim;
+    if (!sim) throw new InspectError('inspect_step: no scene loaded', 'no scene loaded');
+    try {
+      const inspection = this.inspector.inspect({
+        sim,
+        history: this.history,
+        stepCount: this.stepCount,
+        which: cmd.step ?? 'last',
+        options: mergeOptions(this.explicit, cmd.options ?? {}),
+        id: cmd.id,
+      });
+      this.pacer.restart(); // the live view resumes from now, it does not catch up the solve's time
+      this.emit({ v: PROTOCOL_VERSION, type: 'inspection', inspection });
+    } catch (err) {
+      if (err instanceof OptionsError) this.error(toErrorInfo(err, 'options'));
+      else if (err instanceof InspectError)
+        this.error({ code: 'inspect', message: err.message, reason: err.reason });
+      else throw err;
+    }
   }
 
   private error(e: ErrorInfo): void {
@@ -325,6 +353,9 @@ export class SimHost {
           break;
         case 'hold_pose':
           this.holdPose(cmd.on);
+          break;
+        case 'inspect_step':
+          this.inspectStep(cmd);
           break;
       }
     } catch (err) {
