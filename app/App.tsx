@@ -29,6 +29,7 @@ import { DropChooser } from './ui/DropChooser';
 import { HelpButton, HelpOverlay } from './ui/Help';
 import { LoadProgress } from './ui/LoadProgress';
 import { RealtimeBadge } from './ui/RealtimeBadge';
+import { SceneTree } from './ui/SceneTree';
 import { UrlConsent } from './ui/UrlConsent';
 import { Viewport } from './viewport/Viewport';
 
@@ -53,7 +54,10 @@ export function App() {
     <div className={panelsHidden ? 'studio panels-hidden' : 'studio'}>
       <div className="stage">
         <Viewport />
-        <SceneInfoBox />
+        <div className="left-column">
+          <SceneInfoBox />
+          <SceneTree />
+        </div>
         <ErrorBanner />
         <Notice />
         <TruncationWarning />

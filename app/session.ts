@@ -30,6 +30,7 @@ import {
 import { useStudio, type SceneRef } from './store';
 import type { CameraPreset } from './viewport/framing';
 import { textureStatus } from './viewport/textures';
+import { dispatchWorkerEvent } from './worker_events';
 import { LIMITS, limitMessage } from '../engine/worker/limits';
 
 // ------------------------------------------------------------------------------------------ ablation series
@@ -332,7 +333,10 @@ function onEvent(e: WorkerEvent): void {
   }
 }
 
-export const client = new SimClient(onEvent);
+export const client = new SimClient((e) => {
+  onEvent(e);
+  dispatchWorkerEvent(e);
+});
 
 /**
  * bodies were dragged or controls set since the scene loaded or reset: replaying the steps from the

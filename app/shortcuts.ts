@@ -2,6 +2,7 @@
  * The studio's keyboard shortcuts: one table that the key handler runs and the help overlay (`?`)
  * lists, so the two never disagree.
  */
+import { toggleRecording } from './recording/video';
 import { send, setPlaying, viewport } from './session';
 import { useStudio } from './store';
 
@@ -60,6 +61,18 @@ export const SHORTCUTS: readonly Shortcut[] = [
     label: 'Esc',
     what: 'close this help',
     run: () => useStudio.getState().set({ help: false }),
+  },
+  {
+    keys: ['v'],
+    label: 'v',
+    what: 'record the viewport: start / stop (downloads the video)',
+    run: () => toggleRecording(),
+  },
+  {
+    keys: ['t'],
+    label: 't',
+    what: 'scene tree: bodies, joints, shapes',
+    run: () => useStudio.getState().set({ sceneTree: !useStudio.getState().sceneTree }),
   },
 ];
 

@@ -110,6 +110,12 @@ export interface StudioState {
   help: boolean;
   /** panels, plots and info boxes are hidden: the viewport and timeline only */
   panelsHidden: boolean;
+  /** the viewport is being recorded: since when (performance.now() [ms]) and in which MIME type */
+  recording: { since: number; type: string } | null;
+  /** the container the user picked for recordings (null: MP4 where the browser records it, else WebM) */
+  recordFormat: 'mp4' | 'webm' | null;
+  /** the scene tree panel is open */
+  sceneTree: boolean;
   set(partial: Partial<StudioState>): void;
   setView(partial: Partial<ViewState>): void;
   pushError(e: ErrorInfo): void;
@@ -151,6 +157,9 @@ export const useStudio = create<StudioState>()((set) => ({
   loadedOptions: {},
   help: false,
   panelsHidden: false,
+  recording: null,
+  recordFormat: null,
+  sceneTree: false,
   set: (partial) => set(partial),
   setView: (partial) => set((s) => ({ view: { ...s.view, ...partial } })),
   pushError: (e) => set((s) => ({ errors: [...s.errors.slice(-4), e] })),
