@@ -42,10 +42,9 @@ function RecordButton() {
         onClick={() => toggleRecording(chosen)}
       >
         <span className="record-dot" aria-hidden="true" />
-        {recording ? (
+        rec
+        {recording && (
           <span data-testid="record-elapsed">{formatElapsed(performance.now() - recording.since)}</span>
-        ) : (
-          'rec'
         )}
       </button>
       {containers.length > 1 && (

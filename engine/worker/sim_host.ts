@@ -349,12 +349,8 @@ export class SimHost {
       nv: h.nv,
       capacity: h.capacity,
     };
-    this.emit({ v: PROTOCOL_VERSION, type: 'trajectory_export', request_id, trajectory }, [
-      dump.step.buffer,
-      dump.time.buffer,
-      dump.q.buffer,
-      dump.qd.buffer,
-    ]);
+    // copied, not transferred: a detached ArrayBuffer would slow every typed-array access of the worker
+    this.emit({ v: PROTOCOL_VERSION, type: 'trajectory_export', request_id, trajectory });
   }
 
   setPlaying(p: boolean): void {

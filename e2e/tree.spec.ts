@@ -1,0 +1,94 @@
+/**
+ * The scene tree (`t`): the file's bodies nested with their joints and shapes; a click selects the
+ * body and frames it; branches fold; the panel scrolls and stays clear of the panels at 1024×700 and
+ * 1920×1080. The help overlay lists the new shortcuts.
+ */
+import { expect, test, type Locator, type Page } from '@playwright/test';
+import { openStudio, pickCatalogScene, studio, watchConsole, type StudioApi } from './helpers';
+
+const SHOTS = 'test-results';
+
+function overlaps(a: { x: number; y: number; width: number; height: number }, b: typeof a): boolean {
+  return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
+}
+
+async function box(l: Locator) {
+  const b = await l.boundingBox();
+  expect(b).not.toBeNull();
+  return b!;
+}
+
+async function checkLayout(page: Page, name: string) {
+  const tree = await box(page.getByTestId('scene-tree'));
+  const stage = await box(page.locator('.stage'));
+  // inside the stage, clear of the leva panel, the info box and the bottom-left buttons
+  expect(tree.y + tree.height).toBeLessThanOrEqual(stage.y + stage.height);
+  expect(overlaps(tree, await box(page.locator('.leva-wrap')))).toBe(false);
+  expect(overlaps(tree, await box(page.getByTestId('scene-info')))).toBe(false);
+  expect(overlaps(tree, await box(page.getByTestId('help-button')))).toBe(false);
+  // the viewport keeps most of its width
+  expect(tree.width).toBeLessThan(0.35 * stage.width);
+  await page.screenshot({ path: `${SHOTS}/${name}` });
+}
+
+test('t opens the scene tree; a click selects and frames a body; branches fold', async ({ page }) => {
+  const errors = watchConsole(page);
+  await page.setViewportSize({ width: 1024, height: 700 });
+  await openStudio(page);
+  await pickCatalogScene(page, 'arm7');
+  await page.getByTestId('play-toggle').click();
+  await expect.poll(() => studio(page, (s) => s.playing)).toBe(false);
+
+  await page.keyboard.press('?');
+  await expect(page.getByTestId('help')).toContainText('scene tree');
+  await expect(page.getByTestId('help')).toContainText('record the viewport');
+  await page.keyboard.press('Escape');
+
+  await page.keyboard.press('t');
+  const tree = page.getByTestId('scene-tree');
+  await expect(tree).toBeVisible();
+  const bodies = (await studio(page, (s) => s.scene()))!.bodies;
+  // every body of the file, by its name, with its joint
+  for (let b = 0; b < bodies.length; b++)
+    await expect(page.getByTestId(`tree-body-${b}`)).toHaveText(bodies[b]);
+  await checkLayout(page, 'tree-1024x700.png');
+
+  // the deepest body: selected (the inspector opens) and framed
+  const last = bodies.length - 1;
+  const before = await studio(page, (s) => s.camera());
+  await page.getByTestId(`tree-body-${last}`).click();
+  await expect.poll(() => studio(page, (s) => s.selection())).toBe(last);
+  await expect(page.getByTestId(`tree-body-${last}`)).toHaveAttribute('data-selected', 'true');
+  const at = (await page.evaluate(
+    (b) => (window as unknown as { __sapStudio: StudioApi }).__sapStudio.bodyPosition(b),
+    last,
+  ))!;
+  await expect
+    .poll(async () => {
+      const c = (await studio(page, (s) => s.camera()))!;
+      return Math.hypot(c.target[0] - at[0], c.target[1] - at[1], c.target[2] - at[2]);
+    })
+    .toBeLessThan(1e-6);
+  expect((await studio(page, (s) => s.camera()))!.position).not.toEqual(before!.position);
+
+  // folding the first body hides the rest of the chain; unfolding shows it again
+  const first = bodies[0];
+  await page.getByRole('button', { name: `fold ${first}`, exact: true }).click();
+  await expect(page.getByTestId(`tree-body-${last}`)).toBeHidden();
+  await page.getByRole('button', { name: `unfold ${first}`, exact: true }).click();
+  await expect(page.getByTestId(`tree-body-${last}`)).toBeVisible();
+
+  // the panel scrolls when the tree is taller than it
+  const scroll = await tree.evaluate((el) => ({
+    h: el.scrollHeight,
+    c: el.clientHeight,
+    o: getComputedStyle(el).overflowY,
+  }));
+  expect(scroll.o).toBe('auto');
+
+  await page.setViewportSize({ width: 1920, height: 1080 });
+  await checkLayout(page, 'tree-1920x1080.png');
+  await page.keyboard.press('t');
+  await expect(tree).toBeHidden();
+  expect(errors).toEqual([]);
+});
