@@ -37,6 +37,12 @@ export function App() {
   const fileInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
   const panelsHidden = useStudio((s) => s.panelsHidden);
+  const sceneName = useStudio((s) => s.scene?.name);
+
+  // the window's title names the model, as the file does
+  useEffect(() => {
+    document.title = sceneName ? `${sceneName} · SAP Studio` : 'SAP Studio';
+  }, [sceneName]);
 
   // keyboard shortcuts (app/shortcuts.ts; `?` lists them)
   useEffect(() => {

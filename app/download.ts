@@ -4,6 +4,7 @@
 export function fileSlug(name: string): string {
   const s = name
     .normalize('NFKD')
+    .replace(/[\u0300-\u036f]/g, '') // accents off their letters
     .replace(/[^\w.-]+/g, '_')
     .replace(/^[_.]+|[_.]+$/g, '')
     .slice(0, 80);

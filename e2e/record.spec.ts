@@ -101,6 +101,9 @@ test('v records the viewport to a WebM (and an MP4 where Chromium records one) t
     const m = await bytesOf(mp4);
     expect(m.length).toBeGreaterThan(1000);
     expect(m.subarray(4, 8).toString('latin1')).toBe('ftyp');
+    const g = await frameStats(page, m, 'video/mp4', 0.5);
+    expect(g.mean).toBeGreaterThan(15);
+    expect(g.variance).toBeGreaterThan(20);
   }
   expect(errors).toEqual([]);
 });

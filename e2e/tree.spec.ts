@@ -3,10 +3,13 @@
  * body and frames it; branches fold; the panel scrolls and stays clear of the panels at 1024×700 and
  * 1920×1080. The help overlay lists the new shortcuts.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { expect, test, type Locator, type Page } from '@playwright/test';
 import { openStudio, pickCatalogScene, studio, watchConsole, type StudioApi } from './helpers';
 
 const SHOTS = 'test-results';
+const ASSETS = path.resolve('..', 'shared', 'assets');
 
 function overlaps(a: { x: number; y: number; width: number; height: number }, b: typeof a): boolean {
   return a.x < b.x + b.width && b.x < a.x + a.width && a.y < b.y + b.height && b.y < a.y + a.height;
@@ -36,6 +39,7 @@ test('t opens the scene tree; a click selects and frames a body; branches fold',
   await page.setViewportSize({ width: 1024, height: 700 });
   await openStudio(page);
   await pickCatalogScene(page, 'arm7');
+  await expect(page).toHaveTitle('arm7 · SAP Studio');
   await page.getByTestId('play-toggle').click();
   await expect.poll(() => studio(page, (s) => s.playing)).toBe(false);
 
@@ -90,5 +94,31 @@ test('t opens the scene tree; a click selects and frames a body; branches fold',
   await checkLayout(page, 'tree-1920x1080.png');
   await page.keyboard.press('t');
   await expect(tree).toBeHidden();
+  expect(errors).toEqual([]);
+});
+
+test('names come from the file: a USD whose default prim is "root" is named after its file', async ({
+  page,
+}) => {
+  const errors = watchConsole(page);
+  await page.setViewportSize({ width: 1024, height: 700 });
+  await openStudio(page);
+  const loads = await studio(page, (s) => s.loads);
+  await page.getByTestId('file-input').setInputFiles({
+    name: 'crazyflie.usd',
+    mimeType: 'application/octet-stream',
+    buffer: readFileSync(path.join(ASSETS, 'newton/crazyflie/crazyflie.usd')),
+  });
+  await expect.poll(() => studio(page, (s) => s.loads)).toBeGreaterThan(loads);
+  await expect.poll(() => studio(page, (s) => s.sceneName)).toBe('crazyflie');
+  await expect(page).toHaveTitle('crazyflie · SAP Studio');
+  await expect(page.getByTestId('scene-info')).toContainText('crazyflie');
+  await page.keyboard.press('t');
+  // no bodies: its meshes are static geometry of the world, under their prim names
+  const tree = page.getByTestId('scene-tree');
+  await expect(tree).toContainText('0 bodies');
+  await expect(tree).toContainText('battery_holder');
+  await expect(tree).not.toContainText('mesh_');
+  await page.screenshot({ path: `${SHOTS}/tree-names-1024x700.png` });
   expect(errors).toEqual([]);
 });

@@ -15,6 +15,12 @@ export const VIDEO_CONTAINERS = [
 ] as const;
 export type VideoContainer = (typeof VIDEO_CONTAINERS)[number]['ext'];
 
+/** m:ss of a duration [ms] (the recording indicator) */
+export function formatElapsed(ms: number): string {
+  const s = Math.max(0, Math.floor(ms / 1000));
+  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
+}
+
 /** frames per second asked of the canvas stream */
 export const RECORD_FPS = 30;
 /** encoder bit rate [bit/s]: sharp edges at 1080p */

@@ -6,14 +6,13 @@
 import { useEffect, useMemo, useState } from 'react';
 import { HISTORY_MAX_BYTES, HISTORY_MAX_STEPS } from '../../engine/worker/history';
 import { exportTrajectory, type TrajectoryFormat } from '../recording/trajectory_export';
-import { recordableContainers, toggleRecording, type VideoContainer } from '../recording/video';
+import {
+  formatElapsed,
+  recordableContainers,
+  toggleRecording,
+  type VideoContainer,
+} from '../recording/video';
 import { useStudio } from '../store';
-
-/** m:ss of a duration [ms] */
-export function formatElapsed(ms: number): string {
-  const s = Math.max(0, Math.floor(ms / 1000));
-  return `${Math.floor(s / 60)}:${String(s % 60).padStart(2, '0')}`;
-}
 
 function RecordButton() {
   const recording = useStudio((s) => s.recording);
