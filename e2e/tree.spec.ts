@@ -74,6 +74,19 @@ test('t opens the scene tree; a click selects and frames a body; branches fold',
     })
     .toBeLessThan(1e-6);
   expect((await studio(page, (s) => s.camera()))!.position).not.toEqual(before!.position);
+  // the body inspector opened for it, and the tree stays clear of it
+  const inspector = page.getByTestId('body-inspector');
+  await expect(inspector).toBeVisible();
+  expect(overlaps(await box(tree), await box(inspector))).toBe(false);
+  // the panel got shorter above the inspector; the selected body is still in its view
+  await expect
+    .poll(async () => {
+      const row = await box(page.getByTestId(`tree-body-${last}`));
+      const t = await box(tree);
+      return row.y >= t.y && row.y + row.height <= t.y + t.height + 1;
+    })
+    .toBe(true);
+  await page.screenshot({ path: `${SHOTS}/tree-selected-1024x700.png` });
 
   // folding the first body hides the rest of the chain; unfolding shows it again
   const first = bodies[0];
@@ -121,4 +134,12 @@ test('names come from the file: a USD whose default prim is "root" is named afte
   await expect(tree).not.toContainText('mesh_');
   await page.screenshot({ path: `${SHOTS}/tree-names-1024x700.png` });
   expect(errors).toEqual([]);
+});
+
+test('Shift+F goes fullscreen and back', async ({ page }) => {
+  await openStudio(page);
+  await page.keyboard.press('Shift+F');
+  await expect.poll(() => page.evaluate(() => document.fullscreenElement !== null)).toBe(true);
+  await page.keyboard.press('Shift+F');
+  await expect.poll(() => page.evaluate(() => document.fullscreenElement !== null)).toBe(false);
 });

@@ -109,6 +109,27 @@ export function SceneTree() {
     );
     return () => cancelAnimationFrame(id);
   }, [tree, selection, open]);
+  // the inspectors open at the bottom left: the column ends above them (CSS --inspectors-h)
+  useEffect(() => {
+    const col = box.current?.parentElement;
+    const inspectors = document.querySelector<HTMLElement>('.inspectors');
+    if (!open || !col || !inspectors) return;
+    const fit = () => {
+      col.style.setProperty('--inspectors-h', `${inspectors.offsetHeight}px`);
+      // the panel got shorter or taller: the selected body stays in view
+      const sel = useStudio.getState().selection;
+      requestAnimationFrame(() =>
+        box.current?.querySelector(`[data-testid="tree-body-${sel}"]`)?.scrollIntoView({ block: 'nearest' }),
+      );
+    };
+    const ro = new ResizeObserver(fit);
+    ro.observe(inspectors);
+    fit();
+    return () => {
+      ro.disconnect();
+      col.style.removeProperty('--inspectors-h');
+    };
+  }, [open, tree]);
   if (!open || !scene || !tree) return null;
   const toggle = (b: number) =>
     setFolded((f) => {
