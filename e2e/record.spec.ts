@@ -93,6 +93,9 @@ test('v records the viewport to a WebM (and an MP4 where Chromium records one) t
   expect(f.width).toBeGreaterThan(0.9 * canvas!.width);
   expect(f.mean).toBeGreaterThan(15); // the background is #1b1e24 (luma ≈ 29), black is 0
   expect(f.variance).toBeGreaterThan(20); // boxes, grid and ground, not one colour
+  console.log(
+    `webm: ${bytes.length} B, frame ${f.width}×${f.height} luma mean ${f.mean.toFixed(1)} variance ${f.variance.toFixed(1)}`,
+  );
 
   const mp4Supported = await page.evaluate(() => MediaRecorder.isTypeSupported('video/mp4'));
   if (mp4Supported) {
@@ -104,6 +107,7 @@ test('v records the viewport to a WebM (and an MP4 where Chromium records one) t
     const g = await frameStats(page, m, 'video/mp4', 0.5);
     expect(g.mean).toBeGreaterThan(15);
     expect(g.variance).toBeGreaterThan(20);
+    console.log(`mp4: ${m.length} B, luma mean ${g.mean.toFixed(1)} variance ${g.variance.toFixed(1)}`);
   }
   expect(errors).toEqual([]);
 });
@@ -145,5 +149,6 @@ test('the trajectory downloads as CSV and JSON: a column per joint coordinate, r
   };
   expect(json.columns).toEqual(table.columns);
   expect(json.rows).toEqual(table.rows);
+  console.log(`trajectory: ${table.rows.length} rows × ${table.columns.length} columns`);
   expect(errors).toEqual([]);
 });
