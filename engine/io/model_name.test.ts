@@ -23,4 +23,16 @@ describe('readable model names', () => {
     expect(await name('mujoco/humanoid/humanoid.xml')).toBe('Humanoid');
     expect(await name('newton/cartpole/cartpole.urdf')).toBe('cartpole');
   });
+
+  it('unnamed shapes are named after their body or link, not a running index', async () => {
+    const urdf = await loadModelFile(`${SHARED_ASSETS}/newton/cartpole/cartpole.urdf`);
+    expect(urdf.model.shape_label.slice(0, 4)).toEqual([
+      'slider/visual',
+      'slider/collision',
+      'cart/visual',
+      'cart/collision',
+    ]);
+    const scene = await loadModelFile(new URL('../../scenes/box_stack.yaml', import.meta.url).pathname);
+    expect(scene.model.shape_label.slice(0, 2)).toEqual(['box0/box', 'box1/box']);
+  });
 });
