@@ -30,6 +30,7 @@ import { HelpButton, HelpOverlay } from './ui/Help';
 import { LoadProgress } from './ui/LoadProgress';
 import { RealtimeBadge } from './ui/RealtimeBadge';
 import { StepInspector, StepInspectorButton } from './ui/StepInspector';
+import { SceneTree } from './ui/SceneTree';
 import { UrlConsent } from './ui/UrlConsent';
 import { Viewport } from './viewport/Viewport';
 
@@ -37,6 +38,12 @@ export function App() {
   const fileInput = useRef<HTMLInputElement>(null);
   const folderInput = useRef<HTMLInputElement>(null);
   const panelsHidden = useStudio((s) => s.panelsHidden);
+  const sceneName = useStudio((s) => s.scene?.name);
+
+  // the window's title names the model, as the file does
+  useEffect(() => {
+    document.title = sceneName ? `${sceneName} · SAP Studio` : 'SAP Studio';
+  }, [sceneName]);
 
   // keyboard shortcuts (app/shortcuts.ts; `?` lists them)
   useEffect(() => {
@@ -54,7 +61,10 @@ export function App() {
     <div className={panelsHidden ? 'studio panels-hidden' : 'studio'}>
       <div className="stage">
         <Viewport />
-        <SceneInfoBox />
+        <div className="left-column">
+          <SceneInfoBox />
+          <SceneTree />
+        </div>
         <ErrorBanner />
         <Notice />
         <TruncationWarning />

@@ -31,6 +31,7 @@ import {
 import { useStudio, type SceneRef } from './store';
 import type { CameraPreset } from './viewport/framing';
 import { textureStatus } from './viewport/textures';
+import { dispatchWorkerEvent } from './worker_events';
 import { LIMITS, limitMessage, nonUtf8BomReason } from '../engine/worker/limits';
 
 // ------------------------------------------------------------------------------------------ ablation series
@@ -333,7 +334,10 @@ function onEvent(e: WorkerEvent): void {
   }
 }
 
-export const client = new SimClient(onEvent);
+export const client = new SimClient((e) => {
+  onEvent(e);
+  dispatchWorkerEvent(e);
+});
 bindGhost(client);
 
 /**

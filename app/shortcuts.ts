@@ -2,6 +2,7 @@
  * The studio's keyboard shortcuts: one table that the key handler runs and the help overlay (`?`)
  * lists, so the two never disagree.
  */
+import { toggleRecording } from './recording/video';
 import { send, setPlaying, viewport } from './session';
 import { setGhost } from './ghost';
 import { useStudio } from './store';
@@ -70,6 +71,18 @@ export const SHORTCUTS: readonly Shortcut[] = [
     run: () => setGhost(!useStudio.getState().view.ghost),
   },
   { keys: ['i'], label: 'i', what: 'step inspector: the solve of this step (pauses)', run: toggleInspector },
+  {
+    keys: ['v'],
+    label: 'v',
+    what: 'record the viewport: start / stop (downloads the video)',
+    run: () => toggleRecording(),
+  },
+  {
+    keys: ['t'],
+    label: 't',
+    what: 'scene tree: bodies, joints, shapes',
+    run: () => useStudio.getState().set({ sceneTree: !useStudio.getState().sceneTree }),
+  },
 ];
 
 const TEXT_INPUTS = new Set(['text', 'number', 'search', 'email', 'url', 'password', 'tel']);

@@ -125,6 +125,12 @@ export interface StudioState {
   panelsHidden: boolean;
   /** the MuJoCo ghost's status: phase, why it cannot run, what it does not mirror */
   ghost: GhostStatus;
+  /** the viewport is being recorded: since when (performance.now() [ms]) and in which MIME type */
+  recording: { since: number; type: string } | null;
+  /** the container the user picked for recordings (null: MP4 where the browser records it, else WebM) */
+  recordFormat: 'mp4' | 'webm' | null;
+  /** the scene tree panel is open */
+  sceneTree: boolean;
   set(partial: Partial<StudioState>): void;
   setView(partial: Partial<ViewState>): void;
   pushError(e: ErrorInfo): void;
@@ -168,6 +174,9 @@ export const useStudio = create<StudioState>()((set) => ({
   help: false,
   panelsHidden: false,
   ghost: { phase: 'off', why: '', version: '', notMirrored: [] },
+  recording: null,
+  recordFormat: null,
+  sceneTree: false,
   set: (partial) => set(partial),
   setView: (partial) => set((s) => ({ view: { ...s.view, ...partial } })),
   pushError: (e) => set((s) => ({ errors: [...s.errors.slice(-4), e] })),

@@ -10,6 +10,7 @@ import type { ErrorInfo } from '../../engine/worker/protocol';
 import { filesFromDrop, type DropError } from '../files';
 import { client, loadFiles, send } from '../session';
 import { useStudio } from '../store';
+import { RecordControls } from './RecordControls';
 import { bodyInspectorRows, type InspectorRow } from './body_inspector';
 
 /** "file — line L, column C — key path" for an error */
@@ -283,6 +284,7 @@ export function Timeline() {
       </span>
       <SequenceBadge />
       <span className="muted">{client.transport === 'ring' ? 'poses: shared ring' : 'poses: message'}</span>
+      <RecordControls />
     </div>
   );
 }

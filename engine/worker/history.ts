@@ -7,6 +7,8 @@ import { LIMITS } from '../io/limits';
 
 /** most bytes the ring may hold */
 export const HISTORY_MAX_BYTES = LIMITS.max_history_bytes;
+/** most snapshots the ring keeps by default (fewer when HISTORY_MAX_BYTES holds fewer) */
+export const HISTORY_MAX_STEPS = 4000;
 
 /** the steps and simulated times [s] of a history ring's oldest and newest snapshots (NaN when empty) */
 export interface HistoryRange {
@@ -32,6 +34,18 @@ export function timeAtStep(
   return h.first_time + ((step - h.first_step) / span) * (h.last_time - h.first_time);
 }
 
+/** the ring's snapshots copied out, oldest first (n = `step.length`) */
+export interface HistoryDump {
+  /** (n) step numbers */
+  step: Float64Array;
+  /** (n) simulated times [s] */
+  time: Float64Array;
+  /** (n × nq) joint coordinates, all worlds, public convention */
+  q: Float64Array;
+  /** (n × nv) joint velocities, all worlds, public convention */
+  qd: Float64Array;
+}
+
 export class HistoryRing {
   readonly capacity: number;
   private readonly stride: number;
@@ -44,7 +58,7 @@ export class HistoryRing {
   constructor(
     readonly nq: number,
     readonly nv: number,
-    capacity = 4000,
+    capacity = HISTORY_MAX_STEPS,
   ) {
     this.stride = nq + nv + 1;
     const fit = Math.floor(HISTORY_MAX_BYTES / 8 / this.stride);
@@ -118,5 +132,28 @@ export class HistoryRing {
       q: this.data.slice(o + 1, o + 1 + this.nq),
       qd: this.data.slice(o + 1 + this.nq, o + 1 + this.nq + this.nv),
     };
+  }
+
+  /**
+   * copies the newest `last` snapshots (all when absent), oldest first: one copy per call, for an
+   * export; the ring is unchanged
+   */
+  dump(last = this.size): HistoryDump {
+    const n = Math.max(0, Math.min(this.size, Math.floor(last)));
+    const out: HistoryDump = {
+      step: new Float64Array(n),
+      time: new Float64Array(n),
+      q: new Float64Array(n * this.nq),
+      qd: new Float64Array(n * this.nv),
+    };
+    for (let k = 0; k < n; k++) {
+      const s = this.slot(this.size - n + k);
+      const o = s * this.stride;
+      out.step[k] = this.steps[s];
+      out.time[k] = this.data[o];
+      out.q.set(this.data.subarray(o + 1, o + 1 + this.nq), k * this.nq);
+      out.qd.set(this.data.subarray(o + 1 + this.nq, o + 1 + this.nq + this.nv), k * this.nv);
+    }
+    return out;
   }
 }

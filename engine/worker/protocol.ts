@@ -15,7 +15,7 @@ import type { ControlStatus } from './control_host';
 import { z } from 'zod';
 import { LIMITS, limitMessage } from '../io/limits';
 import type { StageMs } from '../pipeline/report';
-import type { HistoryRange } from './history';
+import type { HistoryDump, HistoryRange } from './history';
 import type { SapIterationTrace } from '../sap/trace';
 
 /**
@@ -233,6 +233,17 @@ export const productionCommandSchema = z.discriminatedUnion('type', [
     options: z.record(optionValue).optional(),
     id: z.number().int().optional(),
   }),
+  /**
+   * the history ring's recent steps (time, q, v per step, all worlds) for a trajectory export: the
+   * newest `last` (all the ring holds when absent); answered by `trajectory_export` with the same
+   * `request_id`, or an `error` when no scene is loaded
+   */
+  z.object({
+    v,
+    type: z.literal('export_trajectory'),
+    request_id: z.number().int(),
+    last: z.number().int().min(1).optional(),
+  }),
 ]);
 
 /**
@@ -426,6 +437,8 @@ export interface SceneInfo {
   keyframe: string | null;
   /** the scene's control sequence (`control:`), played from the start; null when it has none */
   control_sequence: ControlSequenceInfo | null;
+  /** per joint (joint j moves body j): its parent body, −1 for the world (the scene tree) */
+  joint_parent: number[];
 }
 
 /** the solver options in force: the explicit keys and their full expansion */
@@ -632,6 +645,20 @@ export interface LoadProgress {
   file?: string;
 }
 
+/**
+ * recent steps from the worker's history ring (`export_trajectory`), oldest first: per step its
+ * number, time [s], every world's joint coordinates (`q`, n × nq) and velocities (`qd`, n × nv) in
+ * the public convention (free joints: position, quaternion xyzw; [v_COM; ω] in world)
+ */
+export interface TrajectoryDump extends HistoryDump {
+  num_worlds: number;
+  /** joint coordinates and DOFs per step, all worlds together */
+  nq: number;
+  nv: number;
+  /** most steps the ring holds for this model (≤ HISTORY_MAX_STEPS, fewer when its memory bound binds) */
+  capacity: number;
+}
+
 export type WorkerEvent =
   | { v: V; type: 'ready'; scene: SceneInfo; options: OptionsInfo; request_id?: number }
   /** a load is under way (`request_id` of its load_scene; absent for a reload) */
@@ -670,7 +697,9 @@ export type WorkerEvent =
       joint_qd: Float64Array;
     }
   | { v: V; type: 'error'; error: ErrorInfo }
-  | { v: V; type: 'inspection'; inspection: StepInspection };
+  | { v: V; type: 'inspection'; inspection: StepInspection }
+  /** the answer to `export_trajectory` */
+  | { v: V; type: 'trajectory_export'; request_id: number; trajectory: TrajectoryDump };
 
 /** the traced re-solve of one step (`inspect_step`) */
 export interface StepInspection {

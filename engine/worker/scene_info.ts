@@ -217,5 +217,6 @@ export function buildSceneInfo(
           keyframes: meta.control_sequence.keyframes.map((k) => ({ time: k.time, label: k.label })),
         }
       : null,
+    joint_parent: Array.from(m.joint_parent),
   };
 }

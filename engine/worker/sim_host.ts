@@ -62,6 +62,7 @@ import {
   type OptionsInfo,
   type SceneInfo,
   type SceneSource,
+  type TrajectoryDump,
   type WorkerEvent,
 } from './protocol';
 import { buildSceneInfo } from './scene_info';
@@ -357,10 +358,30 @@ export class SimHost {
         case 'inspect_step':
           this.inspectStep(cmd);
           break;
+        case 'export_trajectory':
+          this.exportTrajectory(cmd.request_id, cmd.last);
+          break;
       }
     } catch (err) {
       this.error(toErrorInfo(err, cmd.type));
     }
+  }
+
+  /** answers `export_trajectory`: the history ring's newest `last` steps (all when absent) */
+  private exportTrajectory(request_id: number, last?: number): void {
+    const sim = this.sim;
+    const h = this.history;
+    if (!sim || !h) throw new Error('no scene is loaded: there is no trajectory to export');
+    const dump = h.dump(last);
+    const trajectory: TrajectoryDump = {
+      ...dump,
+      num_worlds: sim.model.num_worlds,
+      nq: h.nq,
+      nv: h.nv,
+      capacity: h.capacity,
+    };
+    // copied, not transferred: a detached ArrayBuffer would slow every typed-array access of the worker
+    this.emit({ v: PROTOCOL_VERSION, type: 'trajectory_export', request_id, trajectory });
   }
 
   setPlaying(p: boolean): void {

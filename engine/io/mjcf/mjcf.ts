@@ -50,6 +50,7 @@
  *   (free: MuJoCo's body-origin velocity and body-frame ω → the COM's velocity and ω in the world) are
  *   exposed per builder joint; `opts.keyframe` applies one as the initial state.
  */
+import { readableModelName } from '../model_name';
 import {
   meshMassProperties,
   ModelError,
@@ -327,9 +328,12 @@ export async function importMjcf(
   const loaded = await loadMeshFiles(meshes, path, cs, opts.resolver, texcoords);
   const hfields = await readHfields(root, rd, path, cs, opts.resolver);
   const textures = await readTextures(root, path, cs, opts.resolver);
-  return withRollback(builder, file, () =>
+  const result = await withRollback(builder, file, () =>
     new MjcfBuilder(builder, root, rd, opts, log, meshes, loaded, hfields, texcoords, textures).build(),
   );
+  // `<mujoco model>` names the model; without it (or with MuJoCo's placeholder), the file does
+  result.name = readableModelName(root.attrs.model, path ?? file, 'mujoco');
+  return result;
 }
 
 /**

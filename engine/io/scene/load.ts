@@ -643,9 +643,15 @@ class SceneLoader {
       );
       this.auth.bodyIds.set(body.id, index);
       this.auth.bodyShapeCfg[index] = base;
+      const shapeCount = body.shapes?.length ?? 0;
       (body.shapes ?? []).forEach((s, k) => {
         const sp: KeySegment[] = [...path, 'shapes', k];
         const desc = this.shapeDesc(s, index, base, sp);
+        // an unnamed shape is named after its body and type (`box0/box`, `arm/capsule1`), not its index
+        if (desc && desc.label === undefined) {
+          const type = typeof desc.type === 'string' ? desc.type : 'shape';
+          desc.label = `${body.label ?? body.id}/${type}${shapeCount > 1 ? k : ''}`;
+        }
         if (desc) wrapModel(sp, () => b.addShape(desc));
       });
     });

@@ -25,6 +25,7 @@
  *   `<dynamics>` damping → joint damping, friction → joint (Coulomb) friction;
  * - `<mimic joint multiplier offset>` → coupler q(this) = multiplier·q(leader) + offset.
  */
+import { readableModelName } from '../model_name';
 import {
   JointType,
   meshMassProperties,
@@ -117,6 +118,20 @@ export interface UrdfRobot {
 const JOINT_TYPES = ['revolute', 'continuous', 'prismatic', 'fixed', 'floating', 'planar'] as const;
 
 // ------------------------------------------------------------------------------------------- parse
+
+/**
+ * a `<visual>` / `<collision>` element's shape label under its link: `visual_<name>` when the file
+ * names it, else `visual` (the link's only one) or `visual<k>` (the k-th of the link's)
+ */
+function geometryLabel(
+  kind: 'visual' | 'collision',
+  name: string | undefined,
+  k: number,
+  count: number,
+): string {
+  if (name) return `${kind}_${name}`;
+  return count > 1 ? `${kind}${k}` : kind;
+}
 
 /** parses URDF text into a {@link UrdfRobot}; throws {@link ImportError} with line/column */
 export function parseUrdf(text: string, file?: string): UrdfRobot {
@@ -322,7 +337,7 @@ export function parseUrdf(text: string, file?: string): UrdfRobot {
   }
   const known = new Set(['link', 'joint', 'material']);
   const ignored = [...new Set(root.children.map((c) => c.name).filter((n) => !known.has(n)))];
-  return { name: root.attrs.name ?? 'robot', links, joints, ignored };
+  return { name: readableModelName(root.attrs.name, file, 'robot'), links, joints, ignored };
 }
 
 // ------------------------------------------------------------------------------------------- import
@@ -660,7 +675,7 @@ function buildUrdf(
     let visualsOk = 0;
     const visualFailed: string[] = [];
     if (loadVisual) {
-      for (const g of link.visuals) {
+      for (const [k, g] of link.visuals.entries()) {
         const cfg: Partial<ShapeConfig> = {
           ...baseCfg,
           density: 0,
@@ -668,7 +683,7 @@ function buildUrdf(
           has_particle_collision: false,
           is_visible: true,
         };
-        const label = `${prefix}${link.name}/visual_${g.name ?? result.shapes.length}`;
+        const label = `${prefix}${link.name}/${geometryLabel('visual', g.name, k, link.visuals.length)}`;
         if (g.geometry.kind === 'mesh') {
           const { filename, scale } = g.geometry;
           const parts = meshes.get(filename)?.parts;
@@ -710,9 +725,9 @@ function buildUrdf(
       : (opts.force_show_colliders ?? false) || visualsOk === 0 || visualFailed.length > 0;
     const colliders = asVisualColliders ? link.visuals : link.collisions;
     const own: number[] = [];
-    for (const g of colliders) {
+    for (const [k, g] of colliders.entries()) {
       const cfg: Partial<ShapeConfig> = { ...baseCfg, has_shape_collision: true, is_visible: show };
-      const label = `${prefix}${link.name}/collision_${g.name ?? result.shapes.length}`;
+      const label = `${prefix}${link.name}/${geometryLabel('collision', g.name, k, colliders.length)}`;
       if (g.geometry.kind === 'mesh') {
         const hull = meshMode === 'convex_hull';
         const m = addMeshShapeData(g.geometry.filename, g.geometry.scale, hull);

@@ -23,6 +23,7 @@
  * - the PhysicsScene's `newton:timeStepsPerSecond` (else `physxScene:timeStepsPerSecond`, else
  *   `mjc:option:timestep`) is the result's `timestep`.
  */
+import { readableModelName } from '../model_name';
 import {
   ModelError,
   shapeMassProperties,
@@ -547,9 +548,8 @@ class UsdPhysicsImporter {
   build(): UsdImportResult {
     const b = this.builder;
     const result: UsdImportResult = {
-      name:
-        this.stage.defaultPrim ??
-        this.stage.rootLayer.identifier.replace(/^.*\//, '').replace(/\.[^.]*$/, ''),
+      // the default prim names the model, unless it is a placeholder ("root", "World"): then the file
+      name: readableModelName(this.stage.defaultPrim, this.stage.rootLayer.identifier, 'stage'),
       bodies: [],
       joints: [],
       shapes: [],
