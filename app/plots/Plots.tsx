@@ -277,8 +277,9 @@ export function Plots() {
       if (!raf) raf = requestAnimationFrame(draw);
     });
     const resize = () => {
+      // five charts share the row down to a 1024 px window (a narrower one scrolls the row)
       const width = Math.max(
-        220,
+        150,
         Math.floor((dpRef.current?.parentElement?.clientWidth ?? 900) / CHARTS) - 12,
       );
       const height = plotHeight(window.innerHeight);
