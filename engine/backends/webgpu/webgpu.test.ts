@@ -3,15 +3,17 @@
  * adapter exists). All GPU tests live in this one file so the kernels compile once per run.
  *   1. df64 (SPEC §3.7): error-free transforms are exact; add, sub, mul, div, sqrt (and sin/cos)
  *      within 2^-44 relative of fp64 over random inputs.
- *   2. stage-by-stage parity with the CPU twins (testing/suite_stages.ts).
- *   3. whole-step parity over 100 steps (repository scenes, built and imported equality models) and
- *      the 1024-world test (testing/suite_step.ts).
+ *   2. stage-by-stage parity with the CPU twins (testing/suite_stages.ts; the cone-limit slots:
+ *      testing/suite_cone.ts).
+ *   3. whole-step parity over 100 steps (repository scenes, built and imported equality, tendon
+ *      and cone models) and the 1024-world test (testing/suite_step.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from './testing/rng';
 import { runDf64Probe } from './testing/df64_probe';
 import { swiftShaderInstalled, testGpu } from './testing/test_gpu';
 import { STAGE_TABLE, stageParityTests } from './testing/suite_stages';
+import { coneStageTests } from './testing/suite_cone';
 import { collisionParityTests, collisionStepTest } from './testing/suite_collision';
 import {
   STEP_TABLE,
@@ -217,6 +219,7 @@ const handle = (): GpuHandle => {
 };
 
 describe.skipIf(!gpu.ok)('GPU stage parity', () => stageParityTests(handle));
+describe.skipIf(!gpu.ok)('GPU cone-limit stage parity', () => coneStageTests(handle));
 describe.skipIf(!gpu.ok)('GPU collision parity', () => {
   collisionParityTests(handle);
   collisionStepTest(handle, 100);
