@@ -95,6 +95,24 @@ async function mjcfEqualities(): Promise<TestScene> {
   };
 }
 
+/**
+ * MJCF ball-joint range: a bob 0.5 m out on a ball joint with range 45° (a rotation cone, as in
+ * engine/io/mjcf/mjcf.test.ts), thrown down at 4 rad/s so it reaches its cone within the run
+ */
+async function mjcfCone(): Promise<TestScene> {
+  const text = `<mujoco><option timestep="0.002" gravity="0 0 -9.81"/><worldbody>
+    <body name="bob" pos="0 0 1"><joint name="b" type="ball" range="0 45"/>
+      <inertial pos="0.5 0 0" mass="1" diaginertia="0.001 0.001 0.001"/>
+      <geom type="sphere" size="0.02" pos="0.5 0 0" contype="0" conaffinity="0"/></body>
+  </worldbody></mujoco>`;
+  const b = new ModelBuilder();
+  await importMjcf(b, { text, path: 'cone.xml' });
+  b.jointQd(b.findJoint('b')).splice(0, 3, 0, 4, 0.5);
+  const model = b.finalize();
+  expect(Array.from(model.joint_cone_mode)).toEqual([1]);
+  return { name: 'mjcf_cone', dt: 0.002, model, solver: {}, max_rigid_contact: 16, joint_ids: {} };
+}
+
 /** MJCF fixed tendon: a two-link arm (hip ref 0.2: a length offset) swung into its tendon's upper limit */
 async function mjcfTendon(): Promise<TestScene> {
   const text = tendonArmMjcf(0.3);
@@ -229,6 +247,7 @@ describe.skipIf(!gpu.ok)('GPU whole-step parity', () => {
     { name: 'usd_fourbar', load: usdFourBar },
     { name: 'mjcf_equalities', load: mjcfEqualities },
     { name: 'mjcf_tendon', load: mjcfTendon },
+    { name: 'mjcf_cone', load: mjcfCone },
     { name: 'mjcf_gravcomp', load: mjcfGravcomp },
   ]);
   manyWorldsTest(handle, 1024, 4);
