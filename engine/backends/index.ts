@@ -66,10 +66,8 @@ export function webgpuUnsupported(model: SapModel): string | null {
     return `spatial tendon ${model.spatial_label[0]}: spatial tendons are not on the WebGPU backend yet`;
   if (model.actuator_count > 0)
     return `actuator ${model.actuator_label[0]}: tendon and slider-crank actuators are not on the WebGPU backend yet`;
-  // ball-joint cone limits (pipeline/cone_limits.ts) have no GPU twin yet
-  for (let j = 0; j < model.joint_count; j++)
-    if (model.joint_cone_mode[j] !== 0)
-      return `ball joint ${model.joint_label[j]}: cone limits are not on the WebGPU backend yet`;
+  // ball-joint cone limits (pipeline/cone_limits.ts) run as equality slots (kernels/equality.wgsl,
+  // cone_limit)
   // acceleration drives scale their gains by M(q)_dd each step (pipeline/joint_constraints.ts);
   // the GPU's PD kernel has no such scaling yet
   for (let j = 0; j < model.joint_count; j++)

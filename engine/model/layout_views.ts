@@ -44,15 +44,15 @@ export interface GpuLayoutOffsets {
   dof_joint: number;
   /** model_i: (dof × 1) tree of each DOF */
   dof_tree: number;
-  /** model_i: (eq × 1) EqualityType (coupler, ball, weld), 3 fixed tendon */
+  /** model_i: (eq × 1) EqualityType (coupler, ball, weld), 3 fixed tendon, 4 cone limit */
   eq_type: number;
   /** model_i: (eq × 2) body0, body1 (ball, weld; -1 the world) */
   eq_body: number;
-  /** model_i: (eq × 2) joint0, joint1 (coupler) */
+  /** model_i: (eq × 2) joint0, joint1 (coupler); joint0 the ball joint (cone limit) */
   eq_joint: number;
   /** model_i: (world1 × 1) equality slot ranges (slots are sorted by world) */
   world_eq_start: number;
-  /** model_i: (eq × 2) tendon slots: range [start, end) of their tendon entries */
+  /** model_i: (eq × 2) tendon slots: range [start, end) of their tendon entries; cone slots: ConeMode, 0 */
   eq_entries: number;
   /** model_i: (tendon_e × 1) 1-DOF joint of each tendon entry */
   tendon_joint: number;
@@ -110,7 +110,7 @@ export interface GpuLayoutOffsets {
   eq_inv_k: number;
   /** model_d: (eq × 1) relaxation time τ [s] */
   eq_tau: number;
-  /** model_d: (eq × 3) tendon slots: lower, upper (±1e30 for ±∞), length offset */
+  /** model_d: (eq × 3) tendon slots: lower, upper (±1e30 for ±∞), length offset; cone slots: the cone angles [rad], 0 */
   eq_limit: number;
   /** model_d: (tendon_e × 1) ∂l/∂q of each tendon entry */
   tendon_coef: number;
@@ -979,7 +979,7 @@ export interface GpuUniformParams {
   ls_max_iterations: number;
   /** u32: Newton iteration cap */
   max_iterations: number;
-  /** u32: equality slots (equality constraints and fixed tendons) */
+  /** u32: equality slots (equality constraints, fixed tendons and cone limits) */
   eq_count: number;
   /** u32: 1: the step continues the last one (accelerated warm start) */
   extrapolate: number;

@@ -1,7 +1,8 @@
 /**
  * Ball-joint cone limits: the builder's checks, the row's rate against finite differences of the
  * limited angle (both modes), the elliptical cone's radii, and a spherical pendulum resting on its
- * cone at the analytic angle (rotation and swing), in every world.
+ * cone at the analytic angle (rotation and swing), in every world; the WebGPU backend takes them
+ * (its parity: engine/backends/webgpu/webgpu.test.ts, cones×3).
  */
 import { describe, expect, it } from 'vitest';
 import { makeRng, quatFromAxisAngle, quatIntegrate, quatMul } from '../math';
@@ -154,19 +155,21 @@ describe('ball-joint cone limits', () => {
     });
   }
 
-  it('the WebGPU backend names them and hands the model to the CPU', async () => {
-    const m = pendulum('rotation', 0.5);
-    expect(webgpuUnsupported(m)).toMatch(/ball joint .*: cone limits are not on the WebGPU backend yet/);
-    expect(webgpuUnsupported(pendulum('rotation', Infinity))).toBeNull();
-    let acquired = false;
-    const acquire = async () => {
-      acquired = true;
-      return { ok: false as const, reason: 'not reached' };
-    };
-    const { backend, fallback } = await createBackend('webgpu', m, {}, { acquire });
-    expect(backend.kind).toBe('cpu');
-    expect(acquired).toBe(false);
-    expect(fallback).toMatch(/WebGPU backend not used: ball joint .*cone limits/);
-    backend.dispose();
+  it('run on the WebGPU backend (kernels/equality.wgsl): the model is handed to the GPU', async () => {
+    for (const mode of ['rotation', 'swing'] as const) {
+      const m = pendulum(mode, mode === 'rotation' ? 0.5 : [0.5, 0.7]);
+      expect(webgpuUnsupported(m)).toBeNull();
+      let acquired = false;
+      const acquire = async () => {
+        acquired = true;
+        return { ok: false as const, reason: 'no adapter in this test' };
+      };
+      const { backend, fallback } = await createBackend('webgpu', m, {}, { acquire });
+      // the GPU is asked for: only its absence sends the model to the CPU
+      expect(acquired).toBe(true);
+      expect(backend.kind).toBe('cpu');
+      expect(fallback).toMatch(/WebGPU unavailable \(no adapter in this test\)/);
+      backend.dispose();
+    }
   });
 });

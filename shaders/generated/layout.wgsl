@@ -19,7 +19,7 @@ struct Layout {
   ls_variant: u32, // 0 monotone_decay, 1 armijo_decay, 2 exact_root
   ls_max_iterations: u32,
   max_iterations: u32, // Newton iteration cap
-  eq_count: u32, // equality slots (equality constraints and fixed tendons)
+  eq_count: u32, // equality slots (equality constraints, fixed tendons and cone limits)
   extrapolate: u32, // 1: the step continues the last one (accelerated warm start)
   dt_hi: f32, // time step [s]
   dt_lo: f32,
@@ -276,15 +276,15 @@ fn get_dof_limit(i: u32) -> i32 { return model_i[L.o_dof_limit + i]; }
 fn get_dof_joint(i: u32) -> i32 { return model_i[L.o_dof_joint + i]; }
 // dof_tree: (dof × 1) tree of each DOF
 fn get_dof_tree(i: u32) -> i32 { return model_i[L.o_dof_tree + i]; }
-// eq_type: (eq × 1) EqualityType (coupler, ball, weld), 3 fixed tendon
+// eq_type: (eq × 1) EqualityType (coupler, ball, weld), 3 fixed tendon, 4 cone limit
 fn get_eq_type(i: u32) -> i32 { return model_i[L.o_eq_type + i]; }
 // eq_body: (eq × 2) body0, body1 (ball, weld; -1 the world)
 fn get_eq_body(i: u32, k: u32) -> i32 { return model_i[L.o_eq_body + i * 2u + k]; }
-// eq_joint: (eq × 2) joint0, joint1 (coupler)
+// eq_joint: (eq × 2) joint0, joint1 (coupler); joint0 the ball joint (cone limit)
 fn get_eq_joint(i: u32, k: u32) -> i32 { return model_i[L.o_eq_joint + i * 2u + k]; }
 // world_eq_start: (world1 × 1) equality slot ranges (slots are sorted by world)
 fn get_world_eq_start(i: u32) -> i32 { return model_i[L.o_world_eq_start + i]; }
-// eq_entries: (eq × 2) tendon slots: range [start, end) of their tendon entries
+// eq_entries: (eq × 2) tendon slots: range [start, end) of their tendon entries; cone slots: ConeMode, 0
 fn get_eq_entries(i: u32, k: u32) -> i32 { return model_i[L.o_eq_entries + i * 2u + k]; }
 // tendon_joint: (tendon_e × 1) 1-DOF joint of each tendon entry
 fn get_tendon_joint(i: u32) -> i32 { return model_i[L.o_tendon_joint + i]; }
@@ -342,7 +342,7 @@ fn get_eq_coupler(i: u32, k: u32) -> df { return model_d[L.o_eq_coupler + i * 2u
 fn get_eq_inv_k(i: u32) -> df { return model_d[L.o_eq_inv_k + i]; }
 // eq_tau: (eq × 1) relaxation time τ [s]
 fn get_eq_tau(i: u32) -> df { return model_d[L.o_eq_tau + i]; }
-// eq_limit: (eq × 3) tendon slots: lower, upper (±1e30 for ±∞), length offset
+// eq_limit: (eq × 3) tendon slots: lower, upper (±1e30 for ±∞), length offset; cone slots: the cone angles [rad], 0
 fn get_eq_limit(i: u32, k: u32) -> df { return model_d[L.o_eq_limit + i * 3u + k]; }
 // tendon_coef: (tendon_e × 1) ∂l/∂q of each tendon entry
 fn get_tendon_coef(i: u32) -> df { return model_d[L.o_tendon_coef + i]; }

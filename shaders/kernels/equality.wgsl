@@ -6,7 +6,8 @@
 //   ball     g = p_WQ − p_WP, J = J_v(B at Q) − J_v(A at P)
 //   weld     g = (a, p_Q − p_T), a the angle-axis of R_TQ in W; J = relative twist at the midpoint
 // and of engine/pipeline/tendon_constraints.ts with makeTendonParams (engine/sap/constraints/tendon.ts)
-// for a fixed-tendon slot (EQ_TENDON, tendon_limits below).
+// for a fixed-tendon slot (EQ_TENDON, tendon_limits below), and of engine/pipeline/cone_limits.ts
+// for a ball joint's cone limit (EQ_CONE, cone_limit below).
 // Kinematics at q_n in df64 (body_X, dof_S: the reference uses its fp64 kinematics); g, J and the
 // parameters in df64; the weight w in precision P (sap_contact_weight_precision).
 // Storage: blocks at eq_J_base (sap_constraints.wgsl), rows and G at eq_row / eq_gi.
@@ -224,6 +225,136 @@ fn tendon_limits(e: u32) {
   }
 }
 
+// the swing cone's basis of a unit axis e (swingBasis): b₁ the basis axis after e's largest
+// component (x→y, y→z, z→x) made ⊥ e and unit, b₂ = e × b₁
+fn cone_swing_basis(e: V3) -> array<V3, 2> {
+  let z = df(0.0, 0.0);
+  let one = df(1.0, 0.0);
+  let ax = df_abs(e.x);
+  let ay = df_abs(e.y);
+  let az = df_abs(e.z);
+  var b1 = V3(one, z, z);
+  var ek = e.x;
+  if (!df_lt(ax, ay) && !df_lt(ax, az)) {
+    b1 = V3(z, one, z);
+    ek = e.y;
+  } else if (!df_lt(ay, az)) {
+    b1 = V3(z, z, one);
+    ek = e.z;
+  }
+  b1 = v3_sub(b1, v3_scale(e, ek));
+  let bl = df_sqrt(v3_dot(b1, b1));
+  b1 = V3(df_div(b1.x, bl), df_div(b1.y, bl), df_div(b1.z, bl));
+  return array<V3, 2>(b1, v3_cross(e, b1));
+}
+
+// a ball joint's cone limit (coneRow, packConeLimits): x ≤ limit with x the rotation angle
+// θ = 2·atan2(|u|, |w|) (ConeMode ROTATION, entries[0] = 1; a = sign(w)·u/|u|) or the swing
+// φ = atan2(|e × Re|, e·Re) of the joint axis e (SWING, 2; a = (e × Re)/|e × Re|, the limit the
+// elliptical cone's radius in that direction, 1/√((a·b₂/c₀)² + (a·b₁/c₁)²)); ẋ = aᵀω over the
+// joint's three DOFs. Inside the window x₀ + 2·dt·max(|aᵀv₀|, |aᵀv*|) the slot's upper row is
+// −aᵀv (the lower row kept with J = 0 and γ = 0, as a tendon's open side); no direction
+// (|sin| < 1e-12) or outside the window: no rows
+fn cone_limit(e: u32) {
+  let z = df(0.0, 0.0);
+  let j = u32(get_eq_joint(e, 0u));
+  let t = get_joint_tree(j);
+  if (tree_nv(u32(t)) == 0u) {
+    return;
+  }
+  let o = u32(get_joint_q_start(j));
+  var qx = get_joint_q(o);
+  var qy = get_joint_q(o + 1u);
+  var qz = get_joint_q(o + 2u);
+  var qw = get_joint_q(o + 3u);
+  var n = df_sqrt(df_add(df_add(df_mul(qx, qx), df_mul(qy, qy)), df_add(df_mul(qz, qz), df_mul(qw, qw))));
+  if (n.x == 0.0) {
+    n = df(1.0, 0.0);
+  }
+  qx = df_div(qx, n);
+  qy = df_div(qy, n);
+  qz = df_div(qz, n);
+  qw = df_div(qw, n);
+  if (qw.x < 0.0) {
+    qx = -qx;
+    qy = -qy;
+    qz = -qz;
+    qw = -qw;
+  }
+  let min_sin = df(9.999999960041972e-13, 3.995802577688237e-21);
+  var x0 = z;
+  var limit = z;
+  var a = v3_zero();
+  if (get_eq_entries(e, 0u) == 1) {
+    let s = df_sqrt(df_add(df_add(df_mul(qx, qx), df_mul(qy, qy)), df_mul(qz, qz)));
+    if (df_lt(s, min_sin)) {
+      return;
+    }
+    x0 = df_mul_f(eq_atan2(s, qw), 2.0);
+    limit = get_eq_limit(e, 0u);
+    a = V3(df_div(qx, s), df_div(qy, s), df_div(qz, s));
+  } else {
+    let ax = V3(get_joint_axis(j, 0u), get_joint_axis(j, 1u), get_joint_axis(j, 2u));
+    let re = quat_rotate(Quat(qx, qy, qz, qw), ax);
+    let c = v3_cross(ax, re);
+    let s = df_sqrt(v3_dot(c, c));
+    if (df_lt(s, min_sin)) {
+      return;
+    }
+    a = V3(df_div(c.x, s), df_div(c.y, s), df_div(c.z, s));
+    x0 = eq_atan2(s, v3_dot(ax, re));
+    let B = cone_swing_basis(ax);
+    let p = df_div(v3_dot(a, B[1]), get_eq_limit(e, 0u));
+    let r = df_div(v3_dot(a, B[0]), get_eq_limit(e, 1u));
+    let inv = df_sqrt(df_add(df_mul(p, p), df_mul(r, r)));
+    if (!(inv.x > 0.0)) {
+      return;
+    }
+    limit = df_div(df(1.0, 0.0), inv);
+  }
+  let d = u32(get_joint_qd_start(j));
+  let av = array<df, 3>(a.x, a.y, a.z);
+  var rate0 = z;
+  var rate1 = z;
+  for (var k = 0u; k < 3u; k++) {
+    rate0 = df_add(rate0, df_mul(av[k], get_v_n(d + k)));
+    rate1 = df_add(rate1, df_mul(av[k], get_v_star(d + k)));
+  }
+  let dt = P_dt();
+  let window = df_mul(df_mul_f(dt, 2.0), df_max(df_abs(rate0), df_abs(rate1)));
+  if (!df_lt(limit, df_add(x0, window))) {
+    return;
+  }
+  // one block (the joint's tree): row 0 J = 0, row 1 J = −a on the joint's DOFs
+  let nv = tree_nv(u32(t));
+  let jb = eq_J_base(e, 0u);
+  for (var k = 0u; k < 2u * nv; k++) {
+    data_d[jb + k] = z;
+  }
+  set_eq_tree(e, 0u, t);
+  let col = d - u32(get_tree_dof_start(u32(t)));
+  for (var k = 0u; k < 3u; k++) {
+    data_d[jb + nv + col + k] = -av[k];
+  }
+  let wgt = eq_weight(e, array<i32, 2>(t, -1), 1u, array<u32, 6>(1u, 0u, 0u, 0u, 0u, 0u), 1u);
+  set_eq_w(e, wgt);
+  let reg = eq_regularization(e, wgt);
+  let R = reg.R;
+  let vhi = df_div(-df_sub(limit, x0), df_add(dt, reg.tau));
+  for (var k = 0u; k < 12u; k++) {
+    set_eq_param(e, k, z);
+  }
+  set_eq_param(e, 0u, df(1.0, 0.0));
+  set_eq_param(e, 1u, df(-1.0, 0.0));
+  set_eq_param(e, 2u, R);
+  set_eq_param(e, 3u, vhi);
+  if (R.x > 0.0 && !df_nonfinite(R) && !df_nonfinite(vhi)) {
+    set_eq_active(e, 1);
+  } else {
+    set_eq_active(e, 2);
+  }
+}
+
 @compute @workgroup_size(64)
 fn equality_constraints(@builtin(global_invocation_id) gid: vec3<u32>) {
   df_init(L.one);
@@ -237,6 +368,10 @@ fn equality_constraints(@builtin(global_invocation_id) gid: vec3<u32>) {
   let ty = get_eq_type(e);
   if (ty == EQ_TENDON) {
     tendon_limits(e);
+    return;
+  }
+  if (ty == EQ_CONE) {
+    cone_limit(e);
     return;
   }
   let nr = eq_rows(e);

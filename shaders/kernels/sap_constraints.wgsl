@@ -16,7 +16,7 @@
 //           record that gives γ = 0)
 //   reduced vectors (sap_v, …) at dof_w + r, r = tree_red[tree] + (d − tree_dof_start[tree])
 // Constraint order (the reference's): contacts by slot, then per DOF the limit, the PD drive and
-// the joint friction, then the world's equalities (equality_constraints.ts order), then its fixed tendons.
+// the joint friction, then the world's equalities (equality_constraints.ts order), then its fixed tendons, then its cone limits.
 
 // constraint rows per DOF (engine/model/layout.ts DOF_ROWS)
 const DOF_ROWS: u32 = 4u;
@@ -80,6 +80,8 @@ const EQ_COUPLER: i32 = 0;
 const EQ_BALL: i32 = 1;
 const EQ_WELD: i32 = 2;
 const EQ_TENDON: i32 = 3;
+// a ball joint's cone limit: a tendon's two rows, the lower one always without J (equality.wgsl)
+const EQ_CONE: i32 = 4;
 
 fn eq_rows(e: u32) -> u32 {
   let ty = get_eq_type(e);
@@ -89,7 +91,7 @@ fn eq_rows(e: u32) -> u32 {
   if (ty == EQ_BALL) {
     return 3u;
   }
-  if (ty == EQ_TENDON) {
+  if (ty == EQ_TENDON || ty == EQ_CONE) {
     return 2u;
   }
   return 6u;
@@ -122,7 +124,8 @@ fn holo_row_calc(R: df, vhat: df, vc: df) -> RowEval {
 fn eq_row_calc(e: u32, k: u32, vc: df) -> RowEval {
   let R = get_eq_param(e, 2u * k);
   let vhat = get_eq_param(e, 2u * k + 1u);
-  if (get_eq_type(e) == EQ_TENDON) {
+  let ty = get_eq_type(e);
+  if (ty == EQ_TENDON || ty == EQ_CONE) {
     return limit_row_calc(R, vhat, vc);
   }
   return holo_row_calc(R, vhat, vc);

@@ -10,7 +10,7 @@
  *                     kernels ──► data_d/data_i ──readData──► host views
  */
 import { transformInverse } from '../../math';
-import { JointType, type SapModel } from '../../model';
+import { ConeMode, JointType, type SapModel } from '../../model';
 import { DOF_ROWS, GPU_INFINITY, GPU_LAYOUT, arenaOf } from '../../model/layout';
 import {
   LAYOUT_UNIFORM_BYTES,
@@ -193,17 +193,20 @@ export function packModel(m: SapModel, v: GpuViews, material?: Partial<MaterialF
 
 /** GPU slot type of a fixed tendon (after EqualityType's coupler, ball, weld) */
 export const GPU_EQ_TENDON = 3;
+/** GPU slot type of a ball joint's cone limit (pipeline/cone_limits.ts) */
+export const GPU_EQ_CONE = 4;
 
-/** one equality slot of the GPU: a model equality or a limited fixed tendon */
+/** one equality slot of the GPU: a model equality, a limited fixed tendon or a cone-limited ball */
 export interface EqualitySlot {
-  tendon: boolean;
-  /** index into the model's eq_* or tendon_* arrays */
+  kind: 'equality' | 'tendon' | 'cone';
+  /** index into the model's eq_* or tendon_* arrays, or the joint of a cone limit */
   index: number;
 }
 
 /**
- * The GPU's equality slots in the reference's constraint order: per world its equality
- * constraints, then its fixed tendons with a limit (limit_ke > 0 and a finite side). Equalities and
+ * The GPU's equality slots in the reference's constraint order (engine/pipeline/step.ts): per world
+ * its equality constraints, then its fixed tendons with a limit (limit_ke > 0 and a finite side),
+ * then its ball joints with a cone limit (limit_ke > 0 on the joint's first DOF). Equalities and
  * tendons are each sorted by world, as ModelBuilder writes them.
  */
 export function equalitySlots(m: SapModel): EqualitySlot[] {
@@ -215,16 +218,27 @@ export function equalitySlots(m: SapModel): EqualitySlot[] {
   let e = 0;
   let t = 0;
   for (let w = 0; w < m.num_worlds; w++) {
-    for (; e < m.eq_count && m.eq_world[e] === w; e++) out.push({ tendon: false, index: e });
+    for (; e < m.eq_count && m.eq_world[e] === w; e++) out.push({ kind: 'equality', index: e });
     for (; t < m.tendon_count && m.tendon_world[t] === w; t++) {
       const limited = Number.isFinite(m.tendon_lower[t]) || Number.isFinite(m.tendon_upper[t]);
-      if (m.tendon_limit_ke[t] > 0 && limited) out.push({ tendon: true, index: t });
+      if (m.tendon_limit_ke[t] > 0 && limited) out.push({ kind: 'tendon', index: t });
     }
+    for (let j = m.world_joint_start[w]; j < m.world_joint_start[w + 1]; j++)
+      if (hasConeSlot(m, j)) out.push({ kind: 'cone', index: j });
   }
   return out;
 }
 
-/** the equality slots: equality constraints and fixed tendons, per world ({@link equalitySlots}) */
+/** whether joint j is a ball with a cone limit that packConeLimits can add (limit_ke > 0) */
+function hasConeSlot(m: SapModel, j: number): boolean {
+  return (
+    m.joint_cone_mode[j] !== ConeMode.NONE &&
+    m.joint_type[j] === JointType.BALL &&
+    m.joint_limit_ke[m.joint_qd_start[j]] > 0
+  );
+}
+
+/** the equality slots: equality constraints, fixed tendons and cone limits, per world ({@link equalitySlots}) */
 function packEqualities(m: SapModel, v: GpuViews): void {
   const slots = equalitySlots(m);
   const E = slots.length;
@@ -239,8 +253,26 @@ function packEqualities(m: SapModel, v: GpuViews): void {
   const invK = new Float64Array(E);
   const tau = new Float64Array(E);
   const lim = new Float64Array(3 * E);
-  slots.forEach(({ tendon, index: i }, e) => {
-    if (tendon) {
+  slots.forEach(({ kind, index: i }, e) => {
+    if (kind === 'cone') {
+      // the ball joint i: mode (ConeMode) in entries[0], its cone angles in limit[0], limit[1];
+      // k = limit_ke, τ = limit_kd/limit_ke of its first DOF
+      v.eq_type[e] = GPU_EQ_CONE;
+      v.eq_body[2 * e] = -1;
+      v.eq_body[2 * e + 1] = -1;
+      v.eq_joint[2 * e] = i;
+      v.eq_joint[2 * e + 1] = -1;
+      v.eq_entries[2 * e] = m.joint_cone_mode[i];
+      v.eq_entries[2 * e + 1] = 0;
+      const d = m.joint_qd_start[i];
+      const k = m.joint_limit_ke[d];
+      invK[e] = Number.isFinite(k) ? 1 / k : 0;
+      tau[e] = Number.isFinite(k) ? m.joint_limit_kd[d] / k : 0;
+      lim[3 * e] = m.joint_cone_limit[2 * i];
+      lim[3 * e + 1] = m.joint_cone_limit[2 * i + 1];
+      return;
+    }
+    if (kind === 'tendon') {
       // l = Σ coef·q + offset within [lower, upper]; k = limit_ke, τ = limit_kd/limit_ke
       v.eq_type[e] = GPU_EQ_TENDON;
       v.eq_body[2 * e] = -1;
@@ -289,7 +321,8 @@ function packEqualities(m: SapModel, v: GpuViews): void {
 }
 
 function worldOfSlot(m: SapModel, s: EqualitySlot): number {
-  return s.tendon ? m.tendon_world[s.index] : m.eq_world[s.index];
+  if (s.kind === 'cone') return m.joint_world[s.index];
+  return s.kind === 'tendon' ? m.tendon_world[s.index] : m.eq_world[s.index];
 }
 
 /** doubles → df64 keeping NaN and ±Inf (the kernels detect them, like the reference) */

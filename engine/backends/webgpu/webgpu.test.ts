@@ -3,15 +3,17 @@
  * adapter exists). All GPU tests live in this one file so the kernels compile once per run.
  *   1. df64 (SPEC §3.7): error-free transforms are exact; add, sub, mul, div, sqrt (and sin/cos)
  *      within 2^-44 relative of fp64 over random inputs.
- *   2. stage-by-stage parity with the CPU twins (testing/suite_stages.ts).
- *   3. whole-step parity over 100 steps (repository scenes, built and imported equality models) and
- *      the 1024-world test (testing/suite_step.ts).
+ *   2. stage-by-stage parity with the CPU twins (testing/suite_stages.ts; the cone-limit slots:
+ *      testing/suite_cone.ts).
+ *   3. whole-step parity over 100 steps (repository scenes, built and imported equality, tendon
+ *      and cone models) and the 1024-world test (testing/suite_step.ts).
  */
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from './testing/rng';
 import { runDf64Probe } from './testing/df64_probe';
 import { swiftShaderInstalled, testGpu } from './testing/test_gpu';
 import { STAGE_TABLE, stageParityTests } from './testing/suite_stages';
+import { coneStageTests } from './testing/suite_cone';
 import { collisionParityTests, collisionStepTest } from './testing/suite_collision';
 import {
   STEP_TABLE,
@@ -91,6 +93,24 @@ async function mjcfEqualities(): Promise<TestScene> {
     max_rigid_contact: 64,
     joint_ids: {},
   };
+}
+
+/**
+ * MJCF ball-joint range: a bob 0.5 m out on a ball joint with range 45° (a rotation cone, as in
+ * engine/io/mjcf/mjcf.test.ts), thrown down at 4 rad/s so it reaches its cone within the run
+ */
+async function mjcfCone(): Promise<TestScene> {
+  const text = `<mujoco><option timestep="0.002" gravity="0 0 -9.81"/><worldbody>
+    <body name="bob" pos="0 0 1"><joint name="b" type="ball" range="0 45"/>
+      <inertial pos="0.5 0 0" mass="1" diaginertia="0.001 0.001 0.001"/>
+      <geom type="sphere" size="0.02" pos="0.5 0 0" contype="0" conaffinity="0"/></body>
+  </worldbody></mujoco>`;
+  const b = new ModelBuilder();
+  await importMjcf(b, { text, path: 'cone.xml' });
+  b.jointQd(b.findJoint('b')).splice(0, 3, 0, 4, 0.5);
+  const model = b.finalize();
+  expect(Array.from(model.joint_cone_mode)).toEqual([1]);
+  return { name: 'mjcf_cone', dt: 0.002, model, solver: {}, max_rigid_contact: 16, joint_ids: {} };
 }
 
 /** MJCF fixed tendon: a two-link arm (hip ref 0.2: a length offset) swung into its tendon's upper limit */
@@ -217,6 +237,7 @@ const handle = (): GpuHandle => {
 };
 
 describe.skipIf(!gpu.ok)('GPU stage parity', () => stageParityTests(handle));
+describe.skipIf(!gpu.ok)('GPU cone-limit stage parity', () => coneStageTests(handle));
 describe.skipIf(!gpu.ok)('GPU collision parity', () => {
   collisionParityTests(handle);
   collisionStepTest(handle, 100);
@@ -226,6 +247,7 @@ describe.skipIf(!gpu.ok)('GPU whole-step parity', () => {
     { name: 'usd_fourbar', load: usdFourBar },
     { name: 'mjcf_equalities', load: mjcfEqualities },
     { name: 'mjcf_tendon', load: mjcfTendon },
+    { name: 'mjcf_cone', load: mjcfCone },
     { name: 'mjcf_gravcomp', load: mjcfGravcomp },
   ]);
   manyWorldsTest(handle, 1024, 4);

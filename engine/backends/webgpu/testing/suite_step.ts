@@ -8,7 +8,7 @@
  * into an arbitrarily large relative one). The joint constraints' efforts (limit, PD drive, dry
  * friction per DOF, read back from the GPU) are held to the same measure. Tolerance 1e-4 under a preset with fp32 knobs, 1e-10
  * where every knob is fp64 (df64 on the GPU), ×HOLONOMIC_TOL_FACTOR for models with equality
- * constraints or fixed tendons (testing/parity.ts). Both backends start Newton from the lower-cost of v_n and its
+ * constraints, fixed tendons or cone limits (testing/parity.ts). Both backends start Newton from the lower-cost of v_n and its
  * extrapolation when a step continues the last one (the table counts those steps, GPU / CPU). Plus
  * a 1024-world replicated scene whose every world matches an independent CPU run.
  */
@@ -23,6 +23,7 @@ import { WebGpuBackend } from '../webgpu_backend';
 import { HOLONOMIC_TOL_FACTOR, TOL_DF64, TOL_FP32, loadRepoScene, type TestScene } from './parity';
 import { equalityScene } from './equality_models';
 import { tendonScene } from './tendon_models';
+import { coneScene } from './cone_models';
 import { mulberry32 } from './rng';
 import { PRESETS, arm7OnLimits, arm7WithFriction, lineSearchFor } from './suite_stages';
 
@@ -83,6 +84,7 @@ const STEP_SCENES: StepScene[] = [
   { name: 'equalities', load: () => equalityScene(1) },
   { name: 'equalities×3', load: () => equalityScene(3) },
   { name: 'tendons×3', load: () => tendonScene(3) },
+  { name: 'cones×3', load: () => coneScene(3) },
 ];
 
 /** a whole-step test scene: a name and how to build it */
@@ -103,7 +105,10 @@ export function wholeStepTests(gpu: () => GpuHandle, steps = 100, extra: StepSce
         const tol =
           (o.free_motion_solve_precision === 'fp32' || o.contact_linear_solve_precision === 'fp32'
             ? TOL_FP32
-            : TOL_DF64) * (m.eq_count + m.tendon_count > 0 ? HOLONOMIC_TOL_FACTOR : 1);
+            : TOL_DF64) *
+          (m.eq_count + m.tendon_count > 0 || m.joint_cone_mode.some((c) => c !== 0)
+            ? HOLONOMIC_TOL_FACTOR
+            : 1);
         const gb = new WebGpuBackend(gpu());
         await gb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact });
         const cb = new CpuBackend();
