@@ -17,6 +17,11 @@ export interface FuzzOptions {
   seed: number;
   /** wall-clock budget of the whole surface [ms]; fewer inputs run when it is spent */
   budgetMs: number;
+  /**
+   * inputs that run even past the budget (a busy machine runs fewer per second), up to four times
+   * the budget (default 0)
+   */
+  minInputs?: number;
   /** an input slower than this is a finding [ms] (SPEC: 2 s) */
   slowMs?: number;
   /** an input still running after this is killed and reported as a hang [ms] */
@@ -70,6 +75,9 @@ export function fuzzMode(): { long: boolean; seed: number; count?: number; surfa
 export async function fuzzSurface(surface: string, opts: FuzzOptions): Promise<SurfaceReport> {
   const t0 = Date.now();
   const deadline = t0 + opts.budgetMs;
+  const minEnd = Math.min(opts.count, opts.minInputs ?? 0);
+  const hardDeadline = t0 + 4 * opts.budgetMs;
+  const inTime = (i: number) => Date.now() < deadline || (i < minEnd && Date.now() < hardDeadline);
   const hangMs = opts.hangMs ?? 10_000;
   const report: SurfaceReport = {
     surface,
@@ -115,13 +123,15 @@ export async function fuzzSurface(surface: string, opts: FuzzOptions): Promise<S
   };
 
   // one worker per stretch of inputs; a hang or a crash ends the stretch and the next one resumes after it
-  while (next < opts.count && Date.now() < deadline) {
+  while (next < opts.count && inTime(next)) {
     const job: FuzzJob = {
       surface,
       seed: opts.seed,
       start: next,
       end: opts.count,
       deadline,
+      minEnd,
+      hardDeadline,
       slowMs: opts.slowMs ?? 2000,
     };
     const result = await new Promise<{ next: number }>((resolve) => {

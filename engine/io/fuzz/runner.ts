@@ -17,6 +17,9 @@ export interface FuzzJob {
   end: number;
   /** wall-clock end of the job (epoch ms); the loop stops starting new inputs after it */
   deadline: number;
+  /** inputs before this index still start after `deadline`, until `hardDeadline` (epoch ms) */
+  minEnd: number;
+  hardDeadline: number;
   /** an input that takes longer than this is a finding ('slow') */
   slowMs: number;
 }
@@ -84,7 +87,8 @@ export async function runJob(job: FuzzJob, post: (m: RunnerMessage) => void): Pr
   post({ type: 'ready', corpus: surface.corpusSize() });
   const protos = snapshotPrototypes();
   let i = job.start;
-  for (; i < job.end && Date.now() < job.deadline; i++) {
+  const inTime = () => Date.now() < job.deadline || (i < job.minEnd && Date.now() < job.hardDeadline);
+  for (; i < job.end && inTime(); i++) {
     const c = surface.make(new Rng(caseSeed(job.seed, job.surface, i)));
     post({ type: 'begin', i, desc: c.desc });
     const t0 = performance.now();
