@@ -1,20 +1,22 @@
 /**
  * JSON Schema from zod (v4) schemas: zod's own generator (`z.toJSONSchema`), with two additions it
- * lacks: fixed-length tuples get `minItems` / `maxItems` (and no further items), and a schema zod
- * cannot represent (a `z.custom` check, a transform's output) may carry a hand-written fragment
- * registered with {@link withJsonSchema}.
+ * lacks: fixed-length tuples get `minItems` / `maxItems` (and no further items), discriminated unions
+ * are `oneOf` (their options exclude each other), and a schema zod cannot represent (a `z.custom`
+ * check, a transform; zod would write `{}`) or describes too loosely carries its JSON Schema as zod
+ * metadata ({@link withJsonSchema}).
  */
 import { z } from 'zod/v4';
 
 /** a JSON Schema document or fragment */
 export type JsonSchema = { [key: string]: unknown };
 
-const fragments = new WeakMap<object, JsonSchema>();
-
-/** registers the JSON Schema fragment emitted for `schema` (replaces what zod would derive) */
+/**
+ * `schema` with `json` as its JSON Schema: zod's metadata (`.meta()`, a copy of `schema`), which
+ * `z.toJSONSchema` writes over what it derives, and which copies made from it (`.describe()`,
+ * `.check()`) inherit
+ */
 export function withJsonSchema<T extends z.ZodType>(schema: T, json: JsonSchema): T {
-  fragments.set(schema, json);
-  return schema;
+  return schema.meta(json) as T;
 }
 
 export interface JsonSchemaOptions {
@@ -30,18 +32,10 @@ export function toJsonSchema(schema: z.ZodType, opts: JsonSchemaOptions = {}): J
   return z.toJSONSchema(schema, {
     target,
     io: opts.io ?? 'output',
-    // a schema without a fragment that zod cannot represent still throws below
+    // the schemas zod cannot represent carry their JSON Schema ({@link withJsonSchema})
     unrepresentable: 'any',
     override: ({ zodSchema, jsonSchema }) => {
       const json = jsonSchema as JsonSchema;
-      const fragment = fragments.get(zodSchema);
-      if (fragment) {
-        const description = json.description;
-        for (const k of Object.keys(json)) delete json[k];
-        Object.assign(json, structuredClone(fragment));
-        if (description !== undefined && json.description === undefined) json.description = description;
-        return;
-      }
       const def = zodSchema._zod.def;
       if (def.type === 'tuple' && !def.rest) {
         json.minItems = def.items.length;
@@ -49,8 +43,9 @@ export function toJsonSchema(schema: z.ZodType, opts: JsonSchemaOptions = {}): J
         if (target === 'draft-2020-12') json.items = false;
         else json.additionalItems = false;
       }
-      if ((def.type === 'custom' || def.type === 'transform') && Object.keys(json).length === 0) {
-        throw new Error(`toJsonSchema: a ${def.type} schema needs a fragment (withJsonSchema)`);
+      if (def.type === 'union' && 'discriminator' in def && json.anyOf) {
+        json.oneOf = json.anyOf;
+        delete json.anyOf;
       }
     },
   }) as JsonSchema;
