@@ -16,7 +16,7 @@ interface SourceInfo {
   file?: string;
   doc?: Document;
   lines: LineCounter;
-  /** JSON text whose positions ({@link jsonPositions}) were not parsed yet */
+  /** JSON text: located by {@link jsonPathOffset}, without a second (YAML) parse */
   json?: string;
 }
 
@@ -281,14 +281,95 @@ function checkDocumentBounds(root: object): void {
 }
 
 /**
- * The positions of JSON text, from `yaml` (JSON is YAML), parsed on first use: JSON scenes are read
- * with `JSON.parse`, many times faster, and most never need a position. Undefined for text longer
- * than {@link MAX_YAML_TEXT} (the YAML parser takes ~2.5 s per MB of JSON) or nested deeper than the
- * parser may recurse; errors in those keep their key paths.
+ * The offset of the value (or with `preferKey` the key) at `keyPath` in JSON text, as deep as the
+ * text allows; a linear scan without building anything (no second parse of large documents).
  */
-function jsonPositions(text: string, lines: LineCounter): Document | undefined {
-  if (text.length > MAX_YAML_TEXT || yamlDepthExcess(text, LIMITS.max_scene_depth + 2)) return undefined;
-  return parseDocument(text, { lineCounter: lines, uniqueKeys: false });
+export function jsonPathOffset(text: string, keyPath: readonly KeySegment[], preferKey = false): number {
+  const n = text.length;
+  let i = 0;
+  const ws = () => {
+    while (i < n && (text[i] === ' ' || text[i] === '\t' || text[i] === '\n' || text[i] === '\r')) i++;
+  };
+  const skipString = () => {
+    i++;
+    while (i < n && text[i] !== '"') i += text[i] === '\\' ? 2 : 1;
+    i++;
+  };
+  const skipValue = () => {
+    ws();
+    const c = text[i];
+    if (c === '"') return skipString();
+    if (c === '{' || c === '[') {
+      let depth = 0;
+      while (i < n) {
+        const d = text[i];
+        if (d === '"') {
+          skipString();
+          continue;
+        }
+        if (d === '{' || d === '[') depth++;
+        else if (d === '}' || d === ']') {
+          depth--;
+          if (depth === 0) {
+            i++;
+            return;
+          }
+        }
+        i++;
+      }
+      return;
+    }
+    while (i < n && !',}] \t\n\r'.includes(text[i])) i++;
+  };
+  ws();
+  let at = i;
+  for (let k = 0; k < keyPath.length; k++) {
+    const seg = keyPath[k];
+    ws();
+    if (typeof seg === 'number' && text[i] === '[') {
+      i++;
+      ws();
+      if (text[i] === ']') return at;
+      for (let idx = 0; idx < seg; idx++) {
+        skipValue();
+        ws();
+        if (text[i] !== ',') return at;
+        i++;
+      }
+      ws();
+      at = i;
+    } else if (typeof seg === 'string' && text[i] === '{') {
+      i++;
+      let found = false;
+      while (i < n) {
+        ws();
+        if (text[i] !== '"') return at;
+        const keyAt = i;
+        skipString();
+        let key: unknown;
+        try {
+          key = JSON.parse(text.slice(keyAt, i));
+        } catch {
+          return at;
+        }
+        ws();
+        if (text[i] !== ':') return at;
+        i++;
+        ws();
+        if (key === seg) {
+          at = preferKey && k === keyPath.length - 1 ? keyAt : i;
+          found = true;
+          break;
+        }
+        skipValue();
+        ws();
+        if (text[i] !== ',') return at;
+        i++;
+      }
+      if (!found) return at;
+    } else return at;
+  }
+  return at;
 }
 
 /** line/column (1-based) of a key path in the source a document was parsed from, when known */
@@ -301,8 +382,8 @@ export function locateKeyPath(
   const info = sources.get(root);
   if (!info) return undefined;
   if (info.json !== undefined) {
-    info.doc = jsonPositions(info.json, info.lines);
-    info.json = undefined;
+    const { line, column } = offsetToLineColumn(info.json, jsonPathOffset(info.json, keyPath, preferKey));
+    return { file: info.file, line, column };
   }
   if (!info.doc) return keyPath.length === 0 ? { file: info.file, line: 1, column: 1 } : { file: info.file };
   // walk as deep as the source allows; an unknown key resolves to its key node
