@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { AblateOutputSchema, InspectOutputSchema, RunOutputSchema } from './schema';
-import { zodToJsonSchema } from './json_schema';
+import { toJsonSchema } from '../io/json_schema';
 
 const root = path.resolve(__dirname, '../..');
 
@@ -133,7 +133,7 @@ describe('CLI outputs', () => {
     const s = JSON.parse(r.stdout);
     expect(s.type).toBe('object');
     expect(s.required).toContain('worlds');
-    expect(zodToJsonSchema(RunOutputSchema)).toEqual(s);
+    expect(toJsonSchema(RunOutputSchema)).toEqual(s);
   });
 });
 

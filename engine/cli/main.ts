@@ -30,7 +30,7 @@ import {
   RunOutputSchema,
   type RunOutput,
 } from './schema';
-import { zodToJsonSchema } from './json_schema';
+import { toJsonSchema } from '../io/json_schema';
 
 /** the CLI's version: the package's */
 export const VERSION: string = pkg.version;
@@ -487,7 +487,7 @@ async function dispatch(argv: string[]): Promise<number> {
       const s = schemas[target as keyof typeof schemas];
       if (!s)
         throw new UsageError(`schema: expected one of run, inspect, ablate, error; got '${target ?? ''}'`);
-      console.log(JSON.stringify(zodToJsonSchema(s), null, 2));
+      console.log(JSON.stringify(toJsonSchema(s), null, 2));
       return EXIT.ok;
     }
     default:

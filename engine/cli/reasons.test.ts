@@ -15,8 +15,8 @@ const root = path.resolve(__dirname, '../..');
 
 type Schema = Record<string, unknown>;
 /**
- * The first violation of a draft 2020-12 schema by a JSON value, for the keywords json_schema.ts
- * writes (type, properties, required, additionalProperties, items, prefixItems, min/maxItems, anyOf,
+ * The first violation of a draft 2020-12 schema by a JSON value, for the keywords zod's
+ * generator writes (type, properties, required, additionalProperties, items, prefixItems, min/maxItems, anyOf,
  * enum, const), or '' when it validates
  */
 function violation(s: Schema, v: unknown, at = '$'): string {

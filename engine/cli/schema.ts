@@ -2,7 +2,7 @@
  * JSON output schemas of the CLI (`--json`), one zod schema per command. Tests validate real
  * outputs against them; `npm run sim -- schema` prints them as JSON Schema for other tools.
  */
-import { z } from 'zod';
+import { z } from 'zod/v4';
 
 const vec3 = z.tuple([z.number(), z.number(), z.number()]);
 const quat = z.tuple([z.number(), z.number(), z.number(), z.number()]);
@@ -33,7 +33,7 @@ export const RunOutputSchema = z
     steps: z.number().int().nonnegative(),
     dt: z.number().positive(),
     time: z.number(),
-    options: z.record(z.union([z.string(), z.number(), z.boolean()])),
+    options: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])),
     worlds: z.array(
       z
         .object({
@@ -118,7 +118,7 @@ export const RunOutputSchema = z
         /** set when the requested backend was unavailable: why, and that the CPU ran instead */
         fallback: z.string().optional(),
         /** realization of each precision knob, e.g. "fp64 (df64)" on WebGPU */
-        precision: z.record(z.string()),
+        precision: z.record(z.string(), z.string()),
       })
       .strict()
       .optional(),

@@ -10,7 +10,7 @@
  * extension SAP Warp's loader does not read. Our model orders joints breadth-first per tree, so every
  * column is mapped from its authored DOF to the model's DOF.
  */
-import { z } from 'zod';
+import { z } from 'zod/v4';
 import { JOINT_QD_SIZE, JOINT_Q_SIZE, type ModelBuilder, type SapModel } from '../../model';
 import type { ControlKeyframe, ControlSequence, ControlTrack } from '../../state/control_sequence';
 import { SceneError, formatKeyPath, type KeySegment } from './errors';
@@ -34,10 +34,15 @@ export class ControlSequenceError extends SceneError {
   }
 }
 
-const finite = z.number().finite();
+/** a finite number (zod 4's z.number() takes no ±∞) */
+const finite = z.number();
 const rows = z.array(z.array(finite).min(1)).min(1);
-const strictObj = <T extends z.ZodRawShape>(shape: T) =>
-  z.object(shape).strict(`allowed keys: ${Object.keys(shape).join(', ')}`);
+const strictObj = <T extends z.ZodRawShape>(shape: T) => {
+  const allowed = `allowed keys: ${Object.keys(shape).join(', ')}`;
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? allowed : undefined),
+  });
+};
 
 const stateSection = (order: string) =>
   strictObj({
@@ -47,7 +52,7 @@ const stateSection = (order: string) =>
 
 const trackSection = strictObj({
   order: z.literal('sap_public_joint_dof').optional(),
-  dt: z.number().finite().positive().optional(),
+  dt: finite.positive().optional(),
   times: z.array(finite).min(2).optional(),
   values: rows,
 });
@@ -58,8 +63,8 @@ export const controlFileSchema = strictObj({
   name: z.string().optional(),
   description: z.string().optional(),
   /** descriptive metadata (column names, the scene it was made for); only the columns are checked */
-  model: z.record(z.unknown()).optional(),
-  keyframes: z.array(z.object({ time: finite, label: z.string().optional() }).passthrough()).optional(),
+  model: z.record(z.string(), z.unknown()).optional(),
+  keyframes: z.array(z.looseObject({ time: finite, label: z.string().optional() })).optional(),
   joint_q: stateSection('sap_public_joint_q').optional(),
   joint_qd: stateSection('sap_public_joint_qd').optional(),
   joint_target_pos: trackSection.optional(),

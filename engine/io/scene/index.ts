@@ -4,7 +4,6 @@ export * from './expr';
 export {
   sceneSchema,
   sceneJsonSchema,
-  toJsonSchema,
   SCHEMA_VERSION,
   ARRAY_NAMES,
   POST_BUILD_OPS,
@@ -15,6 +14,7 @@ export {
   type PostBuildOp,
   type JsonSchema,
 } from './schema';
+export { toJsonSchema } from '../json_schema';
 export { validateScene, assertValidScene, type ValidateOptions, type ValidationResult } from './validate';
 export { locateKeyPath, MAX_SCENE_TEXT } from './source';
 export { TargetMode } from './authoring';

@@ -5,9 +5,9 @@
  * numbers or expressions (`pi * 0.5`), evaluated while parsing, so the parsed output holds numbers.
  * `simulation.solver` is validated and normalized by the solver-options module (SPEC §3.6).
  *
- * {@link sceneJsonSchema} derives a JSON Schema (draft-07) from this zod schema for editors.
+ * {@link sceneJsonSchema} is zod's own JSON Schema (draft-07) of this schema's input, for editors.
  */
-import { z } from 'zod';
+import { z } from 'zod/v4';
 import {
   INERT_SOLVER_OPTIONS,
   MAX_RIGID_CONTACT,
@@ -16,28 +16,31 @@ import {
   allowedValues,
   normalizeSolverOptions,
 } from '../../sap/options';
+import { toJsonSchema, withJsonSchema, type JsonSchema } from '../json_schema';
 import { ExprError } from './errors';
 import { evalExpr } from './expr';
 
 export const SCHEMA_VERSION = 1;
 
-// ---------------------------------------------------------------------------------------------
-// JSON-schema hints: stored on the zod definition so that `.describe()` / `.optional()` keep them
-
-/** a JSON Schema fragment */
-export type JsonSchema = { [key: string]: unknown };
-
-const HINT = 'x_json_schema';
-
-/** attaches the JSON Schema used for `schema` by {@link toJsonSchema} (instead of deriving one) */
-function hint<T extends z.ZodTypeAny>(schema: T, json: JsonSchema): T {
-  (schema._def as unknown as Record<string, unknown>)[HINT] = json;
-  return schema;
-}
+export type { JsonSchema };
 
 /** a strict object whose unknown-key message lists the allowed keys */
 function obj<T extends z.ZodRawShape>(shape: T) {
-  return z.object(shape).strict(`allowed keys: ${Object.keys(shape).join(', ')}`);
+  const allowed = `allowed keys: ${Object.keys(shape).join(', ')}`;
+  return z.strictObject(shape, {
+    error: (issue) => (issue.code === 'unrecognized_keys' ? allowed : undefined),
+  });
+}
+
+/** a discriminated union whose no-match message lists the discriminator's values */
+function tagged<const K extends string, const O extends readonly [z.ZodObject, ...z.ZodObject[]]>(
+  key: K,
+  options: O,
+) {
+  const allowed = `allowed: ${options.map((o) => String((o.shape as Record<K, z.ZodLiteral>)[key].value)).join(', ')}`;
+  return z.discriminatedUnion(key, options as unknown as [z.ZodObject, ...z.ZodObject[]], {
+    error: (issue) => (issue.code === 'invalid_union' ? allowed : undefined),
+  }) as unknown as z.ZodDiscriminatedUnion<[...O]>;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -48,7 +51,7 @@ const exprString = z.string().transform((s, ctx) => {
     return evalExpr(s);
   } catch (e) {
     ctx.addIssue({
-      code: z.ZodIssueCode.custom,
+      code: 'custom',
       message: e instanceof ExprError ? e.reason : String(e),
       params: { scene_code: 'expression' },
     });
@@ -60,21 +63,25 @@ const NUM_JSON: JsonSchema = {
   anyOf: [{ type: 'number' }, { type: 'string', description: 'expression: numbers, pi, inf, + - * /, ( )' }],
 };
 
-/** a number or a numeric expression (`pi * 0.5`) */
-export const num = hint(z.union([z.number(), exprString]), NUM_JSON);
+/** ±∞ (YAML `.inf`, the expression `inf`): zod 4's z.number() takes finite numbers only */
+const plusInfinity = z.literal(Infinity);
+const minusInfinity = z.literal(-Infinity);
 
-function numWith(check: (n: z.ZodNumber) => z.ZodNumber, json: JsonSchema = {}) {
-  return hint(num.pipe(check(z.number())), {
+/** a number (±∞ included) or a numeric expression (`pi * 0.5`) */
+export const num = withJsonSchema(z.union([z.number(), plusInfinity, minusInfinity, exprString]), NUM_JSON);
+
+function numWith(checks: z.core.$ZodCheck<number>[], json: JsonSchema = {}) {
+  return withJsonSchema(num.check(...checks), {
     anyOf: [{ type: 'number', ...json }, (NUM_JSON.anyOf as JsonSchema[])[1]],
   });
 }
 /** ≥ 0 */
-export const nonneg = numWith((n) => n.nonnegative(), { minimum: 0 });
+export const nonneg = numWith([z.gte(0)], { minimum: 0 });
 /** > 0 */
-export const positive = numWith((n) => n.positive(), { exclusiveMinimum: 0 });
+export const positive = numWith([z.gt(0)], { exclusiveMinimum: 0 });
 /** an integer (numbers or expressions) */
-export const int = numWith((n) => n.int(), { type: 'integer' });
-const intMin = (min: number) => numWith((n) => n.int().min(min), { type: 'integer', minimum: min });
+export const int = numWith([z.int()], { type: 'integer' });
+const intMin = (min: number) => numWith([z.int(), z.gte(min)], { type: 'integer', minimum: min });
 
 export const vec3 = z.tuple([num, num, num]);
 export const quat4 = z.tuple([num, num, num, num]);
@@ -141,7 +148,7 @@ export const shapeCfgFields = {
   mu_rolling: nonneg,
   kh: nonneg,
 };
-const optionalShape = <T extends z.ZodRawShape>(shape: T) =>
+const optionalShape = <T extends Record<string, z.ZodType>>(shape: T) =>
   Object.fromEntries(Object.entries(shape).map(([k, v]) => [k, v.optional()])) as {
     [K in keyof T]: z.ZodOptional<T[K]>;
   };
@@ -169,7 +176,7 @@ export const SHAPE_SPEC_TYPES = [
   'mesh',
   'heightfield',
 ] as const;
-export const shapeSpec = z.discriminatedUnion('type', [
+export const shapeSpec = tagged('type', [
   obj({ type: z.literal('box'), hx: positive, hy: positive, hz: positive, ...shapeCommon }),
   obj({ type: z.literal('sphere'), radius: positive, ...shapeCommon }),
   obj({ type: z.literal('capsule'), radius: positive, half_height: nonneg, ...shapeCommon }),
@@ -290,13 +297,13 @@ export const initialJointQSpec = obj({
   const given = hasAny(o, ['joint', 'joint_label', 'index']);
   if (given.length !== 1) {
     ctx.addIssue({
-      code: z.ZodIssueCode.custom,
+      code: 'custom',
       message: `exactly one of joint, joint_label, index is required${given.length ? `; got ${given.join(', ')}` : ''}`,
     });
   }
   if (o.index !== undefined && o.offset !== undefined) {
     ctx.addIssue({
-      code: z.ZodIssueCode.custom,
+      code: 'custom',
       path: ['offset'],
       message: 'offset applies to joint / joint_label',
     });
@@ -369,88 +376,86 @@ export const MESH_APPROXIMATIONS = [
   'vhacd',
 ] as const;
 
-export const postBuildOpSpec = z
-  .discriminatedUnion('op', [
-    obj({
-      op: z.literal('add_shape'),
-      body: z.string().optional().describe("body id or label, or 'world' (default)"),
-      shape: shapeSpec,
-    }),
-    obj({
-      op: z.literal('set_array'),
-      array: arrayName,
-      ...arraySelector,
-      value: num.optional(),
-      values: z.array(num).optional(),
-      from_array: arrayName.optional(),
-    }),
-    obj({
-      op: z.literal('copy_array'),
-      src: arrayName,
-      dst: arrayName,
-      ...arraySelector,
-      src_index: int.optional(),
-      src_range: rangeSpec.optional(),
-    }),
-    obj({ op: z.literal('scale_sphere_shapes'), factor: positive }),
-    obj({ op: z.literal('approximate_meshes'), method: z.enum(MESH_APPROXIMATIONS).optional() }),
-    obj({ op: z.literal('set_attr'), name: z.enum(SET_ATTR_NAMES), value: z.union([num, vec3]) }),
-    obj({
-      op: z.literal('set_joint_targets'),
-      ...jointSelector,
-      mode: targetModeSpec.optional(),
-      ke: nonneg.optional(),
-      kd: nonneg.optional(),
-    }),
-    obj({
-      op: z.literal('set_joint_q'),
-      joint: z.string().optional(),
-      joint_label: z.string().optional(),
-      offset: intMin(0).optional(),
-      index: int.optional(),
-      value: num,
-    }),
-    obj({ op: z.literal('copy_joint_q_to_joint_targets'), ...jointSelector }),
-    obj({ op: z.literal('set_joint_armature'), ...jointSelector, value: nonneg }),
-  ])
-  .superRefine((o, ctx) => {
-    const r = o as Record<string, unknown>;
-    const issue = (message: string) => ctx.addIssue({ code: z.ZodIssueCode.custom, message });
-    if (r.index !== undefined && r.range !== undefined) issue('give index or range, not both');
-    if (o.op === 'set_array') {
-      const given = hasAny(r, ['value', 'values', 'from_array']);
-      if (given.length !== 1)
-        issue(
-          `exactly one of value, values, from_array is required${given.length ? `; got ${given.join(', ')}` : ''}`,
-        );
+export const postBuildOpSpec = tagged('op', [
+  obj({
+    op: z.literal('add_shape'),
+    body: z.string().optional().describe("body id or label, or 'world' (default)"),
+    shape: shapeSpec,
+  }),
+  obj({
+    op: z.literal('set_array'),
+    array: arrayName,
+    ...arraySelector,
+    value: num.optional(),
+    values: z.array(num).optional(),
+    from_array: arrayName.optional(),
+  }),
+  obj({
+    op: z.literal('copy_array'),
+    src: arrayName,
+    dst: arrayName,
+    ...arraySelector,
+    src_index: int.optional(),
+    src_range: rangeSpec.optional(),
+  }),
+  obj({ op: z.literal('scale_sphere_shapes'), factor: positive }),
+  obj({ op: z.literal('approximate_meshes'), method: z.enum(MESH_APPROXIMATIONS).optional() }),
+  obj({ op: z.literal('set_attr'), name: z.enum(SET_ATTR_NAMES), value: z.union([num, vec3]) }),
+  obj({
+    op: z.literal('set_joint_targets'),
+    ...jointSelector,
+    mode: targetModeSpec.optional(),
+    ke: nonneg.optional(),
+    kd: nonneg.optional(),
+  }),
+  obj({
+    op: z.literal('set_joint_q'),
+    joint: z.string().optional(),
+    joint_label: z.string().optional(),
+    offset: intMin(0).optional(),
+    index: int.optional(),
+    value: num,
+  }),
+  obj({ op: z.literal('copy_joint_q_to_joint_targets'), ...jointSelector }),
+  obj({ op: z.literal('set_joint_armature'), ...jointSelector, value: nonneg }),
+]).superRefine((o, ctx) => {
+  const r = o as Record<string, unknown>;
+  const issue = (message: string) => ctx.addIssue({ code: 'custom', message });
+  if (r.index !== undefined && r.range !== undefined) issue('give index or range, not both');
+  if (o.op === 'set_array') {
+    const given = hasAny(r, ['value', 'values', 'from_array']);
+    if (given.length !== 1)
+      issue(
+        `exactly one of value, values, from_array is required${given.length ? `; got ${given.join(', ')}` : ''}`,
+      );
+  }
+  if (o.op === 'copy_array' && o.src_index !== undefined && o.src_range !== undefined) {
+    issue('give src_index or src_range, not both');
+  }
+  if (o.op === 'set_joint_q') {
+    const given = hasAny(r, ['joint', 'joint_label', 'index']);
+    if (given.length !== 1) issue('exactly one of joint, joint_label, index is required');
+    if (o.index !== undefined && o.offset !== undefined) issue('offset applies to joint / joint_label');
+  }
+  if (
+    o.op === 'set_joint_targets' ||
+    o.op === 'copy_joint_q_to_joint_targets' ||
+    o.op === 'set_joint_armature'
+  ) {
+    const groups = [
+      ['index', 'range'],
+      ['joint', 'joint_label', 'joints', 'joint_labels'],
+      ['label_prefix'],
+      ['match'],
+    ].filter((g) => hasAny(r, g).length > 0);
+    const sel = hasAny(r, JOINT_SELECTOR_KEYS);
+    if (groups.length > 1 || hasAny(r, ['joint', 'joint_label', 'joints', 'joint_labels']).length > 1) {
+      issue(`give one joint selector; got ${sel.join(', ')}`);
     }
-    if (o.op === 'copy_array' && o.src_index !== undefined && o.src_range !== undefined) {
-      issue('give src_index or src_range, not both');
-    }
-    if (o.op === 'set_joint_q') {
-      const given = hasAny(r, ['joint', 'joint_label', 'index']);
-      if (given.length !== 1) issue('exactly one of joint, joint_label, index is required');
-      if (o.index !== undefined && o.offset !== undefined) issue('offset applies to joint / joint_label');
-    }
-    if (
-      o.op === 'set_joint_targets' ||
-      o.op === 'copy_joint_q_to_joint_targets' ||
-      o.op === 'set_joint_armature'
-    ) {
-      const groups = [
-        ['index', 'range'],
-        ['joint', 'joint_label', 'joints', 'joint_labels'],
-        ['label_prefix'],
-        ['match'],
-      ].filter((g) => hasAny(r, g).length > 0);
-      const sel = hasAny(r, JOINT_SELECTOR_KEYS);
-      if (groups.length > 1 || hasAny(r, ['joint', 'joint_label', 'joints', 'joint_labels']).length > 1) {
-        issue(`give one joint selector; got ${sel.join(', ')}`);
-      }
-    }
-  });
+  }
+});
 export type PostBuildOp = z.output<typeof postBuildOpSpec>;
-export const POST_BUILD_OPS = postBuildOpSpec.innerType().options.map((o) => o.shape.op.value);
+export const POST_BUILD_OPS = postBuildOpSpec.options.map((o) => o.shape.op.value);
 
 // ---------------------------------------------------------------------------------------------
 // solver options (validated by the solver-options module)
@@ -488,7 +493,7 @@ function solverOptionJson(key: string): JsonSchema {
 }
 
 /** `simulation.solver`: SPEC §3.6 vocabulary; output is the normalized (not expanded) options */
-export const solverSpec = hint(
+export const solverSpec = withJsonSchema(
   // a plain-object check rather than z.record, which drops a '__proto__' key silently: every key
   // given must be reported
   z
@@ -502,8 +507,9 @@ export const solverSpec = hint(
         const canon = key.replace(/-/g, '_'); // SAP Warp's hyphenated spellings
         if (!(SOLVER_OPTION_KEYS as readonly string[]).includes(canon) && !(canon in INERT_SOLVER_OPTIONS)) {
           ctx.addIssue({
-            code: z.ZodIssueCode.unrecognized_keys,
+            code: 'unrecognized_keys',
             keys: [key],
+            input,
             message: `allowed keys: ${SOLVER_OPTION_KEYS.join(', ')}`,
           });
           continue;
@@ -523,7 +529,7 @@ export const solverSpec = hint(
           }
           if (!fixed) {
             ctx.addIssue({
-              code: z.ZodIssueCode.custom,
+              code: 'custom',
               path: [key],
               message: e instanceof OptionsError ? e.message : String(e),
               params: { scene_code: 'solver_option' },
@@ -557,7 +563,7 @@ export const solverSpec = hint(
 export const simulationSpec = obj({
   dt: positive.optional().describe('time step [s]'),
   num_worlds: intMin(1).optional(),
-  max_rigid_contact: numWith((n) => n.int().min(1).max(MAX_RIGID_CONTACT), {
+  max_rigid_contact: numWith([z.int(), z.gte(1), z.lte(MAX_RIGID_CONTACT)], {
     type: 'integer',
     minimum: 1,
     maximum: MAX_RIGID_CONTACT,
@@ -648,99 +654,15 @@ export const sceneSchema = obj({
 });
 export type SceneDoc = z.output<typeof sceneSchema>;
 
-// ---------------------------------------------------------------------------------------------
-// zod → JSON Schema (draft-07), for the zod types used above
-
-/** converts a zod schema built from the types used in this module into a JSON Schema fragment */
-export function toJsonSchema(schema: z.ZodTypeAny): JsonSchema {
-  const def = schema._def as unknown as Record<string, unknown>;
-  const described = (js: JsonSchema): JsonSchema =>
-    schema.description && js.description === undefined ? { description: schema.description, ...js } : js;
-  if (def[HINT]) return described({ ...(def[HINT] as JsonSchema) });
-  if (schema instanceof z.ZodOptional) return described(toJsonSchema(schema.unwrap()));
-  if (schema instanceof z.ZodNullable)
-    return described({ anyOf: [toJsonSchema(schema.unwrap()), { type: 'null' }] });
-  if (schema instanceof z.ZodDefault) {
-    return described({ ...toJsonSchema(schema.removeDefault()), default: schema._def.defaultValue() });
-  }
-  if (schema instanceof z.ZodEffects) return described(toJsonSchema(schema.innerType()));
-  if (schema instanceof z.ZodPipeline) return described(toJsonSchema(schema._def.in));
-  if (schema instanceof z.ZodString) {
-    const js: JsonSchema = { type: 'string' };
-    for (const c of schema._def.checks) {
-      if (c.kind === 'regex') js.pattern = c.regex.source;
-      if (c.kind === 'min') js.minLength = c.value;
-      if (c.kind === 'max') js.maxLength = c.value;
-    }
-    return described(js);
-  }
-  if (schema instanceof z.ZodNumber) {
-    const js: JsonSchema = { type: 'number' };
-    for (const c of schema._def.checks) {
-      if (c.kind === 'int') js.type = 'integer';
-      if (c.kind === 'min') js[c.inclusive ? 'minimum' : 'exclusiveMinimum'] = c.value;
-      if (c.kind === 'max') js[c.inclusive ? 'maximum' : 'exclusiveMaximum'] = c.value;
-    }
-    return described(js);
-  }
-  if (schema instanceof z.ZodBoolean) return described({ type: 'boolean' });
-  if (schema instanceof z.ZodNull) return described({ type: 'null' });
-  if (schema instanceof z.ZodLiteral) return described({ const: schema.value });
-  if (schema instanceof z.ZodEnum) return described({ type: 'string', enum: [...schema.options] });
-  if (schema instanceof z.ZodUnion) {
-    return described({ anyOf: (schema.options as z.ZodTypeAny[]).map((o) => toJsonSchema(o)) });
-  }
-  if (schema instanceof z.ZodDiscriminatedUnion) {
-    return described({ oneOf: (schema.options as z.ZodTypeAny[]).map((o) => toJsonSchema(o)) });
-  }
-  if (schema instanceof z.ZodTuple) {
-    const items = (schema.items as z.ZodTypeAny[]).map((o) => toJsonSchema(o));
-    return described({
-      type: 'array',
-      items,
-      minItems: items.length,
-      maxItems: items.length,
-      additionalItems: false,
-    });
-  }
-  if (schema instanceof z.ZodArray) {
-    const js: JsonSchema = { type: 'array', items: toJsonSchema(schema.element) };
-    if (schema._def.minLength) js.minItems = schema._def.minLength.value;
-    if (schema._def.maxLength) js.maxItems = schema._def.maxLength.value;
-    if (schema._def.exactLength) {
-      js.minItems = schema._def.exactLength.value;
-      js.maxItems = schema._def.exactLength.value;
-    }
-    return described(js);
-  }
-  if (schema instanceof z.ZodRecord) {
-    return described({ type: 'object', additionalProperties: toJsonSchema(schema._def.valueType) });
-  }
-  if (schema instanceof z.ZodObject) {
-    const properties: Record<string, JsonSchema> = {};
-    const required: string[] = [];
-    for (const [k, v] of Object.entries(schema.shape as Record<string, z.ZodTypeAny>)) {
-      properties[k] = toJsonSchema(v);
-      if (!v.isOptional()) required.push(k);
-    }
-    const js: JsonSchema = { type: 'object', properties };
-    if (required.length) js.required = required;
-    if (schema._def.unknownKeys === 'strict') js.additionalProperties = false;
-    return described(js);
-  }
-  if (schema instanceof z.ZodUnknown || schema instanceof z.ZodAny) return described({});
-  throw new Error(`toJsonSchema: unsupported zod type ${String(def.typeName)}`);
-}
-
 let cachedJsonSchema: JsonSchema | undefined;
 
-/** the JSON Schema (draft-07) of scene files, derived from {@link sceneSchema} */
+/** the JSON Schema (draft-07) of scene files: zod's own, of what {@link sceneSchema} accepts */
 export function sceneJsonSchema(): JsonSchema {
   cachedJsonSchema ??= {
     $schema: 'http://json-schema.org/draft-07/schema#',
     $id: 'https://sap-studio/scene.schema.json',
     title: 'SAP scene (schema_version 1)',
-    ...toJsonSchema(sceneSchema),
+    ...toJsonSchema(sceneSchema, { io: 'input', target: 'draft-7' }),
   };
   return structuredClone(cachedJsonSchema);
 }

@@ -3,7 +3,7 @@
  * {@link SceneIssue}s with key paths (choosing the most relevant branch of unions), and applies the
  * strict / lenient policy for unknown keys: strict ⇒ error; lenient ⇒ warning, key dropped.
  */
-import { z } from 'zod';
+import type { z } from 'zod/v4';
 import { formatKeyPath, SceneValidationError, type KeySegment, type SceneIssue } from './errors';
 import { sceneSchema, type SceneDoc } from './schema';
 import { locateKeyPath } from './source';
@@ -49,21 +49,84 @@ function mk(keyPath: KeySegment[], code: string, message: string): SceneIssue {
   return { path: formatKeyPath(keyPath), keyPath, code, message };
 }
 
-/** a type / literal mismatch at the union's own path (the branch did not apply at all) */
-function isShallowMismatch(issue: z.ZodIssue, depth: number): boolean {
-  return (
-    issue.path.length <= depth &&
-    (issue.code === 'invalid_type' || issue.code === 'invalid_literal' || issue.code === 'invalid_union')
-  );
+type Issue = z.core.$ZodIssue;
+
+/**
+ * a type / literal mismatch at the union's own path (the branch did not apply at all): a value
+ * outside an enum of its own type did reach the branch
+ */
+function isShallowMismatch(issue: Issue, value: unknown): boolean {
+  if (issue.path.length > 0) return false;
+  if (issue.code === 'invalid_value') {
+    return issue.values.length === 1 || !issue.values.some((v) => typeof v === typeof value);
+  }
+  return issue.code === 'invalid_type' || issue.code === 'invalid_union';
 }
 
+/** what a type check expected, in words (zod 4 names an integer 'int' and a tuple 'tuple') */
+const expectedName = (expected: string) =>
+  expected === 'int' ? 'integer' : expected === 'tuple' ? 'array' : expected;
+
+/** "must be greater than 0", "must contain at least 1 element(s)": a bound's message */
+function boundMessage(issue: z.core.$ZodIssueTooSmall | z.core.$ZodIssueTooBig): string {
+  const small = issue.code === 'too_small';
+  const bound = String(small ? issue.minimum : issue.maximum);
+  // a tuple's length issue states no `inclusive`: its bound is the tuple's length
+  const { inclusive = true, exact } = issue as { inclusive?: boolean; exact?: boolean };
+  if (issue.origin === 'number' || issue.origin === 'int' || issue.origin === 'bigint') {
+    const relation = exact
+      ? 'exactly equal to'
+      : small
+        ? inclusive
+          ? 'greater than or equal to'
+          : 'greater than'
+        : inclusive
+          ? 'less than or equal to'
+          : 'less than';
+    return `must be ${relation} ${bound}`;
+  }
+  const unit = issue.origin === 'string' ? 'character(s)' : 'element(s)';
+  const relation = exact
+    ? 'exactly'
+    : small
+      ? inclusive
+        ? 'at least'
+        : issue.origin === 'string'
+          ? 'over'
+          : 'more than'
+      : inclusive
+        ? 'at most'
+        : issue.origin === 'string'
+          ? 'under'
+          : 'less than';
+  return `must contain ${relation} ${bound} ${unit}`;
+}
+
+/** `issues` (paths relative to a union) at the union's path `at` */
+const under = (at: readonly PropertyKey[], issues: readonly Issue[]): Issue[] =>
+  issues.map((i) => ({ ...i, path: [...at, ...i.path] }));
+
 /** the scene issues (key path, code, message) of one zod issue found in the document `root` */
-export function flatten(issue: z.ZodIssue, root: unknown): SceneIssue[] {
+export function flatten(issue: Issue, root: unknown): SceneIssue[] {
   const path = issue.path as KeySegment[];
   const missing =
     path.length > 0 &&
     valueAt(root, path) === undefined &&
-    (issue.code === 'invalid_type' || issue.code === 'invalid_literal' || issue.code === 'invalid_union');
+    (issue.code === 'invalid_type' || issue.code === 'invalid_value' || issue.code === 'invalid_union');
+  if (missing && issue.code === 'invalid_union' && issue.errors.length === 0) {
+    // a discriminated union without its discriminator (the message lists the allowed values)
+    return [mk(path, 'missing_key', `required key is missing; ${issue.message}`)];
+  }
+  if (missing && typeof path[path.length - 1] === 'number') {
+    // zod 3.25's tuple reports a list one entry short as its last entry missing
+    const parent = path.slice(0, -1);
+    const list = valueAt(root, parent);
+    if (Array.isArray(list) && list.length === path[path.length - 1]) {
+      return [
+        mk(parent, 'invalid_value', `must contain at least ${list.length + 1} element(s); got an array`),
+      ];
+    }
+  }
   if (missing) return [mk(path, 'missing_key', `required key is missing`)];
   switch (issue.code) {
     case 'unrecognized_keys': {
@@ -71,21 +134,30 @@ export function flatten(issue: z.ZodIssue, root: unknown): SceneIssue[] {
       return issue.keys.map((k) => mk([...path, k], 'unknown_key', `unknown key '${k}'${allowed}`));
     }
     case 'invalid_union': {
-      const depth = path.length;
-      const branches = issue.unionErrors.map((e) => e.issues);
+      if (issue.errors.length === 0) {
+        // a discriminated union: no option has this discriminator value
+        return [
+          mk(path, 'invalid_value', `invalid value ${describeValue(valueAt(root, path))}; ${issue.message}`),
+        ];
+      }
+      const branches = issue.errors;
       // prefer a branch that got past the type check (deeper issues, or non-type issues)
-      const relevant = branches.filter((b) => b.some((i) => !isShallowMismatch(i, depth)));
+      const value = valueAt(root, path);
+      const relevant = branches.filter((b) => b.some((i) => !isShallowMismatch(i, value)));
       if (relevant.length > 0) {
-        const score = (b: z.ZodIssue[]) => Math.max(...b.map((i) => i.path.length));
+        const score = (b: readonly Issue[]) => Math.max(...b.map((i) => i.path.length));
         relevant.sort((a, b) => score(b) - score(a) || a.length - b.length);
-        return relevant[0].flatMap((i) => flatten(i, root));
+        return under(path, relevant[0]).flatMap((i) => flatten(i, root));
       }
       const expected = new Set<string>();
       for (const b of branches) {
         for (const i of b) {
-          if (i.code === 'invalid_type') expected.add(i.expected);
-          else if (i.code === 'invalid_literal') expected.add(JSON.stringify(i.expected));
-          else if (i.code === 'invalid_union') expected.add('…');
+          if (i.code === 'invalid_type') expected.add(expectedName(i.expected));
+          else if (i.code === 'invalid_value') {
+            // ±∞ are numbers (zod 4's z.number() takes finite numbers only; see schema.ts)
+            for (const v of i.values)
+              if (typeof v !== 'number' || Number.isFinite(v)) expected.add(JSON.stringify(v));
+          } else if (i.code === 'invalid_union') expected.add('…');
         }
       }
       return [
@@ -96,55 +168,30 @@ export function flatten(issue: z.ZodIssue, root: unknown): SceneIssue[] {
         ),
       ];
     }
-    case 'invalid_union_discriminator':
-      if (valueAt(root, path) === undefined) {
-        return [
-          mk(
-            path,
-            'missing_key',
-            `required key is missing; allowed: ${issue.options.map(String).join(', ')}`,
-          ),
-        ];
+    case 'invalid_value': {
+      const got = describeValue(valueAt(root, path));
+      if (issue.values.length === 1) {
+        return [mk(path, 'invalid_value', `expected ${JSON.stringify(issue.values[0])}; got ${got}`)];
+      }
+      return [
+        mk(path, 'invalid_value', `invalid value ${got}; allowed: ${issue.values.map(String).join(', ')}`),
+      ];
+    }
+    case 'invalid_type':
+      if (issue.expected === 'number' && typeof valueAt(root, path) === 'number') {
+        return [mk(path, 'invalid_value', 'Number must be finite')]; // ±∞ or NaN
       }
       return [
         mk(
           path,
-          'invalid_value',
-          `invalid value ${describeValue(valueAt(root, path))}; allowed: ${issue.options.map(String).join(', ')}`,
+          'invalid_type',
+          `expected ${expectedName(issue.expected)}; got ${describeValue(valueAt(root, path))}`,
         ),
-      ];
-    case 'invalid_enum_value':
-      return [
-        mk(
-          path,
-          'invalid_value',
-          `invalid value ${describeValue(issue.received)}; allowed: ${issue.options.join(', ')}`,
-        ),
-      ];
-    case 'invalid_literal':
-      return [
-        mk(
-          path,
-          'invalid_value',
-          `expected ${JSON.stringify(issue.expected)}; got ${describeValue(issue.received)}`,
-        ),
-      ];
-    case 'invalid_type':
-      return [
-        mk(path, 'invalid_type', `expected ${issue.expected}; got ${describeValue(valueAt(root, path))}`),
       ];
     case 'too_small':
-    case 'too_big': {
-      const v = valueAt(root, path);
-      return [
-        mk(
-          path,
-          'invalid_value',
-          `${issue.message.replace(/^(Number|String|Array) must/, 'must')}; got ${describeValue(v)}`,
-        ),
-      ];
-    }
-    case 'invalid_string':
+    case 'too_big':
+      return [mk(path, 'invalid_value', `${boundMessage(issue)}; got ${describeValue(valueAt(root, path))}`)];
+    case 'invalid_format':
       return [mk(path, 'invalid_value', `${issue.message}; got ${describeValue(valueAt(root, path))}`)];
     case 'custom': {
       const code = (issue.params as { scene_code?: string } | undefined)?.scene_code ?? 'invalid_value';
