@@ -190,7 +190,14 @@ describe('runBench', () => {
     });
     expect(worker.notes.filter((n) => /mujoco|rapier|peers ran/.test(n))).toEqual([]);
     // the same start states and steps: the same contacts and solver iterations in either thread
-    const strip = (r: PeerRow) => ({ ...r, steps_per_s: 0, real_time_factor: 0, thread: undefined });
+    // (the warm-up is timed: its time and steps differ from run to run)
+    const strip = (r: PeerRow) => ({
+      ...r,
+      steps_per_s: 0,
+      real_time_factor: 0,
+      thread: undefined,
+      warmup: undefined,
+    });
     const byPeer = (rows: PeerRow[]) => [...rows].sort((a, b) => a.peer.localeCompare(b.peer)).map(strip);
     expect(worker.peers).toHaveLength(3);
     expect(byPeer(worker.peers)).toEqual(byPeer(inline.peers));

@@ -849,16 +849,22 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         // the round's start state; every other round in the reverse order (ours first, then the
         // peers first: ABBA), so that neither side always runs first after a round's restarts and
         // a load that changes within a round falls on both sides alike over two rounds
+        const replayStats = newStepStats();
         const timeConfig = async (c: Config, r: number): Promise<void> => {
           // the round's steps from its start state, again until MIN_ROUND_MS is timed (as the
           // peers' segmentedRate; ours may await a GPU step)
-          // a segment the thread was descheduled in is played again (timing.ts countedMs)
+          // a segment the thread was descheduled in is played again (timing.ts countedMs); the
+          // iteration and contact statistics from the round's first segment only (the others
+          // replay the same steps), so that they do not depend on how often a segment was played
           let ms = 0,
             n = 0,
-            replays = 0;
+            replays = 0,
+            first = true;
           do {
             await restart(c.sim, r);
-            const counted = countedMs(await timeRound(c.sim, steps, drive, c.acc), replays);
+            const span = await timeRound(c.sim, steps, drive, first ? c.acc : replayStats);
+            first = false;
+            const counted = countedMs(span, replays);
             if (counted === null) {
               replays++;
               continue;

@@ -8,6 +8,7 @@ import {
   MIN_ROUND_MS,
   pairedRatio,
   quantile,
+  REPLAY_MAX_MS,
   ratioSpread,
   runQueueWaitMs,
   segmentedRate,
@@ -179,6 +180,8 @@ describe('descheduled segments', () => {
     expect(countedMs({ ms: 3, waited: 2 }, 0)).toBeNull();
     expect(countedMs({ ms: 3, waited: 2 }, MAX_REPLAYS - 1)).toBeNull();
     expect(countedMs({ ms: 3, waited: 2 }, MAX_REPLAYS)).toBe(1);
+    // a long segment (a pile's round) is not played again: its waits are subtracted
+    expect(countedMs({ ms: REPLAY_MAX_MS + 20, waited: 2 }, 0)).toBe(REPLAY_MAX_MS + 18);
   });
 
   it('segmentedRate leaves a disturbed segment out and plays it again', () => {

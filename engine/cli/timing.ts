@@ -161,14 +161,22 @@ export function timeSpan(run: () => void): Span {
 }
 
 /**
- * The time a timed segment counts for [ms], or null to play it again: a segment whose thread
- * waited for the CPU in it (more than 10 µs: two reads of the wait counter cost about that) is
- * played again up to {@link MAX_REPLAYS} times in a row (`replays`: how often it was so far);
- * then counted with the waits subtracted.
+ * The longest segment that is played again when disturbed [ms]: a longer one (a pile's round of
+ * tens of ms) is rarely clean on a loaded machine, and replaying it would multiply the bench's
+ * time; its waits are subtracted instead, a small error against its length.
+ */
+export const REPLAY_MAX_MS = 5;
+
+/**
+ * The time a timed segment counts for [ms], or null to play it again: a segment of at most
+ * {@link REPLAY_MAX_MS} whose thread waited for the CPU in it (more than 10 µs: two reads of the
+ * wait counter cost about that) is played again up to {@link MAX_REPLAYS} times in a row
+ * (`replays`: how often it was so far); a longer one, or one past the replays, is counted with the
+ * waits subtracted.
  */
 export function countedMs(s: Span, replays: number): number | null {
   if (s.waited <= 0.01) return s.ms;
-  if (replays < MAX_REPLAYS) return null;
+  if (replays < MAX_REPLAYS && s.ms <= REPLAY_MAX_MS) return null;
   return Math.max(s.ms - s.waited, 1e-3);
 }
 
