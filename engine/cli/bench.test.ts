@@ -21,6 +21,7 @@ import {
   peerContactScaling,
   microseconds,
   runBench,
+  runBenchRepeated,
   type BenchRow,
   type PeerRow,
 } from './bench';
@@ -189,7 +190,14 @@ describe('runBench', () => {
     });
     expect(worker.notes.filter((n) => /mujoco|rapier|peers ran/.test(n))).toEqual([]);
     // the same start states and steps: the same contacts and solver iterations in either thread
-    const strip = (r: PeerRow) => ({ ...r, steps_per_s: 0, real_time_factor: 0, thread: undefined });
+    // (the warm-up is timed: its time and steps differ from run to run)
+    const strip = (r: PeerRow) => ({
+      ...r,
+      steps_per_s: 0,
+      real_time_factor: 0,
+      thread: undefined,
+      warmup: undefined,
+    });
     const byPeer = (rows: PeerRow[]) => [...rows].sort((a, b) => a.peer.localeCompare(b.peer)).map(strip);
     expect(worker.peers).toHaveLength(3);
     expect(byPeer(worker.peers)).toEqual(byPeer(inline.peers));
@@ -229,6 +237,69 @@ describe('runBench', () => {
       spy.mockRestore();
     }
     expect(err.join('\n')).toMatch(/^error: --variant: unknown option 'contact_sigmaa'/);
+  });
+
+  it('--repeat runs the bench again from scratch and reports each ratio change; rows carry the per-round spread and the warm-up', async () => {
+    const res = await runBenchRepeated(
+      {
+        scenes: ['arm7'],
+        presets: ['approx32'],
+        line_searches: ['monotone_decay'],
+        num_worlds: [1],
+        steps: 5,
+        repeats: 5,
+        settle: 10,
+        peers: ['mujoco'],
+        settle_cache: dir,
+        warmup_ms: 20,
+        warmup_max_ms: 100,
+      },
+      2,
+    );
+    const r = res.rows[0];
+    const c = res.repeat_check!;
+    expect(c.runs).toBe(2);
+    expect(c.ratios).toHaveLength(1);
+    const e = c.ratios[0];
+    expect([e.scene, e.preset, e.peer]).toEqual(['arm7', 'approx32', 'mujoco']);
+    // the rows are the last run's
+    expect(e.values[1]).toBe(r.ratio!.mujoco);
+    const v = e.values as number[];
+    expect(v[0]).toBeGreaterThan(0);
+    expect(e.change).toBeCloseTo(Math.max(...v) / Math.min(...v) - 1, 12);
+    // the per-round ratios' spread around their median
+    const q = r.ratio_spread!.mujoco!;
+    expect(q.rounds).toBe(5);
+    expect(q.median).toBe(r.ratio!.mujoco);
+    expect(q.min).toBeLessThanOrEqual(q.q1);
+    expect(q.q1).toBeLessThanOrEqual(q.median);
+    expect(q.median).toBeLessThanOrEqual(q.q3);
+    expect(q.q3).toBeLessThanOrEqual(q.max);
+    // each side's warm-up: at least its minimum, at most its cap (a round may end past it)
+    for (const w of [r.warmup!, res.peers[0].warmup!]) {
+      expect(w.ms).toBeGreaterThanOrEqual(20);
+      expect(w.steps).toBeGreaterThanOrEqual(3);
+      expect(typeof w.steady).toBe('boolean');
+    }
+    const md = benchMarkdown(res);
+    expect(md).toContain(`| ${q.median.toFixed(2)} (${q.q1.toFixed(2)}–${q.q3.toFixed(2)}) |`);
+    expect(md).toContain('Repeat check: 2 runs of the whole bench');
+    expect(md).toMatch(
+      /\| arm7 \| approx32 \| monotone_decay \| off \| – \| mujoco \| \d+\.\d\d \| \d+\.\d\d \| \d+\.\d%/,
+    );
+  }, 120_000);
+
+  it('bench --repeat refuses 0 runs', async () => {
+    const err: string[] = [];
+    const spy = vi
+      .spyOn(console, 'error')
+      .mockImplementation((...a: unknown[]) => void err.push(a.join(' ')));
+    try {
+      expect(await main(['bench', 'arm7', '--repeat', '0', '--peers', 'none'])).toBe(2);
+    } finally {
+      spy.mockRestore();
+    }
+    expect(err.join('\n')).toMatch(/^error: --repeat: expected at least 1 run/);
   });
 
   it('reuses the cached settled state', async () => {

@@ -33,8 +33,23 @@ import { cloneState, copyState, type SapState } from '../state';
 import type { PeerWorkerReply, PeerWorkerRequest } from './peers/peer_worker';
 import { startMujoco, startRapier, type PeerRunner, type PeerSetup } from './peers/runners';
 import { pileSceneYaml, type PileGrid } from './pile';
+import { repeatCheck, repeatCheckMarkdown, type RepeatCheck } from './bench_repeat';
 import { PEER_NAMES, type BenchScene, type PeerName, type PeerRow } from './bench_scene';
-import { median, MIN_ROUND_MS, pairedRatio, warmUp, WARMUP_MS } from './timing';
+import {
+  countedMs,
+  knowsRunQueueWaits,
+  median,
+  MIN_ROUND_MS,
+  runQueueWaitMs,
+  pairedRatio,
+  ratioSpread,
+  warmUp,
+  WARMUP_MS,
+  WARMUP_TOLERANCE,
+  type RatioSpread,
+  type Span,
+  type WarmUpReport,
+} from './timing';
 
 export { PEER_NAMES, type BenchScene, type PeerName, type PeerRow };
 
@@ -87,7 +102,8 @@ export const BENCH_SCENES: Record<string, BenchScene> = {
     file: 'scenes/arm7.yaml',
     settle: 50,
     steps: 300,
-    repeats: 15,
+    // (a round of 300 steps takes ~4 ms: many rounds, so that the median passes by the loaded ones)
+    repeats: 61,
     line_searches: ['monotone_decay', 'exact_root'],
     peers: ['mujoco'],
     sinusoid: { amplitude: 0.3, hz: 0.5 },
@@ -191,10 +207,11 @@ for (const name of SAP_WARP_SCENES) {
     lenient: true,
     settle: 100,
     steps: 100,
-    // a robot's 100 steps take 0.2–5 ms: 41 rounds of at least MIN_ROUND_MS each (timing.ts), so
-    // that the median does not ride on a few sub-millisecond rounds (with 5 rounds of one play
-    // each, the Piper's ratio read 0.90 in 2 runs of 12 against 1.3–1.4)
-    repeats: 41,
+    // a robot's 100 steps take 0.2–5 ms: 201 short rounds of at least MIN_ROUND_MS each
+    // (timing.ts), so that the median of the per-round ratios passes by the rounds a burst of
+    // machine load or a descheduling falls in (with 5 rounds of one play each, the Piper's ratio
+    // read 0.90 in 2 runs of 12 against 1.3–1.4; with 41 rounds of ≥ 4 ms, 1.89 against 0.96)
+    repeats: 201,
     // SAP Warp's default, and the scene's own (armijo_decay in all but multi_joints)
     line_searches: ['monotone_decay', 'scene'],
     peers: ['mujoco', 'rapier'],
@@ -242,6 +259,13 @@ export interface BenchRow {
   ratio?: Partial<Record<PeerName, number>>;
   /** ours / peer as the ratio of the two medians over the rounds (steps_per_s / the peer's) */
   ratio_of_medians?: Partial<Record<PeerName, number>>;
+  /**
+   * the spread of the per-round ratios behind {@link BenchRow.ratio}: quartiles, range and the
+   * number of rounds, per peer
+   */
+  ratio_spread?: Partial<Record<PeerName, RatioSpread>>;
+  /** how the configuration's untimed warm-up went (time, steps, steady state before the cap) */
+  warmup?: WarmUpReport;
 }
 
 export interface BenchOptions {
@@ -268,10 +292,12 @@ export interface BenchOptions {
   peers: PeerName[];
   linear_solver?: LinearSolverMode;
   /**
-   * untimed warm-up per configuration and per peer before the timed rounds [ms] (default
-   * {@link WARMUP_MS}; at least 3 steps, timing.ts)
+   * the least untimed warm-up per configuration and per peer before the timed rounds [ms] (default
+   * {@link WARMUP_MS}; at least 3 steps), after which it goes on until steady (timing.ts `warmUp`)
    */
   warmup_ms?: number;
+  /** the warm-up's cap [ms] (default WARMUP_CAP_FACTOR × warmup_ms) */
+  warmup_max_ms?: number;
   /**
    * the peer worker module (a bundled peer_worker.ts that plain node runs): each peer then runs in a
    * worker thread of its own, its own V8 isolate (see peer_worker.ts for why). Without it the
@@ -323,6 +349,11 @@ export interface BenchResult {
     to: string;
     points: { scene: string; contacts: number; steps_per_s: number }[];
   }[];
+  /**
+   * with `--repeat N` ({@link runBenchRepeated}): each row's ratio in each of the N runs and its
+   * change between them (the rows and peers above are the last run's)
+   */
+  repeat_check?: RepeatCheck;
 }
 
 function sceneSpec(id: string): { id: string; spec: BenchScene } {
@@ -389,8 +420,9 @@ function newStepStats(): StepStats {
 }
 
 /**
- * times `steps` steps and returns steps/s; adds the reports' iterations and contacts to `acc` and,
- * when `stages`, their stage times (otherwise the step does not read the clock per stage)
+ * times `steps` steps and returns their span (wall ms and the thread's run-queue waits in it, read
+ * outside the timed span: timing.ts `timeSpan`); adds the reports' iterations and contacts to
+ * `acc` and, when `stages`, their stage times (otherwise the step does not read the clock per stage)
  */
 async function timeRound(
   sim: Stepper,
@@ -398,10 +430,11 @@ async function timeRound(
   before: (sim: Stepper) => void,
   acc: StepStats,
   stages = false,
-): Promise<number> {
+): Promise<Span> {
   if (sim.stage_timing !== undefined) sim.stage_timing = stages;
   const nw = sim.model.num_worlds;
   const stage = acc.stage;
+  const w0 = runQueueWaitMs();
   const t0 = performance.now();
   for (let i = 0; i < steps; i++) {
     before(sim);
@@ -423,7 +456,9 @@ async function timeRound(
     stage.total += tm.total + (tm.collision ?? 0);
     acc.nStage++;
   }
-  return steps / ((performance.now() - t0) / 1000);
+  const ms = performance.now() - t0;
+  const waited = runQueueWaitMs() - w0;
+  return { ms, waited: Number.isFinite(waited) ? waited : 0 };
 }
 
 /**
@@ -570,6 +605,7 @@ function writeSettleCache(file: string, st: SapState): void {
 export async function runBench(o: BenchOptions): Promise<BenchResult> {
   const log = o.log ?? (() => {});
   const warmupMs = o.warmup_ms ?? WARMUP_MS;
+  const warmupMaxMs = o.warmup_max_ms;
   const rows: BenchRow[] = [];
   const peers: PeerRow[] = [];
   const notes: string[] = [];
@@ -708,6 +744,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         /** the profiled round (stage times) */
         prof: StepStats;
         rates: number[];
+        warmup?: WarmUpReport;
       }
       const configs: Config[] = [];
       const runners: BenchPeer[] = [];
@@ -775,20 +812,24 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
         // that had taken the flag as a constant)
         for (const c of configs) {
           if (c.sim.stage_timing !== undefined) c.sim.stage_timing = false;
-          await warmUp(warmupMs, async (r, more) => {
-            await restart(c.sim, r);
-            for (let i = 0; i < steps && more(); i++) {
-              drive(c.sim);
-              await c.sim.step();
-            }
-          });
+          c.warmup = await warmUp(
+            warmupMs,
+            async (r, more) => {
+              await restart(c.sim, r);
+              for (let i = 0; i < steps && more(); i++) {
+                drive(c.sim);
+                await c.sim.step();
+              }
+            },
+            { maxMs: warmupMaxMs },
+          );
         }
         // peers (one world): set up and warmed up now, timed in the same rounds as ours
         if (nw === 1) {
           const duration = settle * dt;
           for (const peer of o.peers) {
             if (!spec.peers.includes(peer)) continue;
-            const setup = { id, spec, snaps, spacing, steps, duration, q0, driven, warmupMs };
+            const setup = { id, spec, snaps, spacing, steps, duration, q0, driven, warmupMs, warmupMaxMs };
             try {
               const pr = o.peer_worker
                 ? await workerPeer(o.peer_worker, peer, setup, { num_worlds: 1, ...fileOptions })
@@ -804,28 +845,52 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
             }
           }
         }
-        for (let r = 0; r < repeats; r++) {
-          for (const c of configs) {
-            // the round's steps from its start state, again until MIN_ROUND_MS is timed (as the
-            // peers' segmentedRate; ours may await a GPU step)
-            let ms = 0,
-              n = 0;
-            do {
-              await restart(c.sim, r);
-              ms += (steps / (await timeRound(c.sim, steps, drive, c.acc))) * 1000;
-              n += steps;
-            } while (ms < MIN_ROUND_MS);
-            c.rates.push(n / (ms / 1000));
-          }
-          for (const p of runners) {
-            if (p.failed) continue;
-            try {
-              p.rates[r] = await p.round(r);
-            } catch (e) {
-              p.failed = true;
-              notes.push(`${id}: ${p.peer} failed: ${(e as Error).message}`);
+        // one round times every configuration and every peer once, one right after the other, from
+        // the round's start state; every other round in the reverse order (ours first, then the
+        // peers first: ABBA), so that neither side always runs first after a round's restarts and
+        // a load that changes within a round falls on both sides alike over two rounds
+        const replayStats = newStepStats();
+        const timeConfig = async (c: Config, r: number): Promise<void> => {
+          // the round's steps from its start state, again until MIN_ROUND_MS is timed (as the
+          // peers' segmentedRate; ours may await a GPU step)
+          // a segment the thread was descheduled in is played again (timing.ts countedMs); the
+          // iteration and contact statistics from the round's first segment only (the others
+          // replay the same steps), so that they do not depend on how often a segment was played
+          let ms = 0,
+            n = 0,
+            replays = 0,
+            first = true;
+          do {
+            await restart(c.sim, r);
+            const span = await timeRound(c.sim, steps, drive, first ? c.acc : replayStats);
+            first = false;
+            const counted = countedMs(span, replays);
+            if (counted === null) {
+              replays++;
+              continue;
             }
+            replays = 0;
+            ms += counted;
+            n += steps;
+          } while (ms < MIN_ROUND_MS);
+          c.rates[r] = n / (ms / 1000);
+        };
+        const timePeer = async (p: BenchPeer, r: number): Promise<void> => {
+          if (p.failed) return;
+          try {
+            p.rates[r] = await p.round(r);
+          } catch (e) {
+            p.failed = true;
+            notes.push(`${id}: ${p.peer} failed: ${(e as Error).message}`);
           }
+        };
+        const order: ((r: number) => Promise<void>)[] = [
+          ...configs.map((c) => (r: number) => timeConfig(c, r)),
+          ...runners.map((p) => (r: number) => timePeer(p, r)),
+        ];
+        for (let r = 0; r < repeats; r++) {
+          const round = r % 2 === 0 ? order : [...order].reverse();
+          for (const time of round) await time(r);
         }
         // the split per stage from one more round with the stage clocks on (the timed rounds leave
         // them off: reading the clock at every stage boundary costs a small scene ~8%)
@@ -858,6 +923,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
             islands_per_world: t.islands / n,
             linear_solver: c.linear(),
             stage_ms,
+            ...(c.warmup ? { warmup: c.warmup } : {}),
           };
           rows.push(row);
           log(
@@ -879,6 +945,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
             if (row.num_worlds !== 1) continue;
             (row.ratio ??= {})[p.peer] = pairedRatio(configs[k].rates, p.rates);
             (row.ratio_of_medians ??= {})[p.peer] = row.steps_per_s / pr.steps_per_s;
+            (row.ratio_spread ??= {})[p.peer] = ratioSpread(configs[k].rates, p.rates);
           }
         }
       } finally {
@@ -890,11 +957,34 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
   // contact scaling between the two piles
   const contact_scaling = contactScaling(rows);
   const peer_contact_scaling = peerContactScaling(peers);
+  if (!knowsRunQueueWaits())
+    notes.push(
+      'this system does not give the timing thread its run-queue waits (/proc/thread-self/schedstat): segments in which a thread was descheduled are timed as they came, not played again',
+    );
   if (peers.length > 0 && !o.peer_worker)
     notes.push(
       "the peers ran in the bench's thread: their WebAssembly memories' growth detached buffers in our isolate, and V8 then checks every typed-array access of our JS for detachment (~6–9% of a CPU step; `npm run bench` runs them in worker threads of their own)",
     );
   return { rows, peers, notes, contact_scaling, peer_contact_scaling };
+}
+
+/**
+ * `npm run bench -- --repeat N`: {@link runBench} `runs` times over, each run from scratch in this
+ * process, and the last run's result with the {@link RepeatCheck} of every row's ratio over the
+ * runs. Notes of all runs are kept (once each).
+ */
+export async function runBenchRepeated(o: BenchOptions, runs: number): Promise<BenchResult> {
+  const results: BenchResult[] = [];
+  for (let k = 0; k < runs; k++) {
+    o.log?.(`[bench] run ${k + 1} of ${runs}`);
+    results.push(await runBench(o));
+  }
+  const last = results[results.length - 1];
+  return {
+    ...last,
+    notes: [...new Set(results.flatMap((r) => r.notes))],
+    repeat_check: repeatCheck(results.map((r) => r.rows)),
+  };
 }
 
 /**
@@ -1126,8 +1216,13 @@ export function benchMarkdown(res: BenchResult): string {
     `| scene | preset | line search | islands | set | backend | worlds | dt [s] | steps/s | real-time × | Newton it. | LS it. | contacts/world | factorization | µs/step: collision · free motion · constraints · solve · integrate | ${PEER_NAMES.map((p) => PEER_COLUMNS[p]).join(' | ')} |`,
     `|---|---|---|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|---|${PEER_NAMES.map(() => '---:').join('|')}|`,
   );
-  const ratio = (r: BenchRow, p: PeerName): string =>
-    r.ratio?.[p] !== undefined ? r.ratio[p].toFixed(2) : '–';
+  // the median per-round ratio and, after it, the quartiles of the per-round ratios
+  const ratio = (r: BenchRow, p: PeerName): string => {
+    if (r.ratio?.[p] === undefined) return '–';
+    const q = r.ratio_spread?.[p];
+    const iqr = q && q.rounds > 1 && Number.isFinite(q.q1) ? ` (${q.q1.toFixed(2)}–${q.q3.toFixed(2)})` : '';
+    return `${r.ratio[p].toFixed(2)}${iqr}`;
+  };
   for (const r of res.rows) {
     const s = r.stage_ms;
     out.push(
@@ -1162,8 +1257,35 @@ export function benchMarkdown(res: BenchResult): string {
       out.push(`- ${c.series}: ${path}, ${c.version}: p = ${c.exponent.toFixed(2)}${neighbours(c.local)}`);
     }
   }
+  if (res.rows.some((r) => r.ratio_spread))
+    out.push(
+      '',
+      "Ratios: the median over the rounds of the round's ours / peer, in brackets the quartiles of those per-round ratios.",
+    );
+  const unsteady = [
+    ...res.rows
+      .filter((r) => r.warmup && !r.warmup.steady)
+      .map(
+        (r) =>
+          `${r.scene} ${r.preset} ${r.line_search}${r.solve_islands ? ' islands' : ''}${overrideText(r.overrides, ' ')} (${warmupText(r.warmup!)})`,
+      ),
+    ...res.peers
+      .filter((p) => p.warmup && !p.warmup.steady)
+      .map((p) => `${p.scene} ${p.peer} (${warmupText(p.warmup!)})`),
+  ];
+  if (unsteady.length)
+    out.push(
+      '',
+      `Not in steady state at the warm-up's cap (time per step over the last warm-up windows still moving by more than ${(100 * WARMUP_TOLERANCE).toFixed(0)}%): ${unsteady.join('; ')}`,
+    );
+  if (res.repeat_check) out.push('', ...repeatCheckMarkdown(res.repeat_check));
   if (res.notes.length) out.push('', 'Notes:', '', ...res.notes.map((n) => `- ${n}`));
   return out.join('\n');
+}
+
+/** a warm-up's time, steps and drift, for the markdown */
+function warmupText(w: WarmUpReport): string {
+  return `${(w.ms / 1000).toFixed(1)} s, ${w.steps} steps, drift ${Number.isFinite(w.drift) ? `${(100 * w.drift).toFixed(1)}%` : '–'}`;
 }
 
 /** the slopes between neighbouring piles, where there are more than two piles */

@@ -3,6 +3,7 @@
  * (Beside bench.ts, so that `peers/` need not import the bench that imports them.)
  */
 import type { PileGrid } from './pile';
+import type { WarmUpReport } from './timing';
 
 /**
  * The peers: MuJoCo as it ships (islands on since 3.3.6; pyramidal friction cones), MuJoCo with
@@ -92,4 +93,6 @@ export interface PeerRow {
   start: string;
   /** where it ran: a worker thread of its own ({@link BenchOptions.peer_worker}) or the bench's thread */
   thread?: 'worker' | 'bench';
+  /** how its untimed warm-up went: time, steps, whether it reached steady state before the cap */
+  warmup?: WarmUpReport;
 }

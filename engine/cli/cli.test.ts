@@ -157,6 +157,10 @@ describe('npm run bench (scripts/cli.mjs bench)', () => {
         '2',
         '--warmup-ms',
         '0',
+        '--warmup-max-ms',
+        '0',
+        '--repeat',
+        '2',
         '--json',
       ],
       { cwd: root, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] },
@@ -165,8 +169,14 @@ describe('npm run bench (scripts/cli.mjs bench)', () => {
       rows: { scene: string; steps_per_s: number; ratio?: { mujoco?: number } }[];
       peers: { peer: string; steps_per_s: number; thread?: string }[];
       notes: string[];
+      repeat_check?: { runs: number; ratios: { peer: string; values: (number | null)[] }[] };
     };
     expect(res.rows).toHaveLength(1);
+    // --repeat 2: the whole bench twice, each row's ratio from either run
+    expect(res.repeat_check?.runs).toBe(2);
+    expect(res.repeat_check?.ratios.map((e) => [e.peer, e.values[1]])).toEqual([
+      ['mujoco', res.rows[0].ratio?.mujoco],
+    ]);
     expect(res.rows[0].scene).toBe('arm7');
     expect(res.peers.map((p) => [p.peer, p.thread])).toEqual([['mujoco', 'worker']]);
     expect(res.rows[0].ratio?.mujoco).toBeGreaterThan(0);

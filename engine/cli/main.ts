@@ -15,6 +15,8 @@ import {
   benchMarkdown,
   runBackendScaling,
   runBench,
+  runBenchRepeated,
+  type BenchOptions,
   scalingMarkdown,
   writeBenchResults,
   writeScalingResults,
@@ -83,6 +85,10 @@ ${LOAD_FLAGS}`,
       --islands off,on  --variant key=value,…  (repeatable)  --backend cpu,webgpu  --worlds N,…
       --peers mujoco,mujoco_whole,mujoco_elliptic,rapier|none  --steps N  --repeats R  --settle N
       --warmup-ms MS  --peers-inline  --linear-solver auto|dense|block_sparse
+      --warmup-max-ms MS  the warm-up's cap: after --warmup-ms (default 1000) it goes on until each
+                          side's time per step is steady (default cap 5 × --warmup-ms)
+      --repeat N          run the whole bench N times in this process and report each row's ratio
+                          change between the runs (the repeat check; the tables are the last run's)
       --out DIR           where bench.json and bench.md go (default bench-results/)
       --json              the results as one JSON document on stdout
   npm run bench -- webgpu [SCENE] [--worlds 1,64,…] [--steps N] [--out DIR] [--json]: CPU vs WebGPU over num_worlds`,
@@ -250,6 +256,8 @@ const OPTIONS = {
   peers: { type: 'string' },
   settle: { type: 'string' },
   'warmup-ms': { type: 'string' },
+  'warmup-max-ms': { type: 'string' },
+  repeat: { type: 'string' },
   'peers-inline': { type: 'boolean', default: false },
   'linear-solver': { type: 'string' },
   out: { type: 'string' },
@@ -292,6 +300,8 @@ const COMMAND_FLAGS: Record<string, readonly string[]> = {
     'repeats',
     'settle',
     'warmup-ms',
+    'warmup-max-ms',
+    'repeat',
     'peers-inline',
     'linear-solver',
     'out',
@@ -443,7 +453,7 @@ async function dispatch(argv: string[]): Promise<number> {
       if (ls !== undefined && ls !== 'auto' && ls !== 'dense' && ls !== 'block_sparse') {
         throw new UsageError(`--linear-solver: expected auto, dense or block_sparse; got '${ls}'`);
       }
-      const res = await runBench({
+      const benchOptions: BenchOptions = {
         scenes: scenes.length
           ? scenes
           : [
@@ -470,9 +480,16 @@ async function dispatch(argv: string[]): Promise<number> {
           values['warmup-ms'] !== undefined ? positiveInt(values['warmup-ms'], '--warmup-ms', 0) : undefined,
         peers: peers as PeerName[],
         peer_worker: values['peers-inline'] ? undefined : peerWorker(),
+        warmup_max_ms:
+          values['warmup-max-ms'] !== undefined
+            ? positiveInt(values['warmup-max-ms'], '--warmup-max-ms', 0)
+            : undefined,
         linear_solver: ls,
         log: (line) => console.error(line),
-      });
+      };
+      const runs = positiveInt(values.repeat, '--repeat', 1);
+      if (runs < 1) throw new UsageError(`--repeat: expected at least 1 run; got '${values.repeat}'`);
+      const res = runs > 1 ? await runBenchRepeated(benchOptions, runs) : await runBench(benchOptions);
       const files = writeBenchResults(res, outDir);
       print({ ...res, files }, () => `${benchMarkdown(res)}\n\nwritten: ${files.json}, ${files.md}`);
       return EXIT.ok;

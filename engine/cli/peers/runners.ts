@@ -8,7 +8,7 @@ import { readFileSync } from 'node:fs';
 import type { LoadedSceneFile } from '../../io/load_file';
 import type { SapState } from '../../state';
 import type { BenchScene, PeerName, PeerRow } from '../bench_scene';
-import { median, segmentedRate, warmUp } from '../timing';
+import { median, segmentedRate, timeSpan, warmUp, type WarmUpReport } from '../timing';
 import { exportMjcf, setMujocoState, type MjcfExport } from './mjcf_export';
 import {
   disableIslands,
@@ -38,8 +38,10 @@ export interface PeerSetup {
   q0: Float64Array;
   /** driven DOFs (sinusoid scenes) */
   driven: number[];
-  /** untimed warm-up [ms] (see WARMUP_MS) */
+  /** least untimed warm-up [ms] (see WARMUP_MS) */
   warmupMs: number;
+  /** the warm-up's cap [ms] (default WARMUP_CAP_FACTOR × warmupMs) */
+  warmupMaxMs?: number;
 }
 
 /** a peer set up, warmed up and ready to be timed in rounds beside our configurations */
@@ -78,7 +80,7 @@ export async function startMujoco(
   setup: PeerSetup,
   peer: MujocoPeer = 'mujoco',
 ): Promise<PeerRunner | string> {
-  const { id, spec, scene, snaps, spacing, steps, duration, q0, driven, warmupMs } = setup;
+  const { id, spec, scene, snaps, spacing, steps, duration, q0, driven, warmupMs, warmupMaxMs } = setup;
   const snap = snaps[0];
   const mj: MujocoModule | string = await loadMujoco();
   if (typeof mj === 'string') return mj;
@@ -121,6 +123,7 @@ export async function startMujoco(
     t += dt;
   };
   // the start states every round restarts from (as ours restart from their snapshots)
+  let warm: WarmUpReport | undefined;
   const saved: {
     qpos: Float64Array;
     qvel: Float64Array;
@@ -166,16 +169,21 @@ export async function startMujoco(
         save();
       }
     }
-    // untimed warm-up rounds (wasm tier-up; see WARMUP_MS), like the timed ones
-    await warmUp(warmupMs, (r, more) => {
-      restore(saved[r % saved.length]);
-      for (let i = 0; i < steps && more(); i++) step();
-    });
+    // untimed warm-up rounds (wasm tier-up, until steady; see WARMUP_MS), like the timed ones
+    warm = await warmUp(
+      warmupMs,
+      (r, more) => {
+        restore(saved[r % saved.length]);
+        for (let i = 0; i < steps && more(); i++) step();
+      },
+      { maxMs: warmupMaxMs },
+    );
   } catch (e) {
     d.delete();
     m.delete();
     throw e;
   }
+  const warmup = warm!;
   const arrangements = spec.arrangements ?? 1;
   start +=
     arrangements > 1
@@ -194,9 +202,9 @@ export async function startMujoco(
     round: (r) => {
       const rate = segmentedRate(steps, () => {
         restore(saved[r % saved.length]);
-        const t0 = performance.now();
-        for (let i = 0; i < steps; i++) step();
-        return performance.now() - t0;
+        return timeSpan(() => {
+          for (let i = 0; i < steps; i++) step();
+        });
       });
       // the statistics from an untimed replay of the first round from each start state (the same
       // steps: MuJoCo is deterministic): reading them through the bindings (a typed-array view per
@@ -231,6 +239,7 @@ export async function startMujoco(
         iterations_mean: iters / Math.max(1, n),
         ...(peer === 'mujoco_whole' ? {} : { islands_mean: islands / Math.max(1, n) }),
         start,
+        warmup,
       };
     },
     dispose: () => {
@@ -243,7 +252,7 @@ export async function startMujoco(
 
 /** sets up, warms up and returns Rapier on a scene, or why it cannot run it */
 export async function startRapier(setup: PeerSetup): Promise<PeerRunner | string> {
-  const { id, scene, snaps, steps, warmupMs } = setup;
+  const { id, scene, snaps, steps, warmupMs, warmupMaxMs } = setup;
   const leadIn = setup.spec.lead_in ?? 0;
   const unfit = rapierUnfit(scene.model);
   if (unfit) return `the scene does not fit Rapier's model (${unfit})`;
@@ -259,11 +268,15 @@ export async function startRapier(setup: PeerSetup): Promise<PeerRunner | string
     for (let i = 0; i < lead; i++) world.step();
     return world;
   };
-  // untimed warm-up rounds (wasm tier-up; see WARMUP_MS), like the timed ones
-  await warmUp(warmupMs, (r, more) => {
-    const w = fresh(r);
-    for (let i = 0; i < steps && more(); i++) w.step();
-  });
+  // untimed warm-up rounds (wasm tier-up, until steady; see WARMUP_MS), like the timed ones
+  const warmup = await warmUp(
+    warmupMs,
+    (r, more) => {
+      const w = fresh(r);
+      for (let i = 0; i < steps && more(); i++) w.step();
+    },
+    { maxMs: warmupMaxMs },
+  );
   const runner: PeerRunner = {
     peer: 'rapier',
     rates: [],
@@ -271,9 +284,9 @@ export async function startRapier(setup: PeerSetup): Promise<PeerRunner | string
     round: (r) =>
       segmentedRate(steps, () => {
         const world = fresh(r);
-        const t0 = performance.now();
-        for (let i = 0; i < steps; i++) world.step();
-        return performance.now() - t0;
+        return timeSpan(() => {
+          for (let i = 0; i < steps; i++) world.step();
+        });
       }),
     result: () => {
       const sps = median(runner.rates);
@@ -289,6 +302,7 @@ export async function startRapier(setup: PeerSetup): Promise<PeerRunner | string
           snaps.length > 1
             ? `our ${snaps.length} start states (same bodies, sleeping off) + ${lead} untimed steps, rounds cycling through them`
             : `our settled state (same bodies, sleeping off) + ${lead} untimed steps, every round from there`,
+        warmup,
       };
     },
     dispose: () => world?.free(),
