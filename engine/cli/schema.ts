@@ -2,7 +2,7 @@
  * JSON output schemas of the CLI (`--json`), one zod schema per command. Tests validate real
  * outputs against them; `npm run sim -- schema` prints them as JSON Schema for other tools.
  */
-import { z } from 'zod/v4';
+import { z } from '../io/zod';
 
 const vec3 = z.tuple([z.number(), z.number(), z.number()]);
 const quat = z.tuple([z.number(), z.number(), z.number(), z.number()]);

@@ -5,7 +5,7 @@
  * check, a transform; zod would write `{}`) or describes too loosely carries its JSON Schema as zod
  * metadata ({@link withJsonSchema}).
  */
-import { z } from 'zod/v4';
+import { z } from './zod';
 
 /** a JSON Schema document or fragment */
 export type JsonSchema = { [key: string]: unknown };

@@ -10,7 +10,7 @@
  * extension SAP Warp's loader does not read. Our model orders joints breadth-first per tree, so every
  * column is mapped from its authored DOF to the model's DOF.
  */
-import { z } from 'zod/v4';
+import { z } from '../zod';
 import { JOINT_QD_SIZE, JOINT_Q_SIZE, type ModelBuilder, type SapModel } from '../../model';
 import type { ControlKeyframe, ControlSequence, ControlTrack } from '../../state/control_sequence';
 import { SceneError, formatKeyPath, type KeySegment } from './errors';

@@ -7,7 +7,7 @@
  *
  * {@link sceneJsonSchema} is zod's own JSON Schema (draft-07) of this schema's input, for editors.
  */
-import { z } from 'zod/v4';
+import { z } from '../zod';
 import {
   INERT_SOLVER_OPTIONS,
   MAX_RIGID_CONTACT,

@@ -3,7 +3,7 @@
  * {@link SceneIssue}s with key paths (choosing the most relevant branch of unions), and applies the
  * strict / lenient policy for unknown keys: strict ⇒ error; lenient ⇒ warning, key dropped.
  */
-import type { z } from 'zod/v4';
+import type { z } from '../zod';
 import { formatKeyPath, SceneValidationError, type KeySegment, type SceneIssue } from './errors';
 import { sceneSchema, type SceneDoc } from './schema';
 import { locateKeyPath } from './source';
