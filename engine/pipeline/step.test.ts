@@ -24,7 +24,7 @@ describe('precision knobs (CPU realization)', () => {
       });
       sim.state.joint_qd.set([0.1234567, 0.2, -0.3, 0.4, 0.5, 0.6], 0);
       sim.step();
-      return sim.solver as unknown as { v_star: Float64Array };
+      return sim.solver.data;
     };
     const v32 = run('fp32').v_star;
     const v64 = run('fp64').v_star;
@@ -96,11 +96,7 @@ describe('contact Jacobian and weights', () => {
       const contacts = col.contacts();
       col.collide(state, contacts);
       expect(contacts.count[0]).toBe(2);
-      const internal = solver as unknown as {
-        kin: Parameters<typeof buildContactConstraints>[1];
-        v_n: Float64Array;
-        stage: Parameters<typeof buildContactConstraints>[5];
-      };
+      const internal = solver.data;
       // refresh the solver's kinematics and internal velocities at this state
       solver.step(state, makeState(m), makeControl(m), contacts, 1e-6);
       solver.updateBodyState(state);
@@ -114,7 +110,7 @@ describe('contact Jacobian and weights', () => {
         contacts,
         0,
         solver.options,
-        internal.stage,
+        internal.contact_stage,
         Adiag,
         cliqueIndex,
         specs,
@@ -189,10 +185,7 @@ describe('contact Jacobian and weights', () => {
     const col = new SapCollisionPipeline(m, { rigid_contact_max: 4 });
     const contacts = col.contacts();
     col.collide(state, contacts);
-    const internal = solver as unknown as {
-      kin: Parameters<typeof buildContactConstraints>[1];
-      stage: Parameters<typeof buildContactConstraints>[5];
-    };
+    const internal = solver.data;
     solver.step(state, makeState(m), makeControl(m), contacts, 1e-6);
     const specs: SapConstraintSpec[] = [];
     buildContactConstraints(
@@ -201,7 +194,7 @@ describe('contact Jacobian and weights', () => {
       contacts,
       0,
       solver.options,
-      internal.stage,
+      internal.contact_stage,
       new Float64Array(6).fill(1),
       Int32Array.from([0]),
       specs,
