@@ -9,7 +9,7 @@ import { transformPoint } from '../math';
 import type { SapConstraintSpec } from '../sap/problem';
 import { buildContactConstraints, type ContactRecord } from './contact_jacobian';
 import { Simulation } from './simulation';
-import { SolverSAP } from './step';
+import { SapStepper } from './step';
 import { boxOnGround, boxStack } from './test_scenes';
 
 const isF32 = (x: number) => Math.fround(x) === x;
@@ -90,7 +90,7 @@ describe('contact Jacobian and weights', () => {
       const state = makeState(m);
       const rnd = makeRng(11);
       for (let k = 0; k < state.joint_qd.length; k++) state.joint_qd[k] = rnd() - 0.5;
-      const solver = new SolverSAP(m, { contact_point_mode: mode, contact_preset_variant: 'approx64' });
+      const solver = new SapStepper(m, { contact_point_mode: mode, contact_preset_variant: 'approx64' });
       solver.updateBodyState(state);
       const col = new SapCollisionPipeline(m, { rigid_contact_max: 8 });
       const contacts = col.contacts();
@@ -180,7 +180,7 @@ describe('contact Jacobian and weights', () => {
     b.addGround();
     const m = b.finalize();
     const state = makeState(m);
-    const solver = new SolverSAP(m, { contact_preset_variant: 'approx64' });
+    const solver = new SapStepper(m, { contact_preset_variant: 'approx64' });
     solver.updateBodyState(state);
     const col = new SapCollisionPipeline(m, { rigid_contact_max: 4 });
     const contacts = col.contacts();
