@@ -225,6 +225,26 @@ describe('containment of numerical blow-ups', () => {
   });
 });
 
+describe('quarantine (SapData, one place)', () => {
+  it('a quarantined world keeps its input joint_q bit for bit and its v_{n+1} is its v_n', () => {
+    const m = boxStack(2, 0.1, 0.6, 3);
+    const sim = new Simulation(m, { dt: 0.005 });
+    for (let i = 0; i < 3; i++) sim.step();
+    const c0 = m.world_coord_start[1],
+      c1 = m.world_coord_start[2];
+    const q1 = sim.state.joint_q.slice(c0, c1);
+    sim.state.joint_qd[m.world_dof_start[1]] = Infinity;
+    const r = sim.step();
+    expect(r.worlds[1].nonfinite).toMatch(/^v(_star)?\[0\] = /);
+    expect(Array.from(sim.state.joint_q.subarray(c0, c1))).toEqual(Array.from(q1));
+    const d = sim.stepper.data;
+    expect(Array.from(d.v_next_world[1])).toEqual(Array.from(d.v_n_world[1]));
+    // the healthy worlds moved on
+    expect(r.worlds[0].status).not.toBe('invalid_input');
+    expect(sim.stepper.last_report).toBe(r);
+  });
+});
+
 describe('PD drives and feed-forward', () => {
   function hinge(ke: number, kd: number, effort: number) {
     const b = new ModelBuilder();
