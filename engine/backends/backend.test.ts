@@ -7,8 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { boxStack, pendulum } from '../pipeline/test_scenes';
 import { Simulation } from '../pipeline/simulation';
 import { resolveSolverOptions } from '../sap/options';
-import { OptionsError } from '../sap/options';
-import { createBackend, precisionLabels, webgpuUnsupported, type Backend } from './index';
+import { BackendSimulation, createBackend, precisionLabels, webgpuUnsupported } from './index';
 
 describe('createBackend', () => {
   it('returns the CPU backend for cpu', async () => {
@@ -49,51 +48,19 @@ describe('precision labels', () => {
   });
 });
 
-describe('Simulation over a backend', () => {
+describe('BackendSimulation on the CPU backend', () => {
   it('reproduces the reference Simulation bit for bit', async () => {
     const m = boxStack(3);
     const solver = { contact_preset_variant: 'drake' };
     const ref = new Simulation(m, { dt: 0.005, solver });
     const { backend } = await createBackend('cpu', m, { solver });
-    const sim = new Simulation(m, { backend, dt: 0.005 });
+    const sim = new BackendSimulation(m, backend, { dt: 0.005 });
     for (let i = 0; i < 20; i++) {
       const a = ref.step();
-      const b = i % 2 === 0 ? await sim.stepAsync() : sim.step();
+      const b = await sim.step();
       expect(b.status).toBe(a.status);
     }
     expect(Array.from(sim.state.joint_q)).toEqual(Array.from(ref.state.joint_q));
     expect(Array.from(sim.state.joint_qd)).toEqual(Array.from(ref.state.joint_qd));
-  });
-});
-
-describe('Simulation: one loop', () => {
-  it('refuses solver options beside a backend (they would not apply), with the key', async () => {
-    const m = pendulum();
-    const { backend } = await createBackend('cpu', m, {});
-    let err: unknown;
-    try {
-      new Simulation(m, { backend, dt: 0.005, solver: { contact_preset_variant: 'drake' } });
-    } catch (e) {
-      err = e;
-    }
-    expect(err).toBeInstanceOf(OptionsError);
-    expect((err as OptionsError).key).toBe('solver');
-  });
-
-  it('steps a backend without a CPU stepper only asynchronously, and says so', async () => {
-    const m = pendulum();
-    const { backend: cpu } = await createBackend('cpu', m, {});
-    // the CPU backend behind another kind: the loop must take the asynchronous path
-    const other: Backend = Object.create(cpu, { kind: { value: 'webgpu' } }) as Backend;
-    const sim = new Simulation(m, { backend: other, dt: 0.005 });
-    expect(() => sim.step()).toThrow(/stepAsync/);
-    expect(() => sim.stepper).toThrow(/no CPU stepper/);
-    const ref = new Simulation(m, { dt: 0.005 });
-    for (let i = 0; i < 5; i++) {
-      await sim.stepAsync();
-      ref.step();
-    }
-    expect(Array.from(sim.state.joint_q)).toEqual(Array.from(ref.state.joint_q));
-    expect(sim.state.time).toBeCloseTo(0.025, 12);
   });
 });

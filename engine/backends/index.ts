@@ -15,7 +15,7 @@ export type { Backend, BackendInitOptions, BackendKind } from './backend';
 export { precisionLabels } from './backend';
 export { CpuBackend, cpuDescription } from './cpu/cpu_backend';
 export { WebGpuBackend } from './webgpu/webgpu_backend';
-export { Simulation, collisionOptionsOf, type SimulationOptions } from '../pipeline/simulation';
+export { BackendSimulation, type BackendSimulationOptions } from './simulation';
 export {
   acquireGpu,
   sharedGpu,

@@ -25,7 +25,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { loadModelFile, type LoadFileOptions, type LoadedSceneFile } from '../io/load_file';
-import { createBackend } from '../backends';
+import { BackendSimulation, createBackend } from '../backends';
 import { JointType, type SapModel } from '../model';
 import { applyControlSequence, Simulation, type StageMs, type StepReport } from '../pipeline';
 import type { LinearSolverMode } from '../sap/solver';
@@ -226,7 +226,7 @@ export const BENCH_GROUPS: Record<string, string[]> = {
 
 /** mean milliseconds per step and stage */
 export interface BenchStageMs extends StageMs {
-  /** collision + SapStepper.step */
+  /** collision + SolverSAP.step */
   total: number;
 }
 
@@ -385,29 +385,14 @@ function applySinusoid(
   for (const d of driven) targets[d] = q0[d] + s;
 }
 
-/** what the timing loop needs of Simulation: on the CPU its synchronous step, else {@link asyncStepper} */
+/** what the timing loop needs of Simulation (CPU, synchronous) and BackendSimulation (async) */
 interface Stepper {
   readonly model: Simulation['model'];
-  /** per-stage clock reads (CPU simulation; see SapStepper.stage_timing) */
+  /** per-stage clock reads (CPU simulation; see SolverSAP.stage_timing) */
   stage_timing?: boolean;
   state: SapState;
   readonly control: Simulation['control'];
   step(): StepReport | Promise<StepReport>;
-}
-
-/** a Simulation on a backend that steps asynchronously (WebGPU), as a {@link Stepper} */
-function asyncStepper(sim: Simulation): Stepper {
-  return {
-    model: sim.model,
-    control: sim.control,
-    get state(): SapState {
-      return sim.state;
-    },
-    set state(s: SapState) {
-      sim.state = s;
-    },
-    step: () => sim.stepAsync(),
-  };
 }
 
 /** per-step sums of one configuration over its timed rounds */
@@ -812,9 +797,7 @@ export async function runBench(o: BenchOptions): Promise<BenchResult> {
                 islands,
                 overrides,
                 kind,
-                sim: asyncStepper(
-                  new Simulation(m, { backend, dt, max_rigid_contact: scene.max_rigid_contact }),
-                ),
+                sim: new BackendSimulation(m, backend, { dt, max_rigid_contact: scene.max_rigid_contact }),
                 linear: () => 'dense per world (WebGPU)',
                 dispose: () => backend.dispose(),
                 acc,
@@ -1361,17 +1344,16 @@ export async function runBackendScaling(o: ScalingOptions): Promise<ScalingRow[]
         max_rigid_contact: scene.max_rigid_contact,
       });
       try {
-        const sim = new Simulation(scene.model, {
-          backend,
+        const sim = new BackendSimulation(scene.model, backend, {
           dt: scene.dt,
           max_rigid_contact: scene.max_rigid_contact,
         });
         // warm up: at least `warmup` steps and ~0.3 s (the CPU path needs the JIT to tier up)
         const tw = performance.now();
-        for (let i = 0; i < o.warmup || (performance.now() - tw < 300 && i < 200); i++) await sim.stepAsync();
+        for (let i = 0; i < o.warmup || (performance.now() - tw < 300 && i < 200); i++) await sim.step();
         let it = 0;
         const t0 = performance.now();
-        for (let i = 0; i < o.steps; i++) it += (await sim.stepAsync()).iterations_mean;
+        for (let i = 0; i < o.steps; i++) it += (await sim.step()).iterations_mean;
         const sps = o.steps / ((performance.now() - t0) / 1000);
         const row: ScalingRow = {
           scene: scene.name,

@@ -3,7 +3,7 @@
  * `main.ts` parses arguments and prints; tests call these directly and through the binary.
  */
 import { ContactSlip, type SapContacts } from '../collision/contacts';
-import { createBackend, precisionLabels, type BackendKind } from '../backends';
+import { BackendSimulation, createBackend, precisionLabels, type BackendKind } from '../backends';
 import { crbaTree, makeCompositeScratch, makeRneaScratch, rneaTree } from '../dynamics';
 import {
   forwardKinematics,
@@ -89,14 +89,14 @@ export async function runCommandBackend(
   const { solver, max_rigid_contact, warnings } = runOptions(scene, args.set);
   const { backend, fallback } = await createBackend(kind, scene.model, { solver, max_rigid_contact });
   try {
-    const sim = new Simulation(scene.model, { backend, dt, max_rigid_contact });
+    const sim = new BackendSimulation(scene.model, backend, { dt, max_rigid_contact });
     const run = new RunRecorder(scene.model, args);
     run.start(sim.state);
     const seq = scene.control_sequence;
     const t0 = sim.state.time;
     for (let s = 0; s < args.steps; s++) {
       if (seq) applyControlSequence(seq, sim.control, sim.state.time - t0);
-      run.record(s, await sim.stepAsync(), sim.state, sim.contacts);
+      run.record(s, await sim.step(), sim.state, sim.contacts);
     }
     const out = run.output(scene, dt, sim.state, sim.contacts, backend.options, warnings);
     out.backend = {

@@ -4,7 +4,7 @@ import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SapCollisionPipeline } from '../collision/pipeline';
 import { loadSceneText } from '../io/scene';
-import { SapStepper } from '../pipeline/step';
+import { SolverSAP } from '../pipeline/step';
 import { allocState, makeControl } from '../state';
 import { makeState } from './initial_state';
 
@@ -16,7 +16,7 @@ describe('makeState', () => {
     const m = boxStack();
     const s = makeState(m);
     const ref = allocState(m);
-    new SapStepper(m, {}).updateBodyState(ref);
+    new SolverSAP(m, {}).updateBodyState(ref);
     expect(Array.from(s.body_q)).toEqual(Array.from(ref.body_q));
     expect(Array.from(s.body_qd)).toEqual(Array.from(ref.body_qd));
     // every quaternion is a unit one (allocState's are zero)
@@ -33,7 +33,7 @@ describe('makeState', () => {
     collision.collide(state, contacts);
     // ten boxes on each other and the floor: four corners each, not every shape at the origin
     expect(contacts.count[0]).toBe(40);
-    new SapStepper(m, {}).step(state, next, makeControl(m), contacts, 0.005);
+    new SolverSAP(m, {}).step(state, next, makeControl(m), contacts, 0.005);
     let vmax = 0;
     for (const v of next.body_qd) vmax = Math.max(vmax, Math.abs(v));
     expect(vmax).toBeLessThan(0.1);

@@ -10,7 +10,7 @@
 import type { SapContacts } from '../collision/contacts';
 import type { SapModel } from '../model';
 import { allocState, cloneState, copyControl, type SapControl, type SapState } from '../state';
-import { SapStepper } from './step';
+import { SolverSAP } from './step';
 import { Simulation } from './simulation';
 
 export const ABLATION_PRESETS = ['approx32', 'approx64', 'drake'] as const;
@@ -49,7 +49,7 @@ export function deltaNorms(a: Float64Array, b: Float64Array, starts: Int32Array)
 
 /** reusable one-step ablation: three solvers sharing the model */
 export class OneStepAblator {
-  private readonly solvers: SapStepper[];
+  private readonly solvers: SolverSAP[];
   private readonly outs: SapState[];
 
   constructor(
@@ -57,7 +57,7 @@ export class OneStepAblator {
     base: Record<string, unknown> = {},
   ) {
     this.solvers = ABLATION_PRESETS.map((p) => {
-      const solver = new SapStepper(model, { ...stripModeKeys(base), contact_preset_variant: p });
+      const solver = new SolverSAP(model, { ...stripModeKeys(base), contact_preset_variant: p });
       // cold start from v*: a warm start that already meets the tolerance returns v_n for every preset
       solver.warm_start = 'free_motion';
       return solver;

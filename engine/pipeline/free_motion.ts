@@ -98,40 +98,6 @@ export function freeMotionTree(
   return true;
 }
 
-/**
- * Stage 2, free motion, all trees: A and v* per tree ({@link freeMotionTree}) at the kinematics in
- * `kin`, with the external body wrenches `body_f` (state.body_f; skipped when all zero) and the
- * applied forces `tau`. Flags in `failed` (per world, cleared first) the worlds with a tree whose A
- * is not positive definite.
- */
-export function freeMotionStage(
-  m: SapModel,
-  kin: KinematicsData,
-  dt: number,
-  v_n: Float64Array,
-  tau: Float64Array,
-  body_f: Float64Array,
-  precision: Precision,
-  s: FreeMotionScratch,
-  tree_A: Float64Array[],
-  v_star: Float64Array,
-  failed: Uint8Array,
-): void {
-  let hasExternal = false;
-  for (let k = 0; k < body_f.length; k++) {
-    if (body_f[k] !== 0) {
-      hasExternal = true;
-      break;
-    }
-  }
-  failed.fill(0);
-  const f = hasExternal ? body_f : null;
-  for (let t = 0; t < m.tree_count; t++) {
-    if (!freeMotionTree(m, kin, t, dt, v_n, tau, f, precision, s, tree_A[t], v_star))
-      failed[m.tree_world[t]] = 1;
-  }
-}
-
 export function makeFreeMotionScratch(
   m: SapModel,
   rnea: RneaScratch,

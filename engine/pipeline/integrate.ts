@@ -44,25 +44,3 @@ export function integratePositions(
     }
   }
 }
-
-/**
- * Stage 6 of the step, integrate, world w: v̄ from v_n and v_{n+1} (the midpoint (v_n + v_{n+1})/2,
- * or v_{n+1} for sap_euler) into `vbar`, then q_out = Φ(q_in, v̄, h) over the world's joints
- */
-export function integrateWorldStage(
-  m: SapModel,
-  w: number,
-  midpoint: boolean,
-  v_n: Float64Array,
-  v_next: Float64Array,
-  vbar: Float64Array,
-  q_in: Float64Array,
-  h: number,
-  q_out: Float64Array,
-): void {
-  const d0 = m.world_dof_start[w],
-    d1 = m.world_dof_start[w + 1];
-  if (midpoint) for (let d = d0; d < d1; d++) vbar[d] = 0.5 * (v_n[d] + v_next[d]);
-  else for (let d = d0; d < d1; d++) vbar[d] = v_next[d];
-  integratePositions(m, m.world_joint_start[w], m.world_joint_start[w + 1], q_in, vbar, h, q_out);
-}

@@ -274,20 +274,3 @@ export function jointEffortsFromImpulses(
     out[3 * d + 2] = rows[r + 3] >= 0 ? gamma[rowOffset(rows[r + 3])] / dt : 0;
   }
 }
-
-/**
- * The joint-effort read-back of world DOFs [d0, d1) after its solve: {@link jointEffortsFromImpulses},
- * or zeros when `gamma` is null (nothing was solved, or the world was quarantined)
- */
-export function jointEffortStage(
-  rows: Int32Array,
-  d0: number,
-  d1: number,
-  gamma: Float64Array | null,
-  rowOffset: (i: number) => number,
-  dt: number,
-  out: Float64Array,
-): void {
-  if (gamma === null) out.fill(0, 3 * d0, 3 * d1);
-  else jointEffortsFromImpulses(rows, d0, d1, gamma, rowOffset, dt, out);
-}

@@ -25,7 +25,7 @@ export interface WorldReport {
   nonfinite?: string;
   /**
    * the world's kinetic energy ½·vᵀM·v and potential energy (gravity, passive joint springs) after
-   * the step [J] (`energy.ts`); set by Simulation
+   * the step [J] (`energy.ts`); set by Simulation and BackendSimulation
    */
   kinetic_energy?: number;
   potential_energy?: number;
@@ -37,7 +37,7 @@ export interface StageTiming {
   constraints: number;
   solve: number;
   integrate: number;
-  /** SapStepper.step total (excludes collision) */
+  /** SolverSAP.step total (excludes collision) */
   total: number;
   /** collide() of the same step, set by Simulation (absent when the caller runs collision itself) */
   collision?: number;
@@ -64,49 +64,6 @@ export interface StepReport {
 
 /** the more severe of two statuses */
 export const worseStatus: (a: StepStatus, b: StepStatus) => StepStatus = worseSolveStatus;
-
-/** a world's report before its solve: converged, no iterations, its contact counts */
-export function newWorldReport(contacts: number, truncated_contacts: number): WorldReport {
-  return {
-    status: 'converged',
-    iterations: 0,
-    line_search_iterations: 0,
-    cost: [],
-    contacts,
-    truncated_contacts,
-  };
-}
-
-/**
- * The last stage of the step, report: the step's report from its worlds' (worst status, iteration
- * mean and maximum, sums of line-search iterations and contacts) and its stage times [ms]
- */
-export function stepReportOf(worlds: WorldReport[], timing: StageTiming): StepReport {
-  let status: StepStatus = 'converged';
-  let ls = 0,
-    itSum = 0,
-    itMax = 0,
-    contactTotal = 0,
-    truncTotal = 0;
-  for (const r of worlds) {
-    status = worseStatus(status, r.status);
-    ls += r.line_search_iterations;
-    itSum += r.iterations;
-    itMax = Math.max(itMax, r.iterations);
-    contactTotal += r.contacts;
-    truncTotal += r.truncated_contacts;
-  }
-  return {
-    status,
-    worlds,
-    iterations_mean: itSum / Math.max(1, worlds.length),
-    iterations_max: itMax,
-    line_search_iterations: ls,
-    contact_count: contactTotal,
-    truncated_contact_count: truncTotal,
-    timing,
-  };
-}
 
 /** names of {@link WorldReport}.nonfinite indexed by a world's DOFs, and their meanings */
 const DOF_FIELDS: Record<string, string> = {

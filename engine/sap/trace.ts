@@ -2,7 +2,7 @@
  * Solve trace of the SAP Newton loop (the step inspector, issue 55).
  *
  * A {@link SapSolveTracer} is handed to a solver only when a step is inspected
- * (`SapSolver.tracer`, `SapStepper.tracer`); with none the solver runs exactly as before (one null
+ * (`SapSolver.tracer`, `SolverSAP.tracer`); with none the solver runs exactly as before (one null
  * test per Newton iteration, nothing allocated). While tracing, every Newton iterate gets a
  * {@link SapIterationTrace}: the cost ℓ, the solver's own convergence measure, the contact regions
  * and how many changed since the previous iterate, and, for iterates that took a step, the line

@@ -9,11 +9,11 @@
  * is solved under the given explicit options (validated: a bad key is an `OptionsError` naming it).
  * Newton starts where the live solve does: with the live warm start ('accelerated') and the state
  * before the start in the history, the inspector's solver is primed with that step
- * (`SapStepper.primeWarmStart`), so it also tries the extrapolation v_n + (v_n − v_{n−1}); without
+ * (`SolverSAP.primeWarmStart`), so it also tries the extrapolation v_n + (v_n − v_{n−1}); without
  * it (the first step, a scrubbed history) from v_n. Under the live options the traced solve then
  * repeats the live one iteration for iteration.
  */
-import { collisionOptionsOf, SapStepper, type Simulation } from '../pipeline';
+import { collisionOptionsOf, SolverSAP, type Simulation } from '../pipeline';
 import { SapCollisionPipeline } from '../collision/pipeline';
 import type { SapContacts } from '../collision/contacts';
 import type { SapModel } from '../model';
@@ -93,7 +93,7 @@ export class StepInspector {
     start.body_f.set(sim.state.body_f);
     copyControl(sim.control, this.control!);
 
-    const solver = new SapStepper(m, input.options);
+    const solver = new SolverSAP(m, input.options);
     solver.kernels = sim.solver.kernels;
     solver.warm_start = sim.solver.warm_start;
     // the step before the start, for the extrapolated warm start (when the history holds it)

@@ -1,11 +1,11 @@
 /**
- * CPU reference backend: the SapStepper pipeline (engine/pipeline/step.ts) behind the Backend
+ * CPU reference backend: the SolverSAP pipeline (engine/pipeline/step.ts) behind the Backend
  * interface. Every GPU kernel has its twin here (SPEC §6).
  */
 import type { SapContacts } from '../../collision/contacts';
 import type { SapModel } from '../../model';
 import type { StepReport } from '../../pipeline/report';
-import { SapStepper } from '../../pipeline/step';
+import { SolverSAP } from '../../pipeline/step';
 import type { SapSolverOptions } from '../../sap/options';
 import type { WarmStart } from '../../pipeline/warm_start';
 import type { SapControl, SapState } from '../../state';
@@ -21,13 +21,13 @@ export function cpuDescription(kernels: LinalgKernels): string {
 
 export class CpuBackend implements Backend {
   readonly kind = 'cpu' as const;
-  private solver: SapStepper | null = null;
+  private solver: SolverSAP | null = null;
 
   get description(): string {
     return cpuDescription(this.solver?.kernels ?? 'js');
   }
 
-  private get s(): SapStepper {
+  private get s(): SolverSAP {
     if (!this.solver) throw new Error('CpuBackend: init(model) first');
     return this.solver;
   }
@@ -38,7 +38,7 @@ export class CpuBackend implements Backend {
 
   /** synchronous init, for callers that cannot await */
   initSync(model: SapModel, opts: BackendInitOptions = {}): void {
-    this.solver = new SapStepper(model, opts.solver ?? {});
+    this.solver = new SolverSAP(model, opts.solver ?? {});
     if (opts.warm_start !== undefined) this.solver.warm_start = opts.warm_start;
   }
 
@@ -65,8 +65,8 @@ export class CpuBackend implements Backend {
     return this.s.joint_effort;
   }
 
-  /** the underlying reference stepper */
-  get reference(): SapStepper {
+  /** the underlying reference solver */
+  get reference(): SolverSAP {
     return this.s;
   }
 

@@ -47,7 +47,7 @@ export interface CpuWorldProblem {
   nContacts: number;
 }
 
-/** stages 1–3 of SapStepper.step for world w of a fixture (contacts, joint limits and PD drives,
+/** stages 1–3 of SolverSAP.step for world w of a fixture (contacts, joint limits and PD drives,
  * equalities), keeping every intermediate */
 export function cpuWorldProblem(fx: StageFixture, o: SapSolverOptions, w = 0): CpuWorldProblem {
   const m = fx.model;

@@ -22,7 +22,7 @@ import { collisionModel, compareContacts, gpuCollide, randomizeWorlds } from './
 import { TOL_DF64, loadRepoScene } from './parity';
 import { STAGE_TABLE } from './suite_stages';
 import { STEP_TABLE, TrajectoryError } from './suite_step';
-import { Simulation } from '../../../pipeline/simulation';
+import { BackendSimulation } from '../../simulation';
 import { WebGpuBackend } from '../webgpu_backend';
 
 export function collisionParityTests(gpu: () => GpuHandle): void {
@@ -103,9 +103,9 @@ export function collisionStepTest(gpu: () => GpuHandle, steps = 100): void {
     await cb.init(m, init);
     expect(gb.collides_on_device, gb.collision_info).toBe(true);
     expect(gc.collides_on_device).toBe(false);
-    const simG = new Simulation(m, { ...simOpts, backend: gb });
-    const simGc = new Simulation(m, { ...simOpts, backend: gc });
-    const simC = new Simulation(m, { ...simOpts, backend: cb });
+    const simG = new BackendSimulation(m, gb, simOpts);
+    const simGc = new BackendSimulation(m, gc, simOpts);
+    const simC = new BackendSimulation(m, cb, simOpts);
     const errG = new TrajectoryError(),
       errGc = new TrajectoryError();
     let worst = { point: 0, normal: 0, phi0: 0 };
@@ -114,17 +114,17 @@ export function collisionStepTest(gpu: () => GpuHandle, steps = 100): void {
     const t = [0, 0];
     try {
       for (let s = 0; s < steps; s++) {
-        await simC.stepAsync();
+        await simC.step();
         // the contacts of this step's input state, as the CPU pipeline computes them from the
         // GPU run's own state
         const pipe = simGc.collision;
         const ref = pipe.contacts();
         pipe.collide(simG.state, ref);
         let t0 = performance.now();
-        await simG.stepAsync();
+        await simG.step();
         t[0] += performance.now() - t0;
         t0 = performance.now();
-        await simGc.stepAsync();
+        await simGc.step();
         t[1] += performance.now() - t0;
         const r = compareContacts(m, simG.contacts, ref);
         mismatches += r.mismatches;

@@ -17,7 +17,7 @@ import type { SapModel } from '../../../model';
 import { resolveSolverOptions } from '../../../sap/options';
 import { cloneState, type SapState } from '../../../state';
 import { CpuBackend } from '../../cpu/cpu_backend';
-import { Simulation } from '../../../pipeline/simulation';
+import { BackendSimulation } from '../../simulation';
 import type { GpuHandle } from '../device';
 import { WebGpuBackend } from '../webgpu_backend';
 import { HOLONOMIC_TOL_FACTOR, TOL_DF64, TOL_FP32, loadRepoScene, type TestScene } from './parity';
@@ -116,8 +116,8 @@ export function wholeStepTests(gpu: () => GpuHandle, steps = 100, extra: StepSce
         // the joint constraints' efforts are read back and compared too
         gb.track_joint_efforts = true;
         cb.track_joint_efforts = true;
-        const simG = new Simulation(m, { backend: gb, dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
-        const simC = new Simulation(m, { backend: cb, dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
+        const simG = new BackendSimulation(m, gb, { dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
+        const simC = new BackendSimulation(m, cb, { dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
         const err = new TrajectoryError();
         let itMismatch = 0,
           itTotal = 0,
@@ -130,8 +130,8 @@ export function wholeStepTests(gpu: () => GpuHandle, steps = 100, extra: StepSce
         err.addState(simC.state, simC.state);
         try {
           for (let s = 0; s < steps; s++) {
-            const rc = await simC.stepAsync();
-            const rg = await simG.stepAsync();
+            const rc = await simC.step();
+            const rg = await simG.step();
             err.addState(simG.state, simC.state);
             err.add('joint_effort', gb.joint_effort, cb.joint_effort);
             const e = cb.joint_effort;
@@ -210,8 +210,8 @@ export function manyWorldsTest(gpu: () => GpuHandle, worlds = 1024, steps = 4): 
     await gb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact });
     const cb = new CpuBackend();
     await cb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact });
-    const simG = new Simulation(m, { backend: gb, dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
-    const simC = new Simulation(m, { backend: cb, dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
+    const simG = new BackendSimulation(m, gb, { dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
+    const simC = new BackendSimulation(m, cb, { dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
     init(simC.state);
     simG.state.joint_qd.set(simC.state.joint_qd);
     cb.updateBodyState(simC.state);
@@ -227,8 +227,8 @@ export function manyWorldsTest(gpu: () => GpuHandle, worlds = 1024, steps = 4): 
     const t0 = performance.now();
     try {
       for (let s = 0; s < steps; s++) {
-        const rc = await simC.stepAsync();
-        const rg = await simG.stepAsync();
+        const rc = await simC.step();
+        const rg = await simG.step();
         for (let w = 0; w < m.num_worlds; w++) {
           const g = worldSlice(m, simG.state, w);
           const c = worldSlice(m, simC.state, w);
@@ -248,15 +248,14 @@ export function manyWorldsTest(gpu: () => GpuHandle, worlds = 1024, steps = 4): 
     for (const w of [0, 1, 511, worlds - 1]) {
       const b = new CpuBackend();
       await b.init(one.model, { solver, max_rigid_contact: one.max_rigid_contact });
-      const sim = new Simulation(one.model, {
-        backend: b,
+      const sim = new BackendSimulation(one.model, b, {
         dt: one.dt,
         max_rigid_contact: one.max_rigid_contact,
       });
       sim.state.joint_q.set(start.joint_q.subarray(m.world_coord_start[w], m.world_coord_start[w + 1]));
       sim.state.joint_qd.set(start.joint_qd.subarray(m.world_dof_start[w], m.world_dof_start[w + 1]));
       b.updateBodyState(sim.state);
-      for (let s = 0; s < steps; s++) await sim.stepAsync();
+      for (let s = 0; s < steps; s++) await sim.step();
       const g = worldSlice(m, simG.state, w);
       const c = worldSlice(m, start, w);
       // scale: the world's initial state and its end state
@@ -292,13 +291,13 @@ export function containmentTest(gpu: () => GpuHandle): void {
     await gb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact });
     const cb = new CpuBackend();
     await cb.init(m, { solver, max_rigid_contact: sc.max_rigid_contact });
-    const simG = new Simulation(m, { backend: gb, dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
-    const simC = new Simulation(m, { backend: cb, dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
+    const simG = new BackendSimulation(m, gb, { dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
+    const simC = new BackendSimulation(m, cb, { dt: sc.dt, max_rigid_contact: sc.max_rigid_contact });
     for (const sim of [simG, simC]) sim.state.joint_qd[m.world_dof_start[1]] = NaN;
     const q1 = simG.state.joint_q.slice(m.world_coord_start[1], m.world_coord_start[2]);
     try {
-      const rc = await simC.stepAsync();
-      const rg = await simG.stepAsync();
+      const rc = await simC.step();
+      const rg = await simG.step();
       expect(rg.worlds.map((w) => w.status)).toEqual(rc.worlds.map((w) => w.status));
       expect(rg.worlds[1].status).toBe('invalid_input');
       expect(rg.worlds[1].nonfinite).toMatch(/v_star/);
